@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Build the lessons in lessons/ into a static site in site/, and serve it.
+
+    python build.py                      build site/
+    python build.py serve [--port 8000]  build, then serve site/ on 127.0.0.1
+    python build.py --help               every option
+
+The site is self-contained: Pyodide and its packages are copied in (verified against the
+official sha256s), so it works from any static host, under any sub-path, with no CDN.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from sitebuild.bundle import BundleError, bundle_codemirror
+from sitebuild.lessons import Lesson, LessonError, read_lessons
+from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
+from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
+from sitebuild.wheel import build_wheel
+
+ROOT = Path(__file__).resolve().parent
+# Packages loaded while the interpreter boots; matplotlib and friends load on first import.
+BOOT_PACKAGES = ["numpy", "micropip"]
+SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
+# 'wasm-unsafe-eval' lets Pyodide compile its WebAssembly; nothing else is evaluated.
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; "
+       "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self'; "
+       "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'")
+
+
+@dataclass
+class Options:
+    """Everything a build depends on (the CLI fills it in)."""
+
+    root: Path = ROOT
+    lessons_dir: Path = ROOT / "lessons"
+    out_dir: Path = ROOT / "site"
+    cache_dir: Path = ROOT / ".cache"
+    pyodide_url: str | None = None  # a CDN base URL instead of self-hosting
+    precompile: bool = True
+    log: callable = print
+
+
+class BuildError(Exception):
+    """A build failure with a message meant for the author (no traceback needed)."""
+
+
+# ---------------------------------------------------------------------------- assets
+
+def content_hash(folder: Path) -> str:
+    """Hash every file's relative path and bytes, so the asset URL changes with the content."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def build_assets(opts: Options, staging: Path) -> tuple[str, str]:
+    """Write static files, the editor bundle and the lessonpy wheel into assets/<hash>/."""
+    work = staging / "assets" / "_pending"
+    shutil.copytree(opts.root / "static", work)
+    (work / "css" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+    bundle_codemirror(opts.root, work / "vendor" / "codemirror.js")
+    katex_dist = opts.root / "node_modules" / "katex" / "dist"
+    if katex_dist.is_dir():
+        shutil.copy2(katex_dist / "katex.min.css", work / "css" / "katex.min.css")
+        shutil.copytree(katex_dist / "fonts", work / "css" / "fonts")
+    wheel = build_wheel(opts.root / "py", work / "py")
+    digest = content_hash(work)
+    work.rename(work.with_name(digest))
+    return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}"
+
+
+# ---------------------------------------------------------------------------- pages
+
+def read_course(lessons_dir: Path) -> dict:
+    """Read lessons/course.yml: the course title and its ordered list of lessons."""
+    path = lessons_dir / "course.yml"
+    if not path.exists():
+        return {"title": "Lessons", "lessons": []}
+    try:
+        course = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise LessonError(path, (mark.line + 1) if mark else 1, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(course, dict) or not isinstance(course.get("lessons", []), list):
+        raise LessonError(path, 1, "expected 'title:' and a 'lessons:' list")
+    course.setdefault("title", "Lessons")
+    return course
+
+
+def course_entries(course: dict, lessons: list[Lesson]) -> list[dict]:
+    """The course's lessons in order, linked when built; lessons not named in course.yml come last."""
+    built = {lesson.slug: lesson for lesson in lessons}
+    entries, named = [], set()
+    for item in course.get("lessons", []):
+        slug = item.get("slug")
+        named.add(slug)
+        lesson = built.get(slug)
+        entries.append({"slug": slug, "title": item.get("title") or (lesson.title if lesson else slug),
+                        "summary": item.get("summary", ""), "href": f"lessons/{slug}/" if lesson else None})
+    for lesson in lessons:
+        if lesson.slug not in named:
+            entries.append({"slug": lesson.slug, "title": lesson.title, "summary": lesson.meta.get("summary", ""),
+                            "href": f"lessons/{lesson.slug}/"})
+    return entries
+
+
+def neighbours(entries: list[dict], slug: str) -> tuple[dict | None, dict | None]:
+    """The course entries before and after *slug* (hrefs relative to a lesson page)."""
+    index = next(i for i, e in enumerate(entries) if e["slug"] == slug)
+    def rel(entry):
+        if entry is None:
+            return None
+        href = f"../../{entry['href']}" if entry["href"] else None
+        return {"title": entry["title"] + ("" if href else " (coming)"), "href": href}
+    prev = entries[index - 1] if index > 0 else None
+    nxt = entries[index + 1] if index + 1 < len(entries) else None
+    return rel(prev), rel(nxt)
+
+
+def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: dict, assets: str, wheel: str) -> None:
+    """Render index.html and one lessons/<slug>/index.html per lesson."""
+    env = Environment(loader=FileSystemLoader(opts.root / "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    entries = course_entries(course, lessons)
+    common = {"course": course, "assets": assets, "csp": CSP}
+    index = env.get_template("index.html").render(root="", entries=entries, **common)
+    (staging / "index.html").write_text(index, encoding="utf-8")
+    md = make_renderer()
+    pyodide_base = opts.pyodide_url or f"../../pyodide/{PYODIDE_VERSION}/"
+    for lesson in lessons:
+        prev, nxt = neighbours(entries, lesson.slug)
+        config = {
+            "lesson": lesson.slug,
+            "pyodideIndexURL": pyodide_base,
+            "wheelURL": f"../../{wheel}",
+            "workerURL": f"../../{assets}/js/worker.js",
+            "bootPackages": BOOT_PACKAGES,
+        }
+        page = env.get_template("lesson.html").render(
+            root="../../", lesson=lesson, body=render_lesson_body(lesson, md), toc=lesson.headings,
+            prev=prev, next=nxt, config_json=json_for_script(config), **common)
+        out = staging / "lessons" / lesson.slug / "index.html"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- the build
+
+def replace_dir(new: Path, target: Path) -> None:
+    """Put *new* where *target* is, so a reader of *target* never sees a half-built site."""
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build(opts: Options) -> Path:
+    """Build the whole site into opts.out_dir; on any failure the previous site stays."""
+    started = time.perf_counter()
+    lessons = read_lessons(opts.lessons_dir)
+    if not lessons:
+        raise BuildError(f"no lessons found: add a .md file to {opts.lessons_dir}")
+    course = read_course(opts.lessons_dir)
+    staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
+    try:
+        if not opts.pyodide_url:
+            dist = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
+                                   precompile=opts.precompile, log=opts.log)
+            copy_into_site(dist, staging / "pyodide" / PYODIDE_VERSION)
+        assets, wheel = build_assets(opts, staging)
+        render_pages(opts, staging, lessons, course, assets, wheel)
+        (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
+        replace_dir(staging, opts.out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    opts.log(f"built {len(lessons)} lesson(s) into {opts.out_dir} in {time.perf_counter() - started:.1f} s")
+    return opts.out_dir
+
+
+# ---------------------------------------------------------------------------- CLI
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """Read the command line: `build` (default) or `serve`."""
+    parser = argparse.ArgumentParser(
+        prog="build.py", description="Build the lessons into a static site (site/) and optionally serve it.")
+    parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build",
+                        help="build: write site/ (default); serve: build, then serve site/ over HTTP")
+    parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
+    parser.add_argument("--lessons", type=Path, default=ROOT / "lessons", help="lesson sources (default: lessons/)")
+    parser.add_argument("--pyodide-url", metavar="URL",
+                        help="load Pyodide from this base URL (a CDN, ending in /) instead of self-hosting it")
+    parser.add_argument("--no-precompile", action="store_true",
+                        help="ship the stock .py standard library (slower start-up, faster build)")
+    parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="serve: omit the COOP/COEP headers (Stop then restarts Python instead of interrupting)")
+    parser.add_argument("--no-build", action="store_true", help="serve: serve the existing site/ without rebuilding")
+    args = parser.parse_args(argv)
+    if args.pyodide_url and not args.pyodide_url.endswith("/"):
+        args.pyodide_url += "/"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the process exit code."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    opts = Options(lessons_dir=args.lessons.resolve(), out_dir=args.out.resolve(),
+                   pyodide_url=args.pyodide_url, precompile=not args.no_precompile)
+    try:
+        if not (args.command == "serve" and args.no_build):
+            build(opts)
+    except (LessonError, AssetError, BundleError, BuildError) as exc:
+        print(f"build failed: {exc}", file=sys.stderr)
+        return 1
+    if args.command == "serve":
+        from sitebuild.server import make_server
+        server = make_server(opts.out_dir, host=args.host, port=args.port, isolate=not args.no_isolation)
+        host, port = server.server_address[:2]
+        print(f"Serving {opts.out_dir} at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Python that the attention lesson loads into Pyodide (and that runs in CPython too)."""

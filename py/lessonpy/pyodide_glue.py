@@ -1,0 +1,82 @@
+"""The worker's side of the page <-> Python bridge (imported only inside Pyodide).
+
+worker.js imports this module once Python is up and calls :func:`start` with a JS
+function ``post(type, payload, transfer)``. From then on:
+
+* :func:`run` executes one cell and returns a plain JS object describing the result;
+* ``lessonpy.bridge.emit`` events are converted here: numpy arrays become
+  ``{shape, dtype, data}`` with ``data`` a flat typed array whose buffer is transferred,
+  so a 512×512 weights matrix crosses as one memcpy, never as nested JS arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from js import Object  # type: ignore[import-not-found]  # only exists in Pyodide
+from pyodide.ffi import to_js  # type: ignore[import-not-found]
+
+from . import bridge
+from .figures import collect_figures
+from .runner import defined_names, run_cell
+
+#: The namespace every cell of the page shares, like a notebook kernel's.
+NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
+
+_post = None
+
+
+def start(post) -> None:
+    """Remember how to reach the page and route bridge events through it."""
+    global _post
+    _post = post
+    bridge.install_sink(_send_event)
+
+
+def _convert(value: Any, transfer: list) -> Any:
+    """Turn a payload into JS-ready values, collecting buffers to transfer."""
+    if isinstance(value, np.ndarray):
+        flat = np.ascontiguousarray(value, dtype=np.float32).ravel()
+        typed = to_js(flat)  # a 1-D contiguous float32 array becomes a Float32Array copy
+        transfer.append(typed.buffer)
+        return {"shape": list(value.shape), "dtype": "float32", "data": typed}
+    if isinstance(value, dict):
+        return {str(k): _convert(v, transfer) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_convert(v, transfer) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _send_event(event_type: str, payload: dict[str, Any]) -> None:
+    transfer: list = []
+    converted = _convert(payload, transfer)
+    _post(event_type, to_js(converted, dict_converter=Object.fromEntries), to_js(transfer))
+
+
+def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str | None:
+    """Say which other cell defines a name the reader's cell used before it existed."""
+    if not missing:
+        return None
+    owners = [cid for cid, code in cells.items() if cid != cell_id and missing in defined_names(code)]
+    if not owners:
+        return None
+    return f"`{missing}` is defined in cell \"{owners[0]}\": run that cell first."
+
+
+async def run(code: str, cell_id: str, other_cells=None):
+    """Run one cell; return {ok, value, error, errorName, hint} as a JS object."""
+    result = await run_cell(code, cell_id, NAMESPACE)
+    cells = dict(other_cells) if other_cells is not None else {}
+    for png in collect_figures():
+        _post("figure", to_js({"format": "png", "data": to_js(png)}, dict_converter=Object.fromEntries), None)
+    reply = {
+        "ok": result.ok,
+        "value": result.value_repr,
+        "error": result.error,
+        "errorName": result.error_name,
+        "hint": _name_hint(result.missing_name, cells, cell_id),
+    }
+    return to_js(reply, dict_converter=Object.fromEntries)

@@ -1,0 +1,129 @@
+"""Run a reader's cell the way a notebook does, and explain failures in the reader's terms.
+
+The worker calls :func:`run_cell` for every press of Run. Cells of one page share one
+namespace, the value of a last bare expression is shown (like a notebook), and a
+traceback lists only the reader's own frames: Pyodide's and our machinery's frames
+mean nothing to a reader and push the real line off the screen.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+#: Cell source files are named like this, so tracebacks say "cell 2, line 3".
+CELL_PREFIX = "<cell "
+
+
+@dataclass
+class CellResult:
+    """What one run produced, in plain data the worker can post."""
+
+    ok: bool
+    value_repr: str | None = None  # repr of a last bare expression, if any
+    error: str | None = None  # the reader-facing traceback text
+    error_name: str | None = None  # e.g. "NameError"
+    missing_name: str | None = None  # the undefined name of a NameError
+
+
+def cell_filename(cell_id: str) -> str:
+    """Name a cell's code for tracebacks and linecache."""
+    return f"{CELL_PREFIX}{cell_id}>"
+
+
+def _register_source(filename: str, code: str) -> None:
+    # linecache is where traceback looks up source lines; without this a traceback
+    # of exec'd code shows no source line at all.
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+
+
+def _split_last_expression(tree: ast.Module) -> tuple[ast.Module, ast.Expression | None]:
+    """Split a module into its body and a final bare expression to display."""
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = tree.body.pop()
+        return tree, ast.Expression(last.value)
+    return tree, None
+
+
+def format_reader_traceback(exc: BaseException) -> str:
+    """Format *exc* keeping only frames from cell code (and the error line itself)."""
+    if isinstance(exc, SyntaxError) and (exc.filename or "").startswith(CELL_PREFIX):
+        # A syntax error has no frames worth showing; the caret block says it all.
+        return "".join(traceback.format_exception_only(type(exc), exc))
+    tb = exc.__traceback__
+    frames = [f for f in traceback.extract_tb(tb) if f.filename.startswith(CELL_PREFIX)]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
+
+
+def _describe_cell_frames(text: str) -> str:
+    # Turn 'File "<cell scores>", line 3' into 'Cell "scores", line 3' for readers.
+    return text.replace(f'File "{CELL_PREFIX}', 'Cell "').replace('>", line', '", line')
+
+
+async def run_cell(code: str, cell_id: str, namespace: dict[str, Any]) -> CellResult:
+    """Compile and run *code* in *namespace*; never raise for the reader's mistakes."""
+    filename = cell_filename(cell_id)
+    _register_source(filename, code)
+    try:
+        tree = ast.parse(code, filename=filename, mode="exec")
+        body, last = _split_last_expression(tree)
+        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # so `await asyncio.sleep(1)` works in a cell
+        body_code = compile(body, filename, "exec", flags=flags)
+        last_code = compile(last, filename, "eval", flags=flags) if last else None
+        result = eval(body_code, namespace)  # noqa: S307 - running the reader's code is the point
+        if result is not None and hasattr(result, "__await__"):
+            await result
+        value = None
+        if last_code is not None:
+            value = eval(last_code, namespace)  # noqa: S307
+            if value is not None and hasattr(value, "__await__"):
+                value = await value
+        namespace["_"] = value if value is not None else namespace.get("_")
+        return CellResult(ok=True, value_repr=None if value is None else _safe_repr(value))
+    except KeyboardInterrupt:
+        return CellResult(ok=False, error="Stopped.", error_name="KeyboardInterrupt")
+    except SystemExit as exc:
+        # sys.exit() in a cell must not kill the interpreter the whole page shares.
+        return CellResult(ok=False, error=f"SystemExit: {exc.code!r} (the cell stopped; Python is still running)",
+                          error_name="SystemExit")
+    except BaseException as exc:  # noqa: BLE001 - any failure of reader code is reported, not raised
+        missing = exc.name if isinstance(exc, NameError) else None
+        text = _describe_cell_frames(format_reader_traceback(exc))
+        return CellResult(ok=False, error=text, error_name=type(exc).__name__, missing_name=missing)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def _safe_repr(value: Any, limit: int = 20_000) -> str:
+    """repr() that survives broken __repr__ methods and huge objects."""
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001
+        return f"<repr failed: {type(exc).__name__}: {exc}>"
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+def defined_names(code: str) -> set[str]:
+    """Names a cell binds at top level (assignments, imports, defs), for dependency hints."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return names

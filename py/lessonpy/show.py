@@ -1,0 +1,334 @@
+"""``show_attention``: hand what the reader computed to the page's attention view.
+
+A lesson cell computes some of x, Q, K, V, scores, weights, out and calls
+``show_attention(Q=Q, K=K, V=V)`` (or any subset that determines a picture).
+This module fills in what follows from what was given, checks everything the
+way a patient teacher would, and emits one ``"arrays"`` event through
+:mod:`lessonpy.bridge`. Python computes, JavaScript draws: nothing here touches
+the page directly and nothing is printed.
+
+On a problem it emits an ``"arrays"`` event carrying ``"error"`` (so the view
+named by ``target`` can show the message in place) and raises :class:`ShowError`
+with the same one-line message (so the cell's output shows it too).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import bridge
+from .attention import row_entropy, softmax
+
+__all__ = ["ShowError", "show_attention", "MAX_T", "MAX_D"]
+
+#: Largest sequence the view draws: a 512 x 512 heatmap is already 262,144 cells.
+MAX_T = 512
+#: Largest feature size accepted for x, Q, K, V and out (GPT-2 XL has C = 1600).
+MAX_D = 4096
+#: How far a row of weights may stray from summing to 1 (float32 and rounding).
+ROW_SUM_TOL = 1e-3
+#: Below this a weight counts as negative rather than rounding noise.
+NEG_TOL = 1e-6
+#: Labels longer than this are cut, so one long label cannot squash the axes.
+MAX_LABEL = 32
+# float32 can't hold more than ~3.4e38; anything larger would arrive as inf.
+_F32_MAX = float(np.finfo(np.float32).max)
+
+# the order arrays are checked in, and their expected layout for messages
+_LAYOUT = {
+    "x": "(T, C)", "Q": "(T, d_k)", "K": "(T, d_k)", "V": "(T, d_v)",
+    "scores": "(T, T)", "weights": "(T, T)", "out": "(T, d_v)",
+}
+
+
+class ShowError(ValueError):
+    """What the reader passed to :func:`show_attention` can't be drawn; the message says why."""
+
+
+def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
+                   out=None, tokens=None, title=None, target=None):
+    """Draw an attention computation on the page; returns None.
+
+    All arguments are keyword-only and optional; pass what you computed:
+      x (T, C), Q (T, d_k), K (T, d_k), V (T, d_v),
+      scores (T, T), weights (T, T), out (T, d_v)
+      tokens:  T labels (default "t0", "t1", ...)
+      title:   a caption for the view
+      target:  which view on the page to draw in (None: the cell's own)
+    Arrays may be NumPy arrays, nested lists, or anything np.asarray accepts; a
+    single batch (1, T, ...) is squeezed to (T, ...).
+
+    What is missing is derived, and listed in the payload's "derived":
+      scores  = Q @ K.T / sqrt(d_k)   from Q and K (if your weights were made
+                without the 1/sqrt(d_k), the scores match them instead)
+      weights = softmax(scores)       row by row
+      out     = weights @ V           when V is given
+    What you pass is never replaced, only checked.
+    """
+    try:
+        payload = _build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights,
+                                 out=out, tokens=tokens, title=title, target=target)
+    except ShowError as err:
+        bridge.emit("arrays", {"view": "attention", "title": _safe_str(title),
+                               "target": _safe_str(target), "error": str(err)})
+        raise
+    bridge.emit("arrays", payload)
+
+
+# -----------------------------------------------------------------------------
+# building the payload: check inputs, derive the rest, collect stats
+
+
+def _build_payload(*, tokens, title, target, **given):
+    """Return the event payload for the given arrays, or raise ShowError."""
+    if title is not None and not isinstance(title, str):
+        raise ShowError(f"title: expected a string, got {type(title).__name__}")
+    if target is not None and not isinstance(target, str):
+        raise ShowError(f"target: expected a string naming a view, got {type(target).__name__}")
+
+    arrays = {name: _as_matrix(name, a) for name, a in given.items() if a is not None}
+    if not arrays:
+        raise ShowError("nothing to show: pass weights=, scores=, or Q= and K=")
+    T = _check_shapes(arrays)
+    for name, a in arrays.items():
+        _check_finite(name, a)
+
+    derived = []
+    Q, K, V = arrays.get("Q"), arrays.get("K"), arrays.get("V")
+    scale = None  # what the scores were divided by, when we made them
+    if "scores" not in arrays and Q is not None and K is not None:
+        arrays["scores"], scale = _derive_scores(Q, K, arrays.get("weights"))
+        derived.append("scores")
+    if "weights" in arrays:
+        _check_weights(arrays["weights"])
+    elif "scores" in arrays:
+        arrays["weights"] = softmax(arrays["scores"], axis=-1)  # (T, T)
+        derived.append("weights")
+    else:
+        have = " and ".join(sorted(arrays, key=list(_LAYOUT).index))
+        need = "K" if Q is not None else "Q" if K is not None else "Q and K"
+        raise ShowError(f"can't draw attention from {have} alone: also pass {need}, "
+                        "or pass scores= or weights=")
+    if "out" not in arrays and V is not None:
+        arrays["out"] = arrays["weights"] @ V  # (T, T) @ (T, d_v) -> (T, d_v)
+        derived.append("out")
+    for name in derived:  # large Q and K can make scores too large to draw
+        _check_finite(name, arrays[name], derived=True)
+
+    labels = _check_tokens(tokens, T)
+    stats = _stats(arrays, T, scale)
+    return {
+        "view": "attention",
+        "title": title,
+        "target": target,
+        "tokens": labels,
+        "arrays": {name: _to_float32(name, a) for name, a in arrays.items()},
+        "derived": derived,
+        "stats": stats,
+    }
+
+
+def _as_matrix(name, a):
+    """Turn one argument into a 2-D float64 array, or explain why it can't be."""
+    if isinstance(a, (str, bytes)):
+        raise ShowError(f"{name}: expected numbers, got a {type(a).__name__}")
+    try:
+        arr = np.asarray(a)
+    except Exception as err:  # ragged lists, tensors that need .detach(), ...
+        if "inhomogeneous" in str(err):
+            raise ShowError(f"{name}: rows of different lengths; every row needs "
+                            "the same number of entries") from None
+        raise ShowError(f"{name}: could not turn it into an array ({_one_line(err)})") from None
+    if arr.dtype == object:
+        raise ShowError(f"{name}: could not turn it into an array of numbers "
+                        "(ragged rows or non-numbers inside?)")
+    if arr.dtype.kind == "b":
+        raise ShowError(f"{name}: got True/False values; pass numbers (a mask belongs in the scores)")
+    if arr.dtype.kind == "c":
+        raise ShowError(f"{name}: got complex numbers; attention uses real numbers")
+    if arr.dtype.kind not in "iuf":
+        raise ShowError(f"{name}: expected numbers, got an array of dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ShowError(f"{name}: is empty (shape {arr.shape})")
+    layout = _LAYOUT[name]
+    if arr.ndim < 2:
+        raise ShowError(f"{name}: expected a 2-D {layout} array, got shape {arr.shape}")
+    if arr.ndim > 2:
+        lead = arr.shape[:-2]
+        if all(n == 1 for n in lead):  # a batch of one (or one head of one batch)
+            arr = arr.reshape(arr.shape[-2:])
+        elif arr.ndim == 3:
+            raise ShowError(f"{name}: got a batch of {arr.shape[0]} (shape {arr.shape}); "
+                            f"pass one sequence, e.g. {name}[0]")
+        elif arr.ndim == 4:
+            raise ShowError(f"{name}: got shape {arr.shape}, which looks like (B, H, T, ...); "
+                            f"pass one head of one sequence, e.g. {name}[0, 0]")
+        else:
+            raise ShowError(f"{name}: expected a 2-D {layout} array, got {arr.ndim}-D shape {arr.shape}")
+    return arr.astype(np.float64)
+
+
+def _check_shapes(arrays):
+    """Check sizes agree with each other and the caps; return T."""
+    # every array's first axis runs over positions; scores and weights are square
+    for name in ("scores", "weights"):
+        if name in arrays and arrays[name].shape[0] != arrays[name].shape[1]:
+            raise ShowError(f"{name}: expected a square (T, T) array (every position "
+                            f"against every position), got shape {arrays[name].shape}")
+    first = next(iter(arrays))
+    T = arrays[first].shape[0]
+    for name, a in arrays.items():
+        if a.shape[0] != T:
+            raise ShowError(f"{name}: has {a.shape[0]} positions but {first} has {T}: "
+                            f"every array needs the same T (shapes {arrays[first].shape} "
+                            f"and {a.shape})")
+    if T > MAX_T:
+        raise ShowError(f"T={T} positions is more than this view draws ({MAX_T}); "
+                        f"slice it first, e.g. x[:{MAX_T}]")
+    for name in ("x", "Q", "K", "V", "out"):
+        if name in arrays and arrays[name].shape[1] > MAX_D:
+            raise ShowError(f"{name}: {arrays[name].shape[1]} features is more than this "
+                            f"view draws ({MAX_D})")
+    if "Q" in arrays and "K" in arrays and arrays["Q"].shape[1] != arrays["K"].shape[1]:
+        raise ShowError(f"Q has d_k={arrays['Q'].shape[1]} but K has d_k="
+                        f"{arrays['K'].shape[1]}: they must match to take dot products")
+    if "V" in arrays and "out" in arrays and arrays["V"].shape[1] != arrays["out"].shape[1]:
+        raise ShowError(f"out has {arrays['out'].shape[1]} features but V has "
+                        f"{arrays['V'].shape[1]}: out = weights @ V keeps V's width")
+    return T
+
+
+def _check_finite(name, a, derived=False):
+    """Reject NaN and inf; scores may hold -inf where a mask hides a key."""
+    label = f"{name} (computed from your arrays)" if derived else name
+    bad = np.isnan(a)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        hint = (" (did np.exp overflow? subtract each row's max before exponentiating)"
+                if name in ("weights", "out") and not derived else "")
+        raise ShowError(f"{label}: contains NaN, first at row {i}, column {j}{hint}")
+    if name == "scores" and not derived:
+        bad = np.isposinf(a)
+        if not bad.any() and np.isneginf(a).all(axis=-1).any():
+            row = int(np.argmax(np.isneginf(a).all(axis=-1)))
+            raise ShowError(f"scores: row {row} is entirely -inf, so that query "
+                            "has no key to attend to")
+    else:
+        bad = np.isinf(a)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ShowError(f"{label}: contains {a[i, j]} at row {i}, column {j}; "
+                        "pass finite numbers")
+    finite = a[np.isfinite(a)]
+    if finite.size and np.abs(finite).max() > _F32_MAX:
+        raise ShowError(f"{label}: holds values as large as {np.abs(finite).max():.3g}, "
+                        "too large to draw (float32 stops at 3.4e38)")
+
+
+def _check_weights(w):
+    """Attention weights are probabilities: non-negative, each row summing to 1."""
+    if (w < -NEG_TOL).any():
+        i, j = np.argwhere(w < -NEG_TOL)[0]
+        raise ShowError(f"weights: entry ({i}, {j}) is {w[i, j]:.3g}; attention weights "
+                        "can't be negative (did you apply softmax?)")
+    rows = w.sum(axis=-1)
+    off = np.abs(rows - 1.0) > ROW_SUM_TOL
+    if off.any():
+        i = int(np.argmax(off))
+        if np.all(np.abs(w.sum(axis=0) - 1.0) <= ROW_SUM_TOL):
+            raise ShowError(f"weights: columns sum to 1 but row {i} sums to {rows[i]:.3g}; "
+                            "normalise over each query's row (axis=-1), not axis=0")
+        raise ShowError(f"weights: row {i} sums to {rows[i]:.3g}, not 1 "
+                        "(did you forget to normalise?)")
+
+
+def _derive_scores(Q, K, weights):
+    """scores from Q and K, and the factor they were divided by.
+
+    The usual 1/sqrt(d_k). But if the reader gave their own weights, draw the
+    scores those weights came from: try both conventions and keep the one whose
+    softmax reproduces the weights (the scaled one when neither does).
+    """
+    raw = Q @ K.T  # (T, d_k) @ (d_k, T) -> (T, T)
+    d_k = Q.shape[1]
+    candidates = [math.sqrt(d_k), 1.0]
+    if weights is not None:
+        for s in candidates:
+            if np.allclose(softmax(raw / s), weights, atol=1e-4):
+                return raw / s, s
+    return raw / candidates[0], candidates[0]
+
+
+def _check_tokens(tokens, T):
+    """Return T string labels: the reader's, or t0, t1, ..."""
+    if tokens is None:
+        return [f"t{i}" for i in range(T)]
+    if isinstance(tokens, (str, bytes)):
+        raise ShowError("tokens: pass a list of labels, one per position, "
+                        f"e.g. {tokens.split()!r}" if isinstance(tokens, str)
+                        else "tokens: pass a list of labels, one per position")
+    try:
+        labels = [str(t) for t in tokens]
+    except TypeError:
+        raise ShowError(f"tokens: pass a list of labels, got {type(tokens).__name__}") from None
+    if len(labels) != T:
+        raise ShowError(f"tokens: got {len(labels)} labels for T={T} positions; "
+                        "pass one label per position")
+    return [t if len(t) <= MAX_LABEL else t[:MAX_LABEL - 1] + "…" for t in labels]
+
+
+def _stats(arrays, T, scale):
+    """Numbers the view prints beside the picture; plain Python types only."""
+    w = arrays["weights"]
+    ent = row_entropy(w)  # (T,)
+    stats = {
+        "T": T,
+        "log_T": math.log(T),
+        "row_entropy": [float(e) for e in ent],
+        "mean_entropy": float(ent.mean()),
+        "max_weight": [float(m) for m in w.max(axis=-1)],
+        "argmax": [int(j) for j in w.argmax(axis=-1)],
+    }
+    if "Q" in arrays:
+        stats["d_k"] = int(arrays["Q"].shape[1])
+    elif "K" in arrays:
+        stats["d_k"] = int(arrays["K"].shape[1])
+    if "V" in arrays:
+        stats["d_v"] = int(arrays["V"].shape[1])
+    if scale is not None:
+        stats["scores_divided_by"] = float(scale)
+    if "scores" in arrays:
+        # False when the weights came from other scores (another scale or a
+        # temperature): the view can say so instead of drawing a silent mismatch
+        stats["weights_match_scores"] = bool(
+            np.allclose(softmax(arrays["scores"], axis=-1), w, atol=1e-4))
+    if "scores" in arrays:
+        s = arrays["scores"]
+        finite = s[np.isfinite(s)]
+        stats["score_min"] = float(finite.min())
+        stats["score_max"] = float(finite.max())
+        stats["score_std"] = float(finite.std())
+        stats["masked"] = int(np.isneginf(s).sum())
+    return stats
+
+
+# -----------------------------------------------------------------------------
+# small helpers
+
+
+def _to_float32(name, a):
+    """The form the worker transfers: C-contiguous float32."""
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _one_line(err):
+    """First line of an exception's message, trimmed for a one-line error."""
+    text = str(err).strip().splitlines()
+    return (text[0] if text else type(err).__name__)[:120]
+
+
+def _safe_str(v):
+    """title/target for the error event: strings pass, anything else becomes None."""
+    return v if isinstance(v, str) else None

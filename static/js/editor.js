@@ -1,0 +1,48 @@
+// A code editor for one cell: CodeMirror 6 with Python highlighting, line numbers,
+// smart indentation, and Shift+Enter / Ctrl+Enter to run.
+import {
+  EditorState, EditorView, Prec, basicSetup, indentUnit, indentWithTab, keymap, oneDark, python,
+} from "../vendor/codemirror.js";
+
+const prefersDark = () => globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches;
+
+/**
+ * @param {HTMLElement} parent  element the editor replaces the static code in
+ * @param {{doc: string, label: string, onRun: () => void, onChange: (code: string) => void}} options
+ */
+export function createEditor(parent, { doc, label, onRun, onChange }) {
+  const run = () => {
+    onRun();
+    return true; // handled: do not insert a newline
+  };
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        basicSetup,
+        python(),
+        indentUnit.of("    "),
+        // Tab indents; Escape then Tab leaves the editor (CodeMirror's keyboard-trap escape).
+        keymap.of([indentWithTab]),
+        Prec.highest(keymap.of([
+          { key: "Shift-Enter", run },
+          { key: "Mod-Enter", run },
+        ])),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) onChange(update.state.doc.toString());
+        }),
+        EditorView.contentAttributes.of({ "aria-label": label }),
+        prefersDark() ? oneDark : [],
+      ],
+    }),
+  });
+  return {
+    view,
+    getCode: () => view.state.doc.toString(),
+    setCode(code) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
+    },
+    focus: () => view.focus(),
+  };
+}

@@ -1,0 +1,172 @@
+// The page's handle on the Python worker: start it, send requests, stream events, stop runaway code.
+import { Event, Request, SIGINT } from "./protocol.js";
+
+const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
+const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
+
+export class PythonRuntime extends EventTarget {
+  /** @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[]}} config */
+  constructor(config) {
+    super();
+    this.config = config;
+    this.worker = null;
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, reject, onEvent}
+    this.history = []; // [{code, cellId}] of finished runs, replayed after a restart
+    this.ranCells = new Set(); // cells that have run in the current interpreter
+    this.ready = null; // promise of the current boot
+    this.currentRun = null; // id of the request being executed
+    // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
+    this.interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+  }
+
+  /** Boot Python (once); resolves with {pythonVersion, crossOriginIsolated}. */
+  start() {
+    if (!this.ready) this.ready = this.#boot();
+    return this.ready;
+  }
+
+  async #boot() {
+    this.#status({ state: "loading", stage: "Starting", fraction: 0 });
+    this.worker = new Worker(this.config.workerURL, { type: "module" });
+    this.worker.onmessage = (e) => this.#onMessage(e.data);
+    this.worker.onerror = (e) => this.#failAll(`the Python worker crashed: ${e.message || "unknown error"}`);
+    const abs = (u) => new URL(u, document.baseURI).href;
+    const init = this.#request(Request.INIT, {
+      indexURL: abs(this.config.indexURL),
+      wheelURL: abs(this.config.wheelURL),
+      bootPackages: this.config.bootPackages,
+      interruptBuffer: this.interruptBuffer ? this.interruptBuffer.buffer : null,
+    }, (event) => {
+      if (event.type === Event.PROGRESS && event.stage !== "ready") {
+        this.#status({ state: "loading", stage: event.stage, fraction: event.fraction });
+      }
+    });
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
+    });
+    try {
+      const info = await Promise.race([init, timeout]);
+      this.#status({ state: "ready", stage: "ready", fraction: 1 });
+      return info;
+    } catch (err) {
+      this.ready = null; // let a retry boot again
+      this.worker?.terminate();
+      this.#status({ state: "error", stage: String(err.message || err), fraction: 0 });
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Run a cell's code; onEvent receives streamed stdout/stderr/figure/arrays events. */
+  async run(code, cellId, { onEvent = () => {}, cells = {} } = {}) {
+    await this.start();
+    return this.#run(code, cellId, onEvent, cells);
+  }
+
+  async #run(code, cellId, onEvent = () => {}, cells = {}) {
+    if (this.interruptBuffer) this.interruptBuffer[0] = 0; // a stale Stop must not hit the next run
+    const result = await this.#request(Request.RUN, { code, cellId, cells }, onEvent);
+    if (result.errorName !== "KeyboardInterrupt") {
+      this.history.push({ code, cellId });
+      this.ranCells.add(cellId);
+    }
+    return result;
+  }
+
+  /** Call a lessonpy function with plain-data keyword arguments (widgets, graders). */
+  async call(module, func, kwargs = {}, onEvent = () => {}) {
+    await this.start();
+    return this.#request(Request.CALL, { module, func, kwargs }, onEvent);
+  }
+
+  /** Stop the running code: interrupt it if we can, else (or if it will not stop) restart Python. */
+  async stop() {
+    if (this.currentRun === null) return;
+    if (this.interruptBuffer) {
+      const id = this.currentRun;
+      this.interruptBuffer[0] = SIGINT;
+      const stopped = await this.#waitUntilFinished(id, INTERRUPT_GRACE_MS);
+      if (stopped) return;
+    }
+    await this.restart();
+  }
+
+  /** Throw the interpreter away, boot a fresh one and replay what the reader had run. */
+  async restart() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.#failAll("stopped", { stopped: true });
+    const replay = this.history;
+    this.history = [];
+    this.ranCells = new Set();
+    // Runs asked for meanwhile wait on `ready`, so they see the replayed state.
+    this.ready = this.#boot().then(async (info) => {
+      if (replay.length) {
+        this.#status({ state: "loading", stage: "Re-running your earlier cells", fraction: 0.95 });
+        for (const { code, cellId } of replay) await this.#run(code, cellId); // output not shown again
+        this.#status({ state: "ready", stage: "ready", fraction: 1 });
+      }
+      return info;
+    });
+    await this.ready;
+  }
+
+  get busy() {
+    return this.currentRun !== null;
+  }
+
+  #waitUntilFinished(id, ms) {
+    return new Promise((resolve) => {
+      const started = performance.now();
+      const poll = () => {
+        if (!this.pending.has(id)) resolve(true);
+        else if (performance.now() - started > ms) resolve(false);
+        else setTimeout(poll, 25);
+      };
+      poll();
+    });
+  }
+
+  #request(type, fields, onEvent) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onEvent, type });
+      if (type !== Request.INIT) this.currentRun ??= id;
+      this.worker.postMessage({ id, type, ...fields });
+    });
+  }
+
+  #onMessage(msg) {
+    if (msg.id !== undefined) {
+      const entry = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      if (this.currentRun === msg.id) this.currentRun = this.#nextPendingRun();
+      if (!entry) return;
+      if (msg.ok) entry.resolve(msg.result);
+      else entry.reject(new Error(msg.error));
+      return;
+    }
+    const entry = this.pending.get(msg.runId);
+    if (entry) entry.onEvent(msg);
+    this.dispatchEvent(new CustomEvent("python-event", { detail: msg }));
+  }
+
+  #nextPendingRun() {
+    for (const [id, entry] of this.pending) if (entry.type !== Request.INIT) return id;
+    return null;
+  }
+
+  #failAll(message, extra = {}) {
+    for (const [, entry] of this.pending) entry.reject(Object.assign(new Error(message), extra));
+    this.pending.clear();
+    this.currentRun = null;
+  }
+
+  #status(detail) {
+    this.status = detail;
+    this.dispatchEvent(new CustomEvent("status", { detail }));
+  }
+}

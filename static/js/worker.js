@@ -1,0 +1,161 @@
+// The Python worker: boots Pyodide off the main thread and runs cells for the page.
+// Steps of start-up: load the runtime (numpy downloading alongside) -> install lessonpy -> ready.
+import { Event, Request } from "./protocol.js";
+
+// Every write is posted at once (print() shows up as it happens) until a flood starts:
+// past OUTPUT_BURST posts in one OUTPUT_WINDOW_MS, writes are batched until the next window.
+// Timers cannot help here, since the worker is busy running Python while it prints.
+const OUTPUT_WINDOW_MS = 100;
+const OUTPUT_BURST = 20;
+const OUTPUT_FLUSH_BYTES = 64 * 1024; // a batch never grows past this before it is posted
+const OUTPUT_CAP_BYTES = 2 * 1024 * 1024; // per run: a runaway print loop must not eat the tab
+
+let pyodide = null;
+let glue = null; // lessonpy.pyodide_glue, once installed
+let currentRunId = null;
+const queue = []; // requests are handled strictly one after another
+
+function post(type, fields = {}, transfer = []) {
+  self.postMessage({ type, runId: currentRunId, ...fields }, transfer);
+}
+
+// --------------------------------------------------------------------------- output streaming
+
+function makeStream(type) {
+  const decoder = new TextDecoder();
+  let pending = "";
+  let windowStart = 0;
+  let postsInWindow = 0;
+  let written = 0;
+  let truncated = false;
+  const stream = {
+    write(bytes) {
+      if (written > OUTPUT_CAP_BYTES) {
+        if (!truncated) {
+          truncated = true;
+          pending += `\n[output truncated: more than ${OUTPUT_CAP_BYTES / 1024 / 1024} MB]\n`;
+          stream.flush();
+        }
+        return bytes.length;
+      }
+      written += bytes.length;
+      pending += decoder.decode(bytes, { stream: true });
+      const now = performance.now();
+      if (now - windowStart > OUTPUT_WINDOW_MS) {
+        windowStart = now;
+        postsInWindow = 0;
+      }
+      if (postsInWindow < OUTPUT_BURST || pending.length > OUTPUT_FLUSH_BYTES) stream.flush();
+      return bytes.length;
+    },
+    flush() {
+      if (!pending) return;
+      post(type, { text: pending });
+      pending = "";
+      postsInWindow += 1;
+    },
+    reset() {
+      stream.flush();
+      written = 0;
+      truncated = false;
+    },
+    isatty: true, // line-buffered: print() shows up as it happens, not when the cell ends
+  };
+  return stream;
+}
+
+const stdout = makeStream(Event.STDOUT);
+const stderr = makeStream(Event.STDERR);
+
+// --------------------------------------------------------------------------- requests
+
+async function init({ indexURL, wheelURL, bootPackages, interruptBuffer }) {
+  post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05 });
+  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25 });
+  pyodide = await loadPyodide({
+    indexURL,
+    packages: bootPackages, // numpy downloads while the interpreter boots
+    env: { MPLBACKEND: "Agg", HOME: "/home/pyodide" }, // the default backend needs a DOM
+    stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
+  });
+  pyodide.setStdout(stdout);
+  pyodide.setStderr(stderr);
+  if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
+  post(Event.PROGRESS, { stage: "Installing the lesson's Python", fraction: 0.85 });
+  const micropip = pyodide.pyimport("micropip");
+  await micropip.install(wheelURL, { deps: false }); // from this site, never from PyPI
+  glue = pyodide.pyimport("lessonpy.pyodide_glue");
+  glue.start((type, payload, transfer) => {
+    post(type, payload ? payload : {}, transfer ? Array.from(transfer) : []);
+  });
+  post(Event.PROGRESS, { stage: "ready", fraction: 1 });
+  return { pythonVersion: pyodide.runPython("import sys; sys.version.split()[0]"), crossOriginIsolated: !!interruptBuffer };
+}
+
+async function loadImports(code) {
+  // matplotlib (and anything else Pyodide ships) loads the first time a cell imports it.
+  await pyodide.loadPackagesFromImports(code, {
+    messageCallback: (msg) => {
+      if (/^Loading /.test(msg)) post(Event.NOTICE, { text: msg.replace(/, .*$/, "") + "…" });
+    },
+    errorCallback: (msg) => post(Event.STDERR, { text: msg + "\n" }),
+  });
+}
+
+async function run({ code, cellId, cells }) {
+  stdout.reset();
+  stderr.reset();
+  try {
+    await loadImports(code);
+    const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
+    return result instanceof Map ? Object.fromEntries(result) : result;
+  } finally {
+    stdout.flush();
+    stderr.flush();
+  }
+}
+
+async function call({ module, func, kwargs }) {
+  // Widgets and graders call lessonpy functions that take and return plain data.
+  const mod = pyodide.pyimport(module);
+  try {
+    let value = mod[func].callKwargs(kwargs || {});
+    if (value && typeof value.then === "function") value = await value;
+    if (value && typeof value.toJs === "function") {
+      const plain = value.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
+      value.destroy();
+      return plain;
+    }
+    return value;
+  } finally {
+    mod.destroy();
+  }
+}
+
+const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: call };
+
+async function handle(message) {
+  const { id, type } = message;
+  currentRunId = id;
+  try {
+    const handler = handlers[type];
+    if (!handler) throw new Error(`unknown request type ${type}`);
+    const result = await handler(message);
+    self.postMessage({ id, ok: true, result });
+  } catch (err) {
+    // A failure of the machinery (not of the reader's code, which run() reports as data).
+    self.postMessage({ id, ok: false, error: String(err && err.message ? err.message : err) });
+  } finally {
+    currentRunId = null;
+  }
+}
+
+let busy = false;
+self.onmessage = async (event) => {
+  queue.push(event.data);
+  if (busy) return;
+  busy = true;
+  while (queue.length) await handle(queue.shift());
+  busy = false;
+};

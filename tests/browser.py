@@ -1,0 +1,32 @@
+"""Shared pieces of the browser tests: launching Debian's Chromium and waiting on the page.
+
+Playwright's own browser download does not work here, so tests drive the system's
+Chromium (``CHROMIUM_PATH``, default /usr/bin/chromium). The flags keep Chromium from
+phoning home, which this machine's closed network would refuse anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+]
+BOOT_TIMEOUT_MS = 90_000  # Python boots in ~5 s here; a loaded CI machine may take far longer
+RUN_TIMEOUT_MS = 30_000
+
+
+def chromium_path() -> str:
+    """The Chromium binary to drive, with a clear message when it is missing."""
+    path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        raise RuntimeError(f"Chromium not found at {path}: `apt-get install chromium` or set CHROMIUM_PATH")
+    return path
+
+
+def launch(playwright):
+    """Start headless Chromium for a test session."""
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)

@@ -1,0 +1,250 @@
+"""The lesson page as a reader uses it: real Chromium, real Pyodide, real clicks and keys."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+
+pytestmark = pytest.mark.browser
+LESSON = "lessons/attention/"
+DONE = re.compile(r"^(ok|error|stopped)$")
+
+
+def open_lesson(context, base_url):
+    """Open the lesson in a new tab and wait until Python says it is ready."""
+    page = context.new_page()
+    page.goto(base_url + LESSON)
+    expect(page.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    return page
+
+
+def cell(page, cell_id):
+    return page.locator(f'[data-cell="{cell_id}"]')
+
+
+def set_code(page, cell_id, code):
+    """Replace a cell's code the way a reader pastes it in."""
+    cell(page, cell_id).locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(code)
+
+
+def editor_code(page, cell_id):
+    """The exact text in a cell's editor (inner_text of CodeMirror's lines drops newlines)."""
+    return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).code", cell_id)
+
+
+def original_code(page, cell_id):
+    return cell(page, cell_id).locator("script.cell-source").evaluate("s => JSON.parse(s.textContent).code")
+
+
+def wait_done(page, cell_id, timeout=RUN_TIMEOUT_MS):
+    expect(cell(page, cell_id)).to_have_attribute("data-status", DONE, timeout=timeout)
+    return cell(page, cell_id).locator(".cell-output")
+
+
+def run(page, cell_id, code=None):
+    """Optionally set the code, press Run, wait for the result, return the output locator."""
+    if code is not None:
+        set_code(page, cell_id, code)
+    cell(page, cell_id).get_by_role("button", name="Run").click()
+    return wait_done(page, cell_id)
+
+
+@pytest.fixture(scope="module")
+def context(browser, site_url):
+    ctx = browser.new_context()
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def page(context, site_url):
+    """One loaded lesson page shared by the tests of this module (Python boots once)."""
+    pg = open_lesson(context, site_url)
+    errors = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def test_status_says_ready_and_page_is_isolated(page):
+    status = page.get_by_role("status")
+    expect(status).to_have_attribute("data-state", "ready")
+    assert page.evaluate("crossOriginIsolated") is True
+
+
+def test_run_shows_the_output_of_numpy_code(page):
+    out = run(page, "setup", "import numpy as np\nprint('sum =', np.arange(6).reshape(2, 3).sum(axis=0))")
+    expect(out).to_contain_text("sum = [3 5 7]")
+    expect(cell(page, "setup")).to_have_attribute("data-status", "ok")
+
+
+def test_last_expression_is_shown_like_a_notebook(page):
+    out = run(page, "setup", "import numpy as np\nnp.eye(2).sum()")
+    expect(out.locator(".out-value")).to_have_text("np.float64(2.0)")
+
+
+def test_shift_enter_runs_the_cell(page):
+    set_code(page, "scores", "print('shifted', 6 * 7)")
+    page.keyboard.press("Shift+Enter")
+    expect(wait_done(page, "scores")).to_contain_text("shifted 42")
+    assert "\n" not in cell(page, "scores").locator(".cm-content").inner_text().strip()  # no newline typed
+
+
+def test_ctrl_enter_runs_the_cell(page):
+    set_code(page, "scores", "print('ctrl', 2 ** 10)")
+    page.keyboard.press("Control+Enter")
+    expect(wait_done(page, "scores")).to_contain_text("ctrl 1024")
+
+
+def test_exception_shows_a_traceback_of_the_readers_code_only(page):
+    out = run(page, "softmax", "def f(n):\n    return 1 / n\n\nf(0)")
+    error = out.locator(".out-error")
+    expect(error).to_contain_text("ZeroDivisionError: division by zero")
+    expect(error).to_contain_text('Cell "softmax", line 4')
+    expect(error).to_contain_text('Cell "softmax", line 2, in f')
+    text = error.inner_text()
+    assert "pyodide" not in text.lower() and "lessonpy" not in text and "_pyodide" not in text
+    expect(cell(page, "softmax")).to_have_attribute("data-status", "error")
+
+
+def test_syntax_error_points_at_the_line(page):
+    out = run(page, "softmax", "x = (1,\ny = 2")
+    expect(out.locator(".out-error")).to_contain_text("SyntaxError")
+
+
+def test_output_is_text_never_html(page):
+    out = run(page, "output", "print('<b id=\"injected\">bold</b>')")
+    expect(out).to_contain_text('<b id="injected">bold</b>')
+    assert page.locator("#injected").count() == 0
+
+
+def test_stdout_streams_while_the_cell_runs(page):
+    code = ("import time\nprint('first', flush=True)\nt = time.time()\n"
+            "while time.time() - t < 2.5:\n    pass\nprint('second')")
+    set_code(page, "output", code)
+    cell(page, "output").get_by_role("button", name="Run").click()
+    out = cell(page, "output").locator(".cell-output")
+    expect(out).to_contain_text("first", timeout=2_000)
+    assert "second" not in out.inner_text()
+    expect(cell(page, "output")).to_have_attribute("data-status", "running")
+    expect(out).to_contain_text("second", timeout=RUN_TIMEOUT_MS)
+
+
+def test_matplotlib_figure_appears_under_the_cell(page):
+    code = ("import matplotlib.pyplot as plt\nimport numpy as np\n"
+            "plt.imshow(np.arange(16).reshape(4, 4))\nplt.title('weights')")
+    set_code(page, "output", code)
+    cell(page, "output").get_by_role("button", name="Run").click()
+    out = wait_done(page, "output", timeout=120_000)  # the first import loads matplotlib: slow
+    figure = out.get_by_role("img")
+    expect(figure).to_have_count(1)
+    expect(figure).to_have_attribute("alt", re.compile("Figure 1"))
+    width = figure.evaluate("img => img.decode().then(() => img.naturalWidth)")
+    assert width > 100
+
+
+def test_stop_interrupts_an_endless_loop_and_the_next_run_works(page):
+    run(page, "setup", "kept = 'still here'")
+    set_code(page, "scores", "while True:\n    pass")
+    cell(page, "scores").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    page.wait_for_timeout(500)
+    cell(page, "scores").get_by_role("button", name="Stop").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
+    # Interrupted in place: the namespace survived, no restart was needed.
+    out = run(page, "scores", "print(kept)")
+    expect(out).to_contain_text("still here")
+
+
+def test_running_a_later_cell_first_runs_what_it_needs(browser, site_url):
+    ctx = browser.new_context()
+    try:
+        pg = open_lesson(ctx, site_url)
+        out = run(pg, "output")
+        expect(out).to_contain_text("output shape: (4, 8)")
+        expect(out.locator(".out-hint")).to_contain_text("Ran code cells 1, 2, 3 first")
+        for earlier in ("setup", "scores", "softmax"):
+            expect(cell(pg, earlier)).to_have_attribute("data-status", "ok")
+        assert "NameError" not in out.inner_text()
+    finally:
+        ctx.close()
+
+
+def test_edits_survive_a_reload_and_reset_restores_the_original(browser, site_url):
+    ctx = browser.new_context()
+    try:
+        pg = ctx.new_page()
+        pg.goto(site_url + LESSON)
+        original = original_code(pg, "scores")
+        assert editor_code(pg, "scores") == original
+        set_code(pg, "scores", "my_edit = 123  # keep me")
+        reset = cell(pg, "scores").get_by_role("button", name="Reset")
+        expect(reset).to_be_visible()
+        pg.reload()
+        expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("my_edit = 123  # keep me")
+        cell(pg, "scores").get_by_role("button", name="Reset").click()
+        expect(cell(pg, "scores").get_by_role("button", name="Reset")).to_be_hidden()
+        assert editor_code(pg, "scores") == original
+        pg.reload()
+        expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("row i holds query i")
+        assert editor_code(pg, "scores") == original
+    finally:
+        ctx.close()
+
+
+def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(browser, plain_site_url):
+    ctx = browser.new_context()
+    try:
+        pg = open_lesson(ctx, plain_site_url)
+        assert pg.evaluate("crossOriginIsolated") is False
+        run(pg, "setup", "kept = 41")
+        code = "kept += 1\nwhile True:\n    pass"
+        set_code(pg, "scores", code)
+        cell(pg, "scores").get_by_role("button", name="Run").click()
+        expect(cell(pg, "scores")).to_have_attribute("data-status", "running")
+        pg.wait_for_timeout(500)
+        cell(pg, "scores").get_by_role("button", name="Stop").click()
+        expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
+        expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("while True")  # nothing lost
+        expect(pg.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+        # The restarted interpreter re-ran cell 1 (kept = 41) but not the interrupted cell.
+        out = run(pg, "softmax", "print('kept is', kept)")
+        expect(out).to_contain_text("kept is 41")
+    finally:
+        ctx.close()
+
+
+def test_no_request_leaves_the_local_server(browser, site_url):
+    ctx = browser.new_context()
+    seen = []
+
+    def guard(route):
+        seen.append(route.request.url)
+        host = urlparse(route.request.url).hostname
+        if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            route.abort()
+
+    ctx.route("**/*", guard)
+    try:
+        pg = open_lesson(ctx, site_url)
+        run(pg, "output")
+        code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
+        set_code(pg, "output", code)
+        cell(pg, "output").get_by_role("button", name="Run").click()
+        wait_done(pg, "output", timeout=120_000)
+        outside = [u for u in seen if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+                   and not u.startswith(("data:", "blob:"))]
+        assert seen, "the route guard saw no requests at all"
+        assert outside == []
+        assert any(u.endswith(".wasm") for u in seen) and any("matplotlib" in u for u in seen)
+    finally:
+        ctx.close()

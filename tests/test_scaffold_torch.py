@@ -1,0 +1,111 @@
+"""py/scaffold: the PyTorch MultiHeadAttention the reader runs on a laptop.
+
+Needs CPU torch: `pip install torch==2.13.0` (that exact spec; others download
+GBs of CUDA builds). Skipped when torch is missing.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="PyTorch not installed; `pip install torch==2.13.0` (CPU build) to run these")
+
+# the scaffold imports `from config import GPTConfig`, as in the reader's folder
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "py" / "scaffold"))
+
+from attention import MultiHeadAttention  # noqa: E402
+from config import GPTConfig  # noqa: E402
+
+from lessonpy.attention import attention_param_count, multi_head_attention  # noqa: E402
+
+
+@pytest.fixture
+def attn():
+    torch.manual_seed(0)
+    return MultiHeadAttention(GPTConfig()).eval()
+
+
+@pytest.fixture
+def x():
+    return torch.randn(2, 8, 768, generator=torch.Generator().manual_seed(1))
+
+
+def test_config_defaults_are_gpt2_small():
+    c = GPTConfig()
+    assert (c.block_size, c.vocab_size, c.n_layer, c.n_head, c.n_embd) == (1024, 50257, 12, 12, 768)
+    assert (c.dropout, c.bias) == (0.0, False)
+    assert c.head_size == 64
+    assert GPTConfig(n_embd=128, n_head=4).head_size == 32
+
+
+def test_config_rejects_uneven_heads():
+    with pytest.raises(ValueError, match="divisible"):
+        GPTConfig(n_embd=768, n_head=10)
+    with pytest.raises(ValueError):
+        GPTConfig(n_head=0)
+    with pytest.raises(ValueError, match="dropout"):
+        GPTConfig(dropout=1.0)
+
+
+def test_output_shape(attn, x):
+    with torch.no_grad():
+        assert attn(x).shape == (2, 8, 768)
+
+
+def test_parameter_count_is_4_c_squared(attn):
+    n = sum(p.numel() for p in attn.parameters())
+    assert n == 4 * 768**2 == 2_359_296 == attention_param_count(768)
+    # the same for any number of heads: they slice the same matrices
+    assert sum(p.numel() for p in MultiHeadAttention(GPTConfig(n_head=1)).parameters()) == n
+
+
+def test_deterministic_in_eval_mode(attn, x):
+    with torch.no_grad():
+        assert torch.equal(attn(x), attn(x))
+
+
+def test_dropout_is_active_only_in_training():
+    torch.manual_seed(0)
+    attn = MultiHeadAttention(GPTConfig(n_embd=64, n_head=4, dropout=0.5))
+    x = torch.randn(1, 5, 64)
+    with torch.no_grad():
+        assert not torch.equal(attn.train()(x), attn.train()(x))
+        assert torch.equal(attn.eval()(x), attn.eval()(x))
+
+
+def test_no_mask_yet_so_position_5_sees_position_0(attn, x):
+    x2 = x.clone()
+    x2[:, 0, :] += 1.0
+    with torch.no_grad():
+        y, y2 = attn(x), attn(x2)
+    assert not torch.allclose(y[:, 5], y2[:, 5])
+    # and the future: position 0 sees position 7, which Lesson 5's mask will stop
+    x3 = x.clone()
+    x3[:, 7, :] += 1.0
+    with torch.no_grad():
+        assert not torch.allclose(y[:, 0], attn(x3)[:, 0])
+
+
+def test_numpy_version_matches_torch(attn, x):
+    attn = attn.double()
+    with torch.no_grad():
+        y = attn(x.double()).numpy()
+    y_np = multi_head_attention(
+        x.double().numpy(),
+        attn.qkv.weight.detach().numpy(),  # (3C, C), nn.Linear's (out, in)
+        attn.proj.weight.detach().numpy(),  # (C, C)
+        n_head=attn.n_head,
+    )
+    np.testing.assert_allclose(y_np, y, rtol=1e-5, atol=1e-5)
+    assert np.abs(y_np - y).max() < 1e-10  # in float64 they agree to rounding
+
+
+def test_numpy_version_matches_torch_float32(attn, x):
+    with torch.no_grad():
+        y = attn(x).numpy()
+    y_np = multi_head_attention(x.numpy(), attn.qkv.weight.detach().numpy(),
+                                attn.proj.weight.detach().numpy(), n_head=12)
+    np.testing.assert_allclose(y_np, y, rtol=1e-4, atol=1e-5)
