@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -15,6 +16,19 @@ from pygments.util import ClassNotFound
 from .lessons import Lesson, make_parser, parse_fence_info
 
 _FORMATTER = HtmlFormatter(nowrap=True)
+
+#: Renderers of special fences, by the fence's language word (```quiz, ```exercise, ```widget).
+#: Each is called as ``renderer(content, options, env) -> html`` with the fence's key=value
+#: options and the render env (``env["path"]``, ``env["line"]``); it raises LessonError for bad input.
+FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {}
+
+
+def fence_renderer(lang: str):
+    """Register a renderer for fences whose info string starts with *lang*."""
+    def register(func):
+        FENCE_RENDERERS[lang] = func
+        return func
+    return register
 
 
 def highlight_code(code: str, lang: str) -> str:
@@ -63,7 +77,10 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
     if cell_id:
         env["cell_index"] = env.get("cell_index", 0) + 1
         return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"])
-    lang, _, _ = parse_fence_info(token.info, env.get("path", "?"), (token.map[0] + 1) if token.map else 1)
+    line = (token.map[0] + 1) if token.map else 1
+    lang, _, options = parse_fence_info(token.info, env.get("path", "?"), line)
+    if lang in FENCE_RENDERERS:
+        return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line})
     code = highlight_code(token.content, lang)
     lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""
     return f'<pre class="highlight"{lang_class}><code>{code}</code></pre>\n'

@@ -1,5 +1,6 @@
 // Entry point of a lesson page: start Python in a worker right away, then wire up the page.
 import { CellPage } from "./cells.js";
+import { initFeatures, registerFeature } from "./features.js";
 import { PythonRuntime } from "./runtime.js";
 import { bindStatus } from "./status.js";
 
@@ -21,6 +22,12 @@ runtime.addEventListener("python-event", ({ detail }) => {
 });
 
 const cells = new CellPage(document, runtime, config.lesson);
+
+// Quizzes, exercises and widgets load only on pages that have them.
+registerFeature("[data-quiz]", "./quiz.js");
+registerFeature("[data-exercise]", "./exercises.js");
+registerFeature("[data-widget]", "./widgets.js");
+initFeatures({ runtime, lesson: config.lesson, root: document, cells });
 
 // Exposed for tests and the curious: the runtime and cells of this page.
 globalThis.lessonPage = { runtime, cells, config };
