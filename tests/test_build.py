@@ -1,0 +1,134 @@
+"""build.py: the whole pipeline on small fixture lessons, and the real site's invariants."""
+
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build
+
+ROOT = Path(__file__).resolve().parent.parent
+CDN = "https://cdn.example.org/pyodide/v0.27.7/full/"
+
+
+def make_lessons(folder: Path, body: str = "```python run id=a\nx = 1\n```\n") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "one.md").write_text(f"---\ntitle: One\norder: 1\n---\n## Part\n{body}", encoding="utf-8")
+    (folder / "course.yml").write_text(
+        "title: Test course\nlessons:\n  - slug: zero\n    title: Zero\n  - slug: one\n  - slug: two\n    title: Two\n")
+    return folder
+
+
+def quick_build(tmp_path, lessons=None, **kwargs) -> Path:
+    """Build with Pyodide from a (never contacted) CDN URL, so no Pyodide files are copied."""
+    lessons = lessons or make_lessons(tmp_path / "lessons")
+    opts = build.Options(lessons_dir=lessons, out_dir=tmp_path / "site", pyodide_url=CDN, log=lambda *_: None, **kwargs)
+    return build.build(opts)
+
+
+def page_config(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="page-config">(.*?)</script>', html, re.S)
+    return json.loads(match.group(1))
+
+
+def test_builds_index_and_lesson_pages_with_course_frame(tmp_path):
+    site = quick_build(tmp_path)
+    index = (site / "index.html").read_text()
+    assert "Test course" in index and 'href="lessons/one/"' in index
+    assert "Zero" in index and "coming" in index
+    lesson = (site / "lessons" / "one" / "index.html").read_text()
+    assert 'data-cell="a"' in lesson
+    assert "Previous: Zero (coming)" in lesson and "Next: Two (coming)" in lesson
+    assert 'href="#part"' in lesson  # table of contents
+
+
+def test_all_urls_are_relative(tmp_path):
+    site = quick_build(tmp_path)
+    for page in site.rglob("*.html"):
+        html = page.read_text()
+        assert not re.search(r'(?:href|src)="/', html), page
+    config = page_config((site / "lessons" / "one" / "index.html").read_text())
+    for key in ("wheelURL", "workerURL"):
+        assert config[key].startswith("../../assets/")
+        assert (site / "lessons" / "one" / config[key]).resolve().exists()
+
+
+def test_pyodide_url_option_points_pages_at_the_cdn(tmp_path):
+    site = quick_build(tmp_path)
+    config = page_config((site / "lessons" / "one" / "index.html").read_text())
+    assert config["pyodideIndexURL"] == CDN
+    assert not (site / "pyodide").exists()
+
+
+def test_assets_are_content_hashed(tmp_path):
+    site = quick_build(tmp_path)
+    (folder,) = (site / "assets").iterdir()
+    assert re.fullmatch(r"[0-9a-f]{12}", folder.name)
+    assert folder.name == build.content_hash(folder)
+    assert (folder / "vendor" / "codemirror.js").stat().st_size > 100_000
+    assert (folder / "css" / "pygments.css").exists()
+
+
+def test_failed_build_keeps_the_previous_site(tmp_path):
+    lessons = make_lessons(tmp_path / "lessons")
+    site = quick_build(tmp_path, lessons)
+    before = (site / "lessons" / "one" / "index.html").read_text()
+    (lessons / "broken.md").write_text("---\ntitle: Broken\n---\n```python run id=a\n\n```\n")
+    with pytest.raises(build.LessonError, match=r"broken\.md:4: a runnable cell is empty"):
+        quick_build(tmp_path, lessons)
+    assert (site / "lessons" / "one" / "index.html").read_text() == before
+    assert not list(tmp_path.glob("site.tmp-*")), "the staging folder was not cleaned up"
+
+
+def test_rebuild_removes_stale_files(tmp_path):
+    site = quick_build(tmp_path)
+    (site / "stale.txt").write_text("old")
+    quick_build(tmp_path)
+    assert not (site / "stale.txt").exists()
+
+
+def test_cli_reports_a_bad_lesson_without_a_traceback(tmp_path):
+    lessons = make_lessons(tmp_path / "lessons")
+    (lessons / "bad.md").write_text("---\ntitle: [oops\n---\n")
+    proc = subprocess.run([sys.executable, "build.py", "--lessons", str(lessons), "--out", str(tmp_path / "site"),
+                           "--pyodide-url", CDN], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert f"{lessons / 'bad.md'}:2: front matter is not valid YAML" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_help_explains_build_and_serve():
+    proc = subprocess.run([sys.executable, "build.py", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0
+    for word in ("build", "serve", "--port", "--host", "--pyodide-url", "--no-isolation"):
+        assert word in proc.stdout
+
+
+def test_no_lessons_is_an_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(build.BuildError, match="no lessons"):
+        quick_build(tmp_path, tmp_path / "empty")
+
+
+def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tmp_path):
+    config = page_config((built_site / "lessons" / "attention" / "index.html").read_text())
+    index_url = (built_site / "lessons" / "attention" / config["pyodideIndexURL"]).resolve()
+    for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert (index_url / name).exists(), name
+    lock = json.loads((index_url / "pyodide-lock.json").read_text())
+    for package in ("numpy", "micropip", "matplotlib"):
+        assert (index_url / lock["packages"][package]["file_name"]).exists()
+    wheel = (built_site / "lessons" / "attention" / config["wheelURL"]).resolve()
+    assert re.fullmatch(r"lessonpy-\d+\.\d+\.\d+-py3-none-any\.whl", wheel.name)
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "lessonpy/runner.py" in names and not any("scaffold" in n for n in names)
+    target = tmp_path / "installed"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True)
+    proc = subprocess.run([sys.executable, "-c", "import lessonpy.runner, lessonpy.attention; print(lessonpy.runner.__file__)"],
+                          env={"PYTHONPATH": str(target)}, capture_output=True, text=True, check=True)
+    assert str(target) in proc.stdout

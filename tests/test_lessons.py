@@ -1,0 +1,87 @@
+"""Reading lesson sources: cells, front matter, and errors reported as file:line."""
+
+import pytest
+
+from sitebuild.lessons import LessonError, read_lesson, read_lessons
+from sitebuild.render import json_for_script, render_lesson_body
+
+
+def write(tmp_path, text, name="demo.md"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD = """---
+title: Demo
+order: 2
+---
+## First part
+Text.
+
+```python run id=one
+x = 1
+```
+
+```python
+static = True
+```
+
+```python run
+y = x + 1
+```
+"""
+
+
+def test_cells_are_collected_in_order_with_ids(tmp_path):
+    lesson = read_lesson(write(tmp_path, GOOD))
+    assert lesson.title == "Demo" and lesson.slug == "demo"
+    assert [(c.id, c.code, c.line) for c in lesson.cells] == [("one", "x = 1", 8), ("cell-2", "y = x + 1", 16)]
+    assert lesson.headings == [(2, "first-part", "First part")]
+
+
+def test_rendered_cells_carry_data_cell_and_their_source(tmp_path):
+    html = render_lesson_body(read_lesson(write(tmp_path, GOOD)))
+    assert html.count('data-cell="') == 2 and 'data-cell="one"' in html
+    assert '{"id": "one", "code": "x = 1"}' in html
+    assert 'class="highlight"' in html and "static" in html  # the static block is highlighted
+    assert 'role="log"' in html
+
+
+def test_json_for_script_cannot_close_the_script_tag():
+    text = json_for_script({"code": "print('</script><script>alert(1)</script>')"})
+    assert "</script" not in text and "<\\/script" in text
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    ("no front matter\n", 1, "title"),
+    ("---\ntitle: [unclosed\n---\n", 2, "not valid YAML"),
+    ("---\n- a list\n---\n", 1, "mapping"),
+    ("---\ntitle: T\nslug: Bad Slug\n---\n", 1, "slug"),
+    ("---\ntitle: T\n---\n\n```python run id=9bad\nx\n```\n", 5, "cell id"),
+    ("---\ntitle: T\n---\n\n```python run id=a\nx\n```\n\n```python run id=a\ny\n```\n", 9, "already used"),
+    ("---\ntitle: T\n---\n\n```python run\n\n```\n", 5, "empty"),
+    ("---\ntitle: T\n---\n\n```python run id=\"unclosed\nx\n```\n", 5, "fence options"),
+])
+def test_mistakes_are_reported_as_file_and_line(tmp_path, text, line, fragment):
+    path = write(tmp_path, text)
+    with pytest.raises(LessonError) as info:
+        read_lesson(path)
+    assert str(info.value).startswith(f"{path}:{line}: ")
+    assert fragment in info.value.message
+
+
+def test_non_utf8_source_is_reported(tmp_path):
+    path = tmp_path / "bad.md"
+    path.write_bytes(b"---\ntitle: \xff\n---\n")
+    with pytest.raises(LessonError, match="not UTF-8"):
+        read_lesson(path)
+
+
+def test_duplicate_slugs_and_order(tmp_path):
+    write(tmp_path, "---\ntitle: B\norder: 1\n---\n", "b.md")
+    write(tmp_path, "---\ntitle: A\norder: 2\n---\n", "a.md")
+    assert [l.title for l in read_lessons(tmp_path)] == ["B", "A"]
+    write(tmp_path, "---\ntitle: C\nslug: a\n---\n", "c.md")
+    with pytest.raises(LessonError, match="also used"):
+        read_lessons(tmp_path)

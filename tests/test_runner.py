@@ -1,0 +1,74 @@
+"""The cell runner in CPython: the same code runs in the page's Pyodide."""
+
+import asyncio
+
+from lessonpy.runner import defined_names, run_cell
+
+
+def run(code, ns=None, cell_id="c1"):
+    ns = {} if ns is None else ns
+    return asyncio.run(run_cell(code, cell_id, ns)), ns
+
+
+def test_cells_share_a_namespace():
+    result, ns = run("a = 2")
+    assert result.ok and result.value_repr is None
+    result, _ = run("b = a * 21\nb", ns)
+    assert result.ok and result.value_repr == "42"
+
+
+def test_last_expression_value_is_shown_but_not_none():
+    assert run("1 + 1")[0].value_repr == "2"
+    assert run("print('x')")[0].value_repr is None
+    assert run("x = 1\nx;")[0].ok  # a trailing semicolon is still an expression statement
+
+
+def test_traceback_shows_only_the_readers_frames():
+    result, _ = run("import json\ndef f():\n    return json.loads('{')\nf()", cell_id="scores")
+    assert not result.ok and result.error_name == "JSONDecodeError"
+    assert 'Cell "scores", line 4' in result.error
+    assert 'Cell "scores", line 3, in f' in result.error
+    assert "    return json.loads('{')" in result.error  # the source line is shown
+    assert "json/decoder.py" not in result.error and "runner.py" not in result.error
+
+
+def test_syntax_error_has_line_and_caret():
+    result, _ = run("x = (1,\n")
+    assert result.error_name == "SyntaxError"
+    assert 'Cell "c1", line 1' in result.error and "never closed" in result.error
+
+
+def test_name_error_reports_the_missing_name():
+    result, _ = run("print(W_q)")
+    assert result.error_name == "NameError" and result.missing_name == "W_q"
+
+
+def test_sys_exit_does_not_escape():
+    result, _ = run("import sys\nsys.exit(3)")
+    assert not result.ok and result.error_name == "SystemExit" and "still running" in result.error
+
+
+def test_keyboard_interrupt_is_reported_as_stopped():
+    result, _ = run("raise KeyboardInterrupt")
+    assert result.error_name == "KeyboardInterrupt" and result.error == "Stopped."
+
+
+def test_top_level_await_works():
+    result, _ = run("import asyncio\nawait asyncio.sleep(0)\n'done'")
+    assert result.ok and result.value_repr == "'done'"
+
+
+def test_broken_repr_does_not_break_the_run():
+    result, _ = run("class A:\n    def __repr__(self):\n        raise ValueError('no')\nA()")
+    assert result.ok and "repr failed" in result.value_repr
+
+
+def test_huge_repr_is_cut():
+    result, _ = run("'x' * 100_000")
+    assert result.ok and len(result.value_repr) < 21_000 and "more characters" in result.value_repr
+
+
+def test_defined_names_finds_assignments_defs_and_imports():
+    code = "import numpy as np\nfrom math import sqrt\nT, D = 4, 8\ndef softmax(z):\n    inner = 1\nclass C: pass"
+    assert {"np", "sqrt", "T", "D", "softmax", "C"} <= defined_names(code)
+    assert defined_names("x = (") == set()

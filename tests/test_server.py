@@ -1,0 +1,103 @@
+"""The development server: types, compression, caching, isolation, and no escaping site/."""
+
+import gzip
+import http.client
+from urllib.parse import urlparse
+
+import pytest
+
+from sitebuild.server import serve_in_thread
+
+
+@pytest.fixture()
+def site(tmp_path):
+    root = tmp_path / "site"
+    (root / "pyodide" / "0.27.7").mkdir(parents=True)
+    (root / "pyodide" / "0.27.7" / "pyodide.asm.wasm").write_bytes(b"\0asm" + b"\1" * 5000)
+    (root / "assets" / "0123456789ab" / "js").mkdir(parents=True)
+    (root / "assets" / "0123456789ab" / "js" / "page.js").write_text("export const x = 1;\n" * 200)
+    (root / "lessons" / "a").mkdir(parents=True)
+    (root / "lessons" / "a" / "index.html").write_text("<!doctype html><p>lesson</p>")
+    (root / "index.html").write_text("<!doctype html><p>home</p>")
+    (tmp_path / "secret.txt").write_text("outside the site")
+    return root
+
+
+def request(base, path, headers=None, method="GET"):
+    parts = urlparse(base)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn.request(method, path, headers=headers or {})  # path sent as-is, even with ../
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response, body
+
+
+@pytest.fixture()
+def server(site):
+    srv, url = serve_in_thread(site, port=0, quiet=True)
+    yield url
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_wasm_is_served_as_application_wasm_gzipped_and_immutable(server):
+    response, body = request(server, "/pyodide/0.27.7/pyodide.asm.wasm", {"Accept-Encoding": "gzip, br"})
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "application/wasm"
+    assert response.getheader("Content-Encoding") == "gzip"
+    assert gzip.decompress(body).startswith(b"\0asm") and len(body) < 1000
+    assert "immutable" in response.getheader("Cache-Control")
+
+
+def test_hashed_assets_are_immutable_and_pages_are_revalidated(server):
+    response, _ = request(server, "/assets/0123456789ab/js/page.js")
+    assert response.getheader("Content-Type") == "text/javascript"
+    assert "immutable" in response.getheader("Cache-Control")
+    response, _ = request(server, "/lessons/a/")
+    assert response.getheader("Cache-Control") == "no-cache"
+
+
+def test_no_compression_unless_asked(server):
+    response, body = request(server, "/assets/0123456789ab/js/page.js")
+    assert response.getheader("Content-Encoding") is None and body.startswith(b"export")
+
+
+def test_isolation_headers_on_by_default(server):
+    response, _ = request(server, "/")
+    assert response.getheader("Cross-Origin-Opener-Policy") == "same-origin"
+    assert response.getheader("Cross-Origin-Embedder-Policy") == "require-corp"
+
+
+def test_isolation_headers_can_be_turned_off(site):
+    srv, url = serve_in_thread(site, port=0, quiet=True, isolate=False)
+    try:
+        response, _ = request(url, "/")
+        assert response.getheader("Cross-Origin-Embedder-Policy") is None
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_directory_without_slash_redirects_and_index_is_found(server):
+    response, _ = request(server, "/lessons/a")
+    assert response.status == 301 and response.getheader("Location") == "/lessons/a/"
+    response, body = request(server, "/lessons/a/")
+    assert response.status == 200 and b"lesson" in body
+
+
+@pytest.mark.parametrize("path", ["/../secret.txt", "/%2e%2e/secret.txt", "/lessons/../../secret.txt", "/..%2fsecret.txt"])
+def test_paths_outside_site_are_refused(server, path):
+    response, body = request(server, path)
+    assert b"outside the site" not in body
+    assert response.status == 404
+
+
+def test_missing_file_is_404(server):
+    response, _ = request(server, "/nope.js")
+    assert response.status == 404
+
+
+def test_head_sends_headers_only(server):
+    response, body = request(server, "/index.html", method="HEAD")
+    assert response.status == 200 and body == b"" and int(response.getheader("Content-Length")) > 0
