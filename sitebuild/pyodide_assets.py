@@ -42,8 +42,8 @@ CDN_BASE_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full"
 # Where the files live inside Pyodide's in-page file system: compiled code objects carry these names.
 STDLIB_PAGE_PREFIX = "/lib/python312.zip/"
 SITE_PACKAGES_PAGE_PREFIX = "/lib/python3.12/site-packages/"
-# Measured: numpy is what the lesson imports at start-up; other wheels load later or barely matter.
-PRECOMPILED_PACKAGES = frozenset({"numpy"})
+# What the page imports at start-up: numpy, and micropip (with packaging) to install lessonpy.
+PRECOMPILED_PACKAGES = frozenset({"numpy", "micropip", "packaging"})
 REFETCH_HINT = "the bad file was deleted; run the build again to fetch it anew"
 
 

@@ -1,6 +1,5 @@
-// Entry point of a lesson page: start Python in a worker right away, then wire up the page.
-import { CellPage } from "./cells.js";
-import { initFeatures, registerFeature } from "./features.js";
+// Entry point of a lesson page. Python's start-up is the slow part, so the worker is
+// started first, before the editor and the rest of the page's code are even loaded.
 import { PythonRuntime } from "./runtime.js";
 import { bindStatus } from "./status.js";
 
@@ -21,12 +20,17 @@ runtime.addEventListener("python-event", ({ detail }) => {
   document.dispatchEvent(new CustomEvent(`lesson:${detail.type}`, { detail }));
 });
 
+const [{ CellPage }, { initFeatures, registerFeature }] = await Promise.all([
+  import("./cells.js"), // pulls in CodeMirror, the largest script of the page
+  import("./features.js"),
+]);
 const cells = new CellPage(document, runtime, config.lesson);
 
 // Quizzes, exercises and widgets load only on pages that have them.
 registerFeature("[data-quiz]", "./quiz.js");
 registerFeature("[data-exercise]", "./exercises.js");
 registerFeature("[data-widget]", "./widgets.js");
+registerFeature("[data-copy]", "./copy.js");
 initFeatures({ runtime, lesson: config.lesson, root: document, cells });
 
 // Exposed for tests and the curious: the runtime and cells of this page.

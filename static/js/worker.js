@@ -15,6 +15,8 @@ let glue = null; // lessonpy.pyodide_glue, once installed
 let currentRunId = null;
 const queue = []; // requests are handled strictly one after another
 
+const now = () => performance.timeOrigin + performance.now(); // comparable with the page's clock
+
 function post(type, fields = {}, transfer = []) {
   self.postMessage({ type, runId: currentRunId, ...fields }, transfer);
 }
@@ -70,9 +72,9 @@ const stderr = makeStream(Event.STDERR);
 // --------------------------------------------------------------------------- requests
 
 async function init({ indexURL, wheelURL, bootPackages, interruptBuffer }) {
-  post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05 });
+  post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05, at: now() });
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-  post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25 });
+  post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   pyodide = await loadPyodide({
     indexURL,
     packages: bootPackages, // numpy downloads while the interpreter boots
@@ -82,14 +84,14 @@ async function init({ indexURL, wheelURL, bootPackages, interruptBuffer }) {
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
-  post(Event.PROGRESS, { stage: "Installing the lesson's Python", fraction: 0.85 });
+  post(Event.PROGRESS, { stage: "Installing the lesson's Python", fraction: 0.85, at: now() });
   const micropip = pyodide.pyimport("micropip");
   await micropip.install(wheelURL, { deps: false }); // from this site, never from PyPI
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start((type, payload, transfer) => {
     post(type, payload ? payload : {}, transfer ? Array.from(transfer) : []);
   });
-  post(Event.PROGRESS, { stage: "ready", fraction: 1 });
+  post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   return { pythonVersion: pyodide.runPython("import sys; sys.version.split()[0]"), crossOriginIsolated: !!interruptBuffer };
 }
 
