@@ -1,0 +1,151 @@
+// Step-through of attention on already-computed arrays: the score rows of Q·Kᵀ appear one query
+// at a time, then each row's softmax (the weights), then each output row (weights @ V). Nothing is
+// computed here; the stepper only tells the linked view how many rows of each matrix to reveal.
+// With prefers-reduced-motion there is no timed playback: Play jumps to the end of a phase.
+
+const PHASES = [
+  { key: "scores", verb: (t) => `Scores: query ${t} is dotted with every key (its row of Q·Kᵀ).` },
+  { key: "weights", verb: (t) => `Softmax of row ${t}: its scores become weights that sum to 1.` },
+  { key: "out", verb: (t) => `Output row ${t} = its weights times the value rows V.` },
+];
+const MAX_STEPS_PER_PHASE = 32; // long sequences advance several rows per step
+
+/**
+ * createStepper(view, {container, interval}) -> {play, pause, stepForward, stepBack, goTo, reset, state, destroy}
+ * view needs size(), tokens(), setReveal({scores, weights, out} | null) and select(row).
+ */
+export function createStepper(view, options = {}) {
+  const interval = options.interval ?? 700;
+  const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+  let step = 0;
+  let timer = null;
+
+  const bar = document.createElement("div");
+  bar.className = "attn-stepper";
+  bar.setAttribute("role", "group");
+  bar.setAttribute("aria-label", "Step through the computation");
+  const button = (text, label, onClick) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "attn-button";
+    b.textContent = text;
+    b.setAttribute("aria-label", label);
+    b.title = label;
+    b.addEventListener("click", onClick);
+    bar.appendChild(b);
+    return b;
+  };
+  const startBtn = button("⇤ Start", "Back to the start", () => { pause(); goTo(0); });
+  const backBtn = button("◀ Back", "Step back", () => { pause(); goTo(step - 1); });
+  const playBtn = button("Play ▶", "Play", () => (timer ? pause() : play()));
+  const fwdBtn = button("Next ▶", "Step forward", () => { pause(); goTo(step + 1); });
+  const allBtn = button("Show all", "Show the finished result", () => { pause(); goTo(total()); });
+  const slider = document.createElement("input");
+  slider.type = "range";
+  slider.min = "0";
+  slider.className = "attn-slider";
+  slider.setAttribute("aria-label", "Step");
+  slider.addEventListener("input", () => { pause(); goTo(Number(slider.value)); });
+  bar.appendChild(slider);
+  const status = document.createElement("p");
+  status.className = "attn-step-status";
+  status.setAttribute("aria-live", "polite");
+  options.container?.appendChild(bar);
+  options.container?.appendChild(status);
+
+  const T = () => Math.max(0, view.size());
+  const rowsPerStep = () => Math.max(1, Math.ceil(T() / MAX_STEPS_PER_PHASE));
+  const perPhase = () => Math.ceil(T() / rowsPerStep());
+  const total = () => 3 * perPhase();
+
+  function describe() {
+    const n = total();
+    if (!T()) return "No data to step through yet.";
+    if (step >= n) return `Step ${n} of ${n}: all done. Every output row is a weighted mix of value rows.`;
+    if (step === 0) return `Step 0 of ${n}: nothing computed yet. Press Play or Step forward.`;
+    const phase = Math.floor((step - 1) / perPhase());
+    const rows = Math.min(T(), ((step - 1) % perPhase() + 1) * rowsPerStep());
+    const tokens = view.tokens();
+    const first = rows - rowsPerStep();
+    const who = rowsPerStep() === 1 ? `'${tokens[rows - 1]}'` : `rows ${Math.max(0, first)}–${rows - 1}`;
+    return `Step ${step} of ${n} (${phase + 1}/3): ${PHASES[phase].verb(who)}`;
+  }
+
+  function apply() {
+    const n = total();
+    const per = perPhase();
+    const rps = rowsPerStep();
+    if (step >= n) view.setReveal(null);
+    else {
+      const reveal = {};
+      PHASES.forEach((p, i) => {
+        const k = Math.min(per, Math.max(0, step - i * per));
+        reveal[p.key] = Math.min(T(), k * rps);
+      });
+      view.setReveal(reveal);
+      if (step > 0) {
+        const phase = Math.floor((step - 1) / per);
+        view.select(Math.max(0, reveal[PHASES[phase].key] - 1));
+      }
+    }
+    slider.max = String(n);
+    slider.value = String(step);
+    slider.setAttribute("aria-valuetext", describe());
+    status.textContent = describe();
+    backBtn.disabled = step <= 0;
+    startBtn.disabled = step <= 0;
+    fwdBtn.disabled = step >= n;
+    allBtn.disabled = step >= n;
+  }
+
+  function goTo(s) {
+    step = Math.max(0, Math.min(total(), Math.round(s)));
+    apply();
+  }
+
+  function setPlaying(on) {
+    playBtn.textContent = on ? "Pause" : reduced?.matches ? "Next phase" : "Play ▶";
+    playBtn.setAttribute("aria-label", on ? "Pause" : reduced?.matches ? "Next phase" : "Play");
+    playBtn.title = playBtn.getAttribute("aria-label");
+    status.setAttribute("aria-live", on ? "off" : "polite"); // don't read out every frame
+  }
+
+  function play() {
+    if (!T()) return;
+    if (step >= total()) step = 0;
+    if (reduced?.matches) {
+      // No animation: reveal the rest of the current phase in one go.
+      const per = perPhase();
+      goTo((Math.floor(step / per) + 1) * per);
+      return;
+    }
+    setPlaying(true);
+    const tick = () => {
+      goTo(step + 1);
+      if (step >= total()) pause();
+    };
+    tick();
+    timer = setInterval(tick, interval);
+  }
+
+  function pause() {
+    if (timer) clearInterval(timer);
+    timer = null;
+    setPlaying(false);
+  }
+
+  setPlaying(false);
+
+  return {
+    element: bar,
+    play,
+    pause,
+    stepForward: () => { pause(); goTo(step + 1); },
+    stepBack: () => { pause(); goTo(step - 1); },
+    goTo: (s) => { pause(); goTo(s); },
+    /** New data arrived: stop and show the finished result. */
+    reset() { pause(); step = total(); apply(); },
+    state: () => ({ step, total: total(), playing: Boolean(timer), reducedMotion: Boolean(reduced?.matches), text: status.textContent }),
+    destroy() { pause(); bar.remove(); status.remove(); },
+  };
+}
