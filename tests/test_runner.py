@@ -1,13 +1,17 @@
 """The cell runner in CPython: the same code runs in the page's Pyodide."""
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 from lessonpy.runner import defined_names, run_cell
 
 
 def run(code, ns=None, cell_id="c1"):
     ns = {} if ns is None else ns
-    return asyncio.run(run_cell(code, cell_id, ns)), ns
+    # A thread of its own: Playwright's sync API (browser tests in the same session) keeps
+    # an event loop running in the main thread, where asyncio.run() refuses to start.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run_cell(code, cell_id, ns)).result(), ns
 
 
 def test_cells_share_a_namespace():

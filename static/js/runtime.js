@@ -32,7 +32,12 @@ export class PythonRuntime extends EventTarget {
     this.timings = [["worker created", performance.now()]];
     this.worker = new Worker(this.config.workerURL, { type: "module" });
     this.worker.onmessage = (e) => this.#onMessage(e.data);
-    this.worker.onerror = (e) => this.#failAll(`the Python worker crashed: ${e.message || "unknown error"}`);
+    this.worker.onerror = (e) => {
+      e.preventDefault?.();
+      const booted = this.status?.state === "ready";
+      this.#failAll(`the Python worker crashed: ${e.message || "unknown error"}`, { fatal: true });
+      if (booted) this.restart().catch(() => {}); // a crash after start-up: restart and replay
+    };
     const abs = (u) => new URL(u, document.baseURI).href;
     const init = this.#request(Request.INIT, {
       indexURL: abs(this.config.indexURL),
@@ -82,6 +87,7 @@ export class PythonRuntime extends EventTarget {
   /** Call a lessonpy function with plain-data keyword arguments (widgets, graders). */
   async call(module, func, kwargs = {}, onEvent = () => {}) {
     await this.start();
+    if (this.interruptBuffer) this.interruptBuffer[0] = 0;
     return this.#request(Request.CALL, { module, func, kwargs }, onEvent);
   }
 
@@ -102,6 +108,8 @@ export class PythonRuntime extends EventTarget {
     this.worker?.terminate();
     this.worker = null;
     this.#failAll("stopped", { stopped: true });
+    // An interrupt that did not take must not kill the new interpreter as it boots.
+    if (this.interruptBuffer) this.interruptBuffer[0] = 0;
     const replay = this.history;
     this.history = [];
     this.ranCells = new Set();
@@ -149,7 +157,13 @@ export class PythonRuntime extends EventTarget {
       if (this.currentRun === msg.id) this.currentRun = this.#nextPendingRun();
       if (!entry) return;
       if (msg.ok) entry.resolve(msg.result);
-      else entry.reject(new Error(msg.error));
+      else entry.reject(Object.assign(new Error(msg.error), { fatal: !!msg.fatal }));
+      if (msg.fatal) this.restart().catch(() => {}); // Python died: bring a new one up at once
+      return;
+    }
+    if (msg.type === "fatal") {
+      this.#failAll(`Python stopped working: ${msg.error}`, { fatal: true });
+      this.restart().catch(() => {});
       return;
     }
     const entry = this.pending.get(msg.runId);
