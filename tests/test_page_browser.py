@@ -66,11 +66,15 @@ def context(browser, site_url):
 @pytest.fixture(scope="module")
 def page(context, site_url):
     """One loaded lesson page shared by the tests of this module (Python boots once)."""
-    pg = open_lesson(context, site_url)
-    errors = []
+    errors, csp = [], []
+    pg = context.new_page()
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on("console", lambda msg: csp.append(msg.text) if "Content Security Policy" in msg.text else None)
+    pg.goto(site_url + LESSON)
+    expect(pg.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     yield pg
     assert not errors, f"uncaught errors in the page: {errors}"
+    assert not csp, f"the page's Content-Security-Policy blocked something: {csp}"
 
 
 def test_status_says_ready_and_page_is_isolated(page):
@@ -248,3 +252,37 @@ def test_no_request_leaves_the_local_server(browser, site_url):
         assert any(u.endswith(".wasm") for u in seen) and any("matplotlib" in u for u in seen)
     finally:
         ctx.close()
+
+
+def test_a_crash_of_python_restarts_it_and_replays_earlier_cells(browser, site_url):
+    ctx = browser.new_context()
+    try:
+        pg = open_lesson(ctx, site_url)
+        errors = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        run(pg, "setup", "survivor = 'back again'")
+        out = run(pg, "scores", "import os\nos._exit(1)")
+        expect(out.locator(".out-error")).to_contain_text("Python crashed")
+        expect(pg.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+        out = run(pg, "softmax", "print(survivor)")
+        expect(out).to_contain_text("back again")
+        assert not errors
+    finally:
+        ctx.close()
+
+
+def test_an_output_flood_is_capped_and_the_page_stays_usable(page):
+    out = run(page, "output", "for i in range(300_000):\n    print('line', i)\nprint('finished')")
+    expect(out).to_contain_text(re.compile(r"\[output (cut|truncated)"))
+    expect(cell(page, "output")).to_have_attribute("data-status", "ok")
+    # The page still answers quickly: the next run works and shows its output.
+    out = run(page, "output", "print('after the flood')")
+    expect(out).to_contain_text("after the flood")
+    assert len(out.inner_text()) < 1000
+
+
+def test_a_cell_that_exits_keeps_python_alive(page):
+    out = run(page, "output", "import sys\nsys.exit('bye')")
+    expect(out.locator(".out-error")).to_contain_text("SystemExit")
+    out = run(page, "output", "print('still alive')")
+    expect(out).to_contain_text("still alive")

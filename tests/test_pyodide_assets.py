@@ -236,7 +236,7 @@ def test_precompile_script_compiles_keeps_broken_files_and_rewrites_record(tmp_p
         assert sorted(z.namelist()) == sorted(
             ["pkg/__init__.pyc", "pkg/mod.pyc", "pkg/broken.py", "pkg/data.txt", "pkg-1.0.dist-info/RECORD"]
         )
-        assert all(info.compress_type == zipfile.ZIP_STORED for info in z.infolist())
+        assert all(info.compress_type == zipfile.ZIP_DEFLATED for info in z.infolist())
         pyc = z.read("pkg/mod.pyc")
         assert pyc[:16] == MAGIC_312 + bytes(12)
         assert prefix.encode() + b"pkg/mod.py" in pyc  # co_filename is the path the page will use

@@ -220,6 +220,7 @@ export class CellPage {
     } catch (err) {
       cell.el.dataset.status = err.stopped ? "stopped" : "error";
       if (err.stopped) cell.output.append("hint", "Stopped. Python restarted; the cells you had run were run again, and your code is as you left it.\n");
+      else if (err.fatal) cell.output.append("error", `Python crashed while running this cell (${err.message}). It is restarting and will re-run the cells you had run before; your code is as you left it.\n`);
       else cell.output.append("error", `Python could not run this cell: ${err.message}\n`);
       cell.setState(err.stopped ? "Stopped." : "Failed.");
       return false;

@@ -135,6 +135,26 @@ async function call({ module, func, kwargs }) {
   }
 }
 
+function pythonAlive() {
+  if (!pyodide) return true; // not booted yet: a boot failure, reported as such
+  try {
+    return pyodide.runPython("1") === 1;
+  } catch {
+    return false;
+  }
+}
+
+// Some deaths of Python (os._exit, a fatal wasm trap) surface as an uncaught error in a
+// later task, not as a rejected promise of the running request: report them so the page
+// can restart Python instead of waiting forever.
+function reportIfDead(event, reason) {
+  if (!pyodide || pythonAlive()) return;
+  self.postMessage({ type: "fatal", error: String(reason && reason.message ? reason.message : reason) });
+  event.preventDefault(); // handled here: the page hears of it once, as a "fatal" message
+}
+self.addEventListener("error", (event) => reportIfDead(event, event.error || event.message));
+self.addEventListener("unhandledrejection", (event) => reportIfDead(event, event.reason));
+
 const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: call };
 
 async function handle(message) {
@@ -146,8 +166,9 @@ async function handle(message) {
     const result = await handler(message);
     self.postMessage({ id, ok: true, result });
   } catch (err) {
-    // A failure of the machinery (not of the reader's code, which run() reports as data).
-    self.postMessage({ id, ok: false, error: String(err && err.message ? err.message : err) });
+    // A failure of the machinery (not of the reader's code, which run() reports as data),
+    // or Python itself died (os._exit, a fatal wasm error): then the page must restart us.
+    self.postMessage({ id, ok: false, error: String(err && err.message ? err.message : err), fatal: !pythonAlive() });
   } finally {
     currentRunId = null;
   }
