@@ -121,7 +121,7 @@ def lesson_ready(page):
 
 
 def lesson_warm_ready(page):
-    page.get_by_role("status").filter(has_text="Python is ready").wait_for(timeout=180_000)
+    page.get_by_role("banner").get_by_role("status").filter(has_text="Python is ready").wait_for(timeout=180_000)
 
 
 def main() -> int:

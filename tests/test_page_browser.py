@@ -19,8 +19,13 @@ def open_lesson(context, base_url):
     """Open the lesson in a new tab and wait until Python says it is ready."""
     page = context.new_page()
     page.goto(base_url + LESSON)
-    expect(page.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     return page
+
+
+def python_status(page):
+    """The page's Python status line (in the header: widgets have status lines of their own)."""
+    return page.get_by_role("banner").get_by_role("status")
 
 
 def cell(page, cell_id):
@@ -36,6 +41,7 @@ def set_code(page, cell_id, code):
 
 def editor_code(page, cell_id):
     """The exact text in a cell's editor (inner_text of CodeMirror's lines drops newlines)."""
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready")
     return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).code", cell_id)
 
 
@@ -71,14 +77,14 @@ def page(context, site_url):
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.on("console", lambda msg: csp.append(msg.text) if "Content Security Policy" in msg.text else None)
     pg.goto(site_url + LESSON)
-    expect(pg.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     yield pg
     assert not errors, f"uncaught errors in the page: {errors}"
     assert not csp, f"the page's Content-Security-Policy blocked something: {csp}"
 
 
 def test_status_says_ready_and_page_is_isolated(page):
-    status = page.get_by_role("status")
+    status = python_status(page)
     expect(status).to_have_attribute("data-state", "ready")
     assert page.evaluate("crossOriginIsolated") is True
 
@@ -217,7 +223,7 @@ def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(browse
         cell(pg, "scores").get_by_role("button", name="Stop").click()
         expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
         expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("while True")  # nothing lost
-        expect(pg.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+        expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
         # The restarted interpreter re-ran cell 1 (kept = 41) but not the interrupted cell.
         out = run(pg, "softmax", "print('kept is', kept)")
         expect(out).to_contain_text("kept is 41")
@@ -263,7 +269,7 @@ def test_a_crash_of_python_restarts_it_and_replays_earlier_cells(browser, site_u
         run(pg, "setup", "survivor = 'back again'")
         out = run(pg, "scores", "import os\nos._exit(1)")
         expect(out.locator(".out-error")).to_contain_text("Python crashed")
-        expect(pg.get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+        expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
         out = run(pg, "softmax", "print(survivor)")
         expect(out).to_contain_text("back again")
         assert not errors

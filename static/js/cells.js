@@ -152,11 +152,21 @@ export class CellPage {
   constructor(root, runtime, lesson) {
     this.runtime = runtime;
     this.lesson = lesson;
-    this.cells = [...root.querySelectorAll("[data-cell]")].map((el, i) => new Cell(el, i + 1, this));
+    this.cells = [];
+    this.ready = this.#createCells([...root.querySelectorAll("[data-cell]")]);
     this.chain = Promise.resolve();
     this.queued = new Set();
     this.attempted = new Set(); // cells the reader ran, even if they failed or were stopped
     this.running = null;
+  }
+
+  async #createCells(elements) {
+    // One editor per task: building them all at once blocks the main thread for
+    // ~100 ms on a slow machine; a page with many cells would freeze for longer.
+    for (const [i, el] of elements.entries()) {
+      this.cells.push(new Cell(el, i + 1, this));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   /** Run `cell`, after the earlier cells it depends on that have not run in this interpreter. */

@@ -1,7 +1,9 @@
 // A code editor for one cell: CodeMirror 6 with Python highlighting, line numbers,
 // smart indentation, and Shift+Enter / Ctrl+Enter to run.
 import {
-  EditorState, EditorView, Prec, basicSetup, indentUnit, indentWithTab, keymap, oneDark, python,
+  EditorState, EditorView, Prec, bracketMatching, closeBrackets, closeBracketsKeymap, defaultHighlightStyle,
+  defaultKeymap, drawSelection, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, history,
+  historyKeymap, indentOnInput, indentUnit, indentWithTab, keymap, lineNumbers, oneDark, python, syntaxHighlighting,
 } from "../vendor/codemirror.js";
 
 const prefersDark = () => globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches;
@@ -20,7 +22,17 @@ export function createEditor(parent, { doc, label, onRun, onChange }) {
     state: EditorState.create({
       doc,
       extensions: [
-        basicSetup,
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        highlightSpecialChars(),
+        history(),
+        drawSelection(),
+        indentOnInput(),
+        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        bracketMatching(),
+        closeBrackets(),
+        highlightActiveLine(),
+        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap]),
         python(),
         indentUnit.of("    "),
         // Tab indents; Escape then Tab leaves the editor (CodeMirror's keyboard-trap escape).

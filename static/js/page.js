@@ -14,6 +14,9 @@ const runtime = new PythonRuntime({
 bindStatus(document.querySelector(".py-status"), runtime, { onRetry: () => runtime.start().catch(() => {}) });
 runtime.start().catch(() => {}); // the status line reports failures
 
+// Exposed for tests and the curious: this page's runtime, config and (once built) cells.
+globalThis.lessonPage = { runtime, config, cells: null };
+
 // Arrays and other events from Python reach the page's components as DOM events, so
 // components stay independent of the runtime (they only listen for "lesson:<type>").
 runtime.addEventListener("python-event", ({ detail }) => {
@@ -25,6 +28,7 @@ const [{ CellPage }, { initFeatures, registerFeature }] = await Promise.all([
   import("./features.js"),
 ]);
 const cells = new CellPage(document, runtime, config.lesson);
+globalThis.lessonPage.cells = cells;
 
 // Quizzes, exercises and widgets load only on pages that have them.
 registerFeature("[data-quiz]", "./quiz.js");
@@ -32,6 +36,5 @@ registerFeature("[data-exercise]", "./exercises.js");
 registerFeature("[data-widget]", "./widgets.js");
 registerFeature("[data-copy]", "./copy.js");
 initFeatures({ runtime, lesson: config.lesson, root: document, cells });
-
-// Exposed for tests and the curious: the runtime and cells of this page.
-globalThis.lessonPage = { runtime, cells, config };
+await cells.ready;
+document.body.dataset.cells = "ready"; // every editor is in place
