@@ -1,0 +1,231 @@
+// Exercises: starter code in an editor, hidden checks run in the worker, hints, a solution.
+// The build emits each exercise as data (script.exercise-data); the checks are Python in
+// lessonpy.exercises and run through lessonpy.grading.grade in a namespace of their own.
+import { createEditor } from "./editor.js";
+import * as storage from "./storage.js";
+
+const KIND = "exercise";
+const GRACE_MS = 3_000; // past timeout + this, the page restarts Python itself (code stuck in C)
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function element(tag, className, text) {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+class Exercise {
+  constructor(el, runtime, lesson) {
+    this.el = el;
+    this.runtime = runtime;
+    this.lesson = lesson;
+    this.data = JSON.parse(el.querySelector("script.exercise-data").textContent);
+    this.$ = (selector) => el.querySelector(selector);
+    this.hints = [...el.querySelectorAll(".exercise-hint")];
+    this.base = storage.fingerprint(this.data.starter);
+
+    const saved = storage.load(lesson, KIND, this.data.id) || {};
+    this.state = {
+      code: typeof saved.code === "string" ? saved.code : this.data.starter,
+      attempts: Number.isInteger(saved.attempts) ? saved.attempts : 0,
+      solved: saved.solved === true,
+      hints: Number.isInteger(saved.hints) ? Math.min(saved.hints, this.hints.length) : 0,
+    };
+
+    const holder = this.$(".exercise-editor");
+    holder.replaceChildren();
+    this.editor = createEditor(holder, {
+      doc: this.state.code,
+      label: `Your code for the exercise “${this.data.title}”`,
+      onRun: () => this.check(),
+      onChange: (code) => {
+        this.state.code = code;
+        this.#save();
+        this.#updateButtons();
+      },
+    });
+
+    this.checkButton = this.$(".exercise-check");
+    this.hintButton = this.$(".exercise-hint-button");
+    this.solutionButton = this.$(".exercise-solution-button");
+    this.resetButton = this.$(".exercise-reset");
+    this.checkButton.addEventListener("click", () => this.check());
+    this.hintButton?.addEventListener("click", () => this.showHint());
+    this.solutionButton.addEventListener("click", () => this.toggleSolution());
+    this.resetButton.addEventListener("click", () => this.reset());
+    this.$(".exercise-use-solution").addEventListener("click", () => this.useSolution());
+
+    for (let i = 0; i < this.state.hints; i++) this.hints[i].hidden = false;
+    this.$(".exercise-hints").hidden = this.state.hints === 0;
+    this.checkButton.disabled = false;
+    this.#updateButtons();
+    this.#markSolved();
+    if (this.state.solved) this.setState("You solved this one. Your code is as you left it.");
+    else if (saved.base && saved.base !== this.base && this.state.code !== this.data.starter) {
+      this.setState("This exercise changed since you worked on it; Reset shows its new starter code.");
+    }
+  }
+
+  setState(text) {
+    this.$(".exercise-state").textContent = text;
+  }
+
+  #save() {
+    storage.save(this.lesson, KIND, this.data.id, { ...this.state, base: this.base });
+  }
+
+  #updateButtons() {
+    this.resetButton.hidden = this.state.code === this.data.starter;
+    const canSee = this.state.attempts > 0;
+    this.solutionButton.disabled = !canSee;
+    this.solutionButton.title = canSee ? "" : "Available after your first attempt";
+    if (this.hintButton) {
+      const shown = this.state.hints;
+      const total = this.hints.length;
+      this.hintButton.disabled = shown >= total;
+      this.hintButton.textContent = shown >= total ? "No more hints" : `Hint (${shown + 1} of ${total})`;
+    }
+  }
+
+  #markSolved() {
+    this.el.dataset.solved = String(this.state.solved);
+    this.$(".exercise-badge").hidden = !this.state.solved;
+  }
+
+  showHint() {
+    if (this.state.hints >= this.hints.length) return;
+    const hint = this.hints[this.state.hints];
+    hint.hidden = false;
+    this.$(".exercise-hints").hidden = false;
+    this.state.hints += 1;
+    this.#save();
+    this.#updateButtons();
+    this.setState(`Hint ${this.state.hints} of ${this.hints.length} is below the buttons.`);
+  }
+
+  toggleSolution() {
+    const panel = this.$(".exercise-solution");
+    panel.hidden = !panel.hidden;
+    this.solutionButton.textContent = panel.hidden ? "Show solution" : "Hide solution";
+    this.solutionButton.setAttribute("aria-expanded", String(!panel.hidden));
+  }
+
+  useSolution() {
+    this.editor.setCode(this.data.solution);
+    this.setState("The solution is in the editor (Ctrl+Z brings your code back).");
+    this.editor.focus();
+  }
+
+  reset() {
+    this.editor.setCode(this.data.starter);
+    this.setState("Back to the starter code (Ctrl+Z brings your code back).");
+    this.editor.focus();
+  }
+
+  async check() {
+    if (this.busy) return;
+    this.busy = true;
+    this.checkButton.disabled = true;
+    this.el.setAttribute("aria-busy", "true");
+    this.el.dataset.status = "checking";
+    const code = this.editor.getCode();
+    try {
+      this.setState(this.runtime.status?.state === "ready" ? "Checking…" : "Waiting for Python…");
+      await this.runtime.start();
+      // A cell may be running: wait for it, so our timeout never stops someone else's code.
+      if (this.runtime.busy) this.setState("Waiting for the running code to finish…");
+      while (this.runtime.busy) await sleep(100);
+      this.setState("Checking…");
+      this.state.attempts += 1;
+      this.#save();
+      this.#updateButtons();
+      this.#show(await this.#grade(code));
+    } catch (err) {
+      this.#show({ correct: false, stage: "failed", checks: [], output: "", error: `The checks could not run: ${err.message}` });
+    } finally {
+      this.busy = false;
+      this.checkButton.disabled = false;
+      this.el.setAttribute("aria-busy", "false");
+    }
+  }
+
+  /** Grade in the worker; if Python does not answer in time (stuck inside C code), stop it. */
+  async #grade(code) {
+    const seconds = this.data.timeout;
+    // A Stop that came too late for the code it was meant for must not hit this check.
+    if (this.runtime.interruptBuffer) this.runtime.interruptBuffer[0] = 0;
+    const call = this.runtime.call("lessonpy.grading", "grade", { code, check: this.data.check, timeout: seconds });
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve("late"), seconds * 1000 + GRACE_MS);
+    });
+    try {
+      const first = await Promise.race([call, late]);
+      if (first !== "late") return first;
+      call.catch(() => {}); // the restart below rejects it
+      // Python's own deadline did not fire, so the code is stuck where an interrupt would not
+      // reach it either (inside one C call): start a fresh interpreter, like Stop does at last.
+      await this.runtime.restart();
+      return { correct: false, stage: "timeout", checks: [], output: "",
+               error: `Your code ran longer than ${seconds} s and was stopped — an endless loop?` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #show(result) {
+    const feedback = this.$(".exercise-feedback");
+    const nodes = [];
+    const passed = result.checks.filter((c) => c.correct).length;
+    let summary;
+    if (result.correct) summary = `Solved! All ${result.checks.length} checks pass.`;
+    else if (result.stage === "checks") {
+      const failed = result.checks.length - passed;
+      summary = `Not yet: ${failed} check${failed === 1 ? "" : "s"} fail${failed === 1 ? "s" : ""}${passed ? `, ${passed} pass` : ""}.`;
+    }
+    else if (result.stage === "blanks") summary = "Not checked yet: there are blanks to fill in.";
+    else if (result.stage === "syntax") summary = "Not checked: Python cannot read the code.";
+    else if (result.stage === "timeout") summary = "Not checked: your code did not finish in time.";
+    else if (result.stage === "failed") summary = "The checks could not run; try again.";
+    else summary = "Not checked: your code stopped with an error.";
+    nodes.push(element("p", `exercise-summary ${result.correct ? "is-right" : "is-wrong"}`, summary));
+    if (result.checks.length) {
+      const list = element("ul", "exercise-checks");
+      list.setAttribute("aria-label", "Checks");
+      for (const check of result.checks) {
+        const item = element("li", check.correct ? "check-ok" : "check-fail");
+        const mark = element("span", "check-mark", check.correct ? "✓" : "✗");
+        mark.setAttribute("aria-hidden", "true");
+        item.append(mark, element("span", "sr-only", check.correct ? "Passed: " : "Failed: "), check.message);
+        list.append(item);
+      }
+      nodes.push(list);
+    }
+    if (result.error) nodes.push(element("pre", "exercise-error", result.error));
+    if (result.output) {
+      nodes.push(element("p", "exercise-output-title", "Your code printed:"));
+      nodes.push(element("pre", "exercise-output", result.output));
+    }
+    feedback.replaceChildren(...nodes);
+    feedback.hidden = false;
+    this.el.dataset.status = result.correct ? "right" : "wrong";
+    this.setState(result.correct ? "Solved." : `Attempt ${this.state.attempts}: see what the checks say below.`);
+    if (result.correct && !this.state.solved) {
+      this.state.solved = true;
+      this.#save();
+    }
+    this.#markSolved();
+  }
+}
+
+export async function init({ runtime, lesson, root }) {
+  for (const el of root.querySelectorAll("[data-exercise]")) {
+    try {
+      new Exercise(el, runtime, lesson);
+    } catch (err) {
+      console.error(`exercise ${el.dataset.exercise} could not start:`, err);
+    }
+  }
+}

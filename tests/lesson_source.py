@@ -1,0 +1,20 @@
+"""The attention lesson's exercise fences, read from the lesson itself (one source for page and tests)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ATTENTION = Path(__file__).resolve().parent.parent / "lessons" / "attention.md"
+_FENCE = re.compile(r"^```exercise id=(\S+)\n(.*?)^```$", re.S | re.M)
+
+
+def exercise_fences(path: Path = ATTENTION) -> list[tuple[str, str, int]]:
+    """(id, YAML body, line of the opening fence) for every exercise fence of the lesson."""
+    text = path.read_text(encoding="utf-8")
+    return [(m.group(1), m.group(2), text[:m.start()].count("\n") + 1) for m in _FENCE.finditer(text)]
+
+
+def exercise_fences_text(path: Path = ATTENTION) -> str:
+    """The exercise fences alone, as Markdown, to build into a page of their own."""
+    return "\n".join(f"```exercise id={ident}\n{body}```\n" for ident, body, _ in exercise_fences(path))
