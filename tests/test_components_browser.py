@@ -52,16 +52,8 @@ def base_url():
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run"],
-        )
-        yield b
-        b.close()
+# `browser` is the session's (tests/conftest.py): one Playwright per test run, since a second
+# sync_playwright() cannot start while another module's is still open.
 
 
 def _open(browser, base_url, **context_options):

@@ -141,6 +141,11 @@ export function checkPayload(payload) {
   const arrays = payload.arrays && typeof payload.arrays === "object" ? payload.arrays : {};
   result.title = typeof payload.title === "string" ? payload.title : "";
   result.stats = payload.stats && typeof payload.stats === "object" ? payload.stats : null;
+  if (typeof payload.error === "string" && payload.error) {
+    // Python refused the arrays (show_attention's ShowError): show its message, draw nothing.
+    result.message = payload.error;
+    return result;
+  }
   const w = checkArray(arrays.weights, ARRAY_RULES.weights);
   if (!w.ok) {
     result.message = w.message;

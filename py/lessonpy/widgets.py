@@ -1,0 +1,224 @@
+"""The Python side of the lesson's interactive widgets (```widget fences).
+
+The build calls :func:`prerender` in CPython to put each widget's first picture into the
+page; once Python runs in the page, the widgets call :func:`explore` and :func:`heads`
+through ``runtime.call("lessonpy.widgets", ...)``. Each call emits its arrays with
+``bridge.emit("arrays", payload)`` (typed arrays, transferred) and returns plain stats,
+so the numbers the page prints are the ones computed here. Python computes, JavaScript draws.
+
+Payloads follow :func:`lessonpy.show.show_attention`'s shape, plus ``"source": "widget"``
+so the page's router knows the calling widget handles them itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import bridge
+from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
+                        row_entropy, softmax, split_heads)
+from .experiments import _unit_draws
+from .show import _build_payload
+
+__all__ = ["WIDGETS", "attention_example", "explore", "heads", "prerender", "divisors", "SATURATED"]
+
+#: The widget names a lesson may use in a ```widget NAME fence.
+WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads")
+
+#: A row whose largest weight is above this is "saturated": nearly one-hot.
+SATURATED = 0.9
+
+#: Limits of the explorer's controls (and of what a call may ask for).
+DK_RANGE = (1, 1024)
+TEMPERATURE_RANGE = (0.05, 20.0)
+T_RANGE = (2, 64)
+
+
+def tokens_for(T):
+    """T word labels from the example sentence (t16, t17, ... past its end)."""
+    return [EXAMPLE_TOKENS[i] if i < len(EXAMPLE_TOKENS) else f"t{i}" for i in range(T)]
+
+
+def _check_int(name, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or value != int(value):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
+    return value
+
+
+# -----------------------------------------------------------------------------
+# attention-view and step-through: a small seeded self-attention problem
+
+
+def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None):
+    """The show_attention payload of a seeded (T, d_k) example: Q = x W_q, K = x W_k, V = x W_v.
+
+    Exactly what a cell calling ``show_attention(Q=Q, K=K, V=V, tokens=...)`` on
+    ``example_inputs(T, d_k, seed)`` would send (scores scaled by 1/sqrt(d_k)).
+    """
+    T = _check_int("T", T, *T_RANGE)
+    d_k = _check_int("d_k", d_k, *DK_RANGE)
+    ex = example_inputs(T, d_k, seed)
+    x = ex["x"]  # (T, d_k)
+    Q, K, V = x @ ex["W_q"], x @ ex["W_k"], x @ ex["W_v"]  # (T, d_k) each
+    return _build_payload(Q=Q, K=K, V=V, tokens=list(tokens) if tokens else ex["tokens"],
+                          title=title, target=target)
+
+
+# -----------------------------------------------------------------------------
+# dk-explorer: how d_k, the 1/sqrt(d_k) scaling, temperature and a causal mask shape softmax
+
+
+def _explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, target=None):
+    """Compute the explorer's picture and numbers; return (payload, stats)."""
+    d_k = _check_int("d_k", d_k, *DK_RANGE)
+    T = _check_int("T", T, *T_RANGE)
+    temperature = float(temperature)
+    if not TEMPERATURE_RANGE[0] <= temperature <= TEMPERATURE_RANGE[1]:
+        raise ValueError(f"temperature must be between {TEMPERATURE_RANGE[0]} and {TEMPERATURE_RANGE[1]}, "
+                         f"got {temperature}")
+    # the same unit-variance q, k as experiments.scaling_sweep (cached: a slider move costs
+    # one (n, T, T) softmax, not a fresh draw)
+    n_trials = max(1, -(-256 // T))  # ceil(256 / T): 256 softmax rows in all
+    scores = _unit_draws(seed, n_trials, T).raw_scores(d_k)  # (n, T, T), q @ k.T
+    if scale:
+        scores = scores / math.sqrt(d_k)  # unit variance again
+    scores = scores / temperature
+    if causal:
+        allowed = np.tril(np.ones((T, T), dtype=bool))  # query i sees keys 0..i
+        scores = np.where(allowed, scores, -np.inf)
+    p = softmax(scores, axis=-1)  # (n, T, T), each row sums to 1 over the keys it may see
+
+    s0, p0 = scores[0], p[0]  # the example drawn on the page: the first sequence
+    finite0 = s0[np.isfinite(s0)]
+    finite = scores[np.isfinite(scores)]
+    entropy0 = row_entropy(p0)  # (T,)
+    max0 = p0.max(axis=-1)  # (T,)
+    visible = np.arange(1, T + 1) if causal else np.full(T, T)  # keys each query may see
+    stats = {
+        "d_k": d_k, "scale": bool(scale), "temperature": temperature, "causal": bool(causal),
+        "T": T, "seed": seed, "n_trials": n_trials, "log_T": math.log(T),
+        # the example on the page
+        "score_min": float(finite0.min()), "score_max": float(finite0.max()),
+        "score_std": float(finite0.std()),
+        "row_entropy": [float(e) for e in entropy0],
+        "row_max_entropy": [math.log(v) for v in visible],  # log of the keys it may see
+        "max_weight": [float(m) for m in max0],
+        "argmax": [int(j) for j in p0.argmax(axis=-1)],
+        "row_sums": [float(s) for s in p0.sum(axis=-1)],
+        "saturated_rows": int((max0 > SATURATED).sum()),
+        "max_max_weight": float(max0.max()),
+        # over all n_trials sequences (the same numbers as experiments.scaling_sweep)
+        "all_score_std": float(finite.std()),
+        "mean_entropy": float(row_entropy(p).mean()),
+        "mean_max_weight": float(p.max(axis=-1).mean()),
+        "frac_saturated": float((p.max(axis=-1) > SATURATED).mean()),
+    }
+    how = "scores / √d_k" if scale else "unscaled scores"
+    title = (f"d_k = {d_k}, {how}" + (f", temperature {temperature:g}" if temperature != 1 else "")
+             + (", causal mask" if causal else ""))
+    payload = {
+        "view": "attention", "source": "widget", "widget": "dk-explorer", "target": target,
+        "title": title, "tokens": tokens_for(T),
+        "arrays": {"scores": s0.astype(np.float32), "weights": p0.astype(np.float32)},
+        "stats": stats,
+    }
+    return payload, stats
+
+
+def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, target=None, request=None):
+    """The dk-explorer's call: emit the example's scores and weights, return the stats.
+
+    q and k have unit-variance entries (see experiments.scaling_sweep), one draw per seed,
+    so moving a slider changes only what the slider controls. ``request`` is echoed back so
+    the page can drop replies to requests it has since replaced.
+    """
+    payload, stats = _explore(d_k, scale, temperature, causal, T, seed, target)
+    payload["request"] = request
+    bridge.emit("arrays", payload)
+    return {**stats, "request": request}
+
+
+# -----------------------------------------------------------------------------
+# heads: one input, H attention patterns, the same 4 C^2 parameters
+
+
+def divisors(n):
+    """The head counts C splits into evenly: every H with C % H == 0."""
+    return [h for h in range(1, n + 1) if n % h == 0]
+
+
+def _heads_weights(C, T, seed):
+    """x (1, T, C) and nn.Linear-layout projections W_qkv (3C, C), W_proj (C, C), seeded."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((1, T, C))
+    # entries ~ N(0, 1/C) so q, k, v entries have variance ~1 (a sum of C unit products / C)
+    W_qkv = rng.standard_normal((3 * C, C)) / math.sqrt(C)
+    W_proj = rng.standard_normal((C, C)) / math.sqrt(C)
+    return x, W_qkv, W_proj
+
+
+def _heads(n_head=4, C=48, T=8, seed=0, target=None):
+    """Compute the heads widget's picture and numbers; return (payload, stats)."""
+    C = _check_int("C", C, 1, 256)
+    T = _check_int("T", T, 2, 32)
+    H = _check_int("n_head", n_head, 1, C)
+    if C % H:
+        raise ValueError(f"C={C} does not split into {H} heads; choose one of {divisors(C)}")
+    x, W_qkv, W_proj = _heads_weights(C, T, seed)
+    y, weights = multi_head_attention(x, W_qkv, W_proj, H, return_weights=True)  # (1,T,C), (1,H,T,T)
+    q = x @ W_qkv[:C].T  # (1, T, C): the queries before the split
+    q_heads = split_heads(q, H)  # (1, H, T, D)
+    w = weights[0]  # (H, T, T)
+    counted = int(W_qkv.size + W_proj.size)
+    stats = {
+        "B": 1, "T": T, "C": C, "H": H, "D": C // H,
+        "x_shape": list(x.shape), "heads_shape": list(q_heads.shape),
+        "weights_shape": list(weights.shape), "y_shape": list(y.shape),
+        "param_count": attention_param_count(C),  # 4 C^2, from the formula
+        "counted": counted,  # W_qkv.size + W_proj.size, from the arrays themselves
+        "param_shapes": {"W_qkv": list(W_qkv.shape), "W_proj": list(W_proj.shape)},
+        "divisors": divisors(C),
+        "head_entropy": [float(e) for e in row_entropy(w).mean(axis=-1)],  # mean over queries
+        "log_T": math.log(T),
+        "tokens": tokens_for(T),
+    }
+    payload = {
+        "view": "heads", "source": "widget", "widget": "heads", "target": target,
+        "title": f"{H} head{'s' if H > 1 else ''} of size D = {C // H}", "tokens": tokens_for(T),
+        "arrays": {"weights": w.astype(np.float32)},  # (H, T, T): one pattern per head
+        "stats": stats,
+    }
+    return payload, stats
+
+
+def heads(n_head=4, C=48, T=8, seed=0, target=None, request=None):
+    """The heads widget's call: emit the H weight patterns (H, T, T), return shapes and counts."""
+    payload, stats = _heads(n_head, C, T, seed, target)
+    payload["request"] = request
+    bridge.emit("arrays", payload)
+    return {**stats, "request": request}
+
+
+# -----------------------------------------------------------------------------
+# the build's side
+
+
+def prerender(name, options=None, target=None):
+    """The first payload of widget *name* with validated *options*, computed at build time."""
+    o = dict(options or {})
+    if name in ("attention-view", "step-through"):
+        return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
+                                 tokens=o.get("tokens"), title=o.get("title"), target=target)
+    if name == "dk-explorer":
+        return _explore(d_k=o.get("d_k", 64), scale=o.get("scale", True),
+                        temperature=o.get("temperature", 1.0), causal=o.get("causal", False),
+                        T=o.get("T", 8), seed=o.get("seed", 0), target=target)[0]
+    if name == "heads":
+        return _heads(n_head=o.get("heads", 4), C=o.get("C", 48), T=o.get("T", 8),
+                      seed=o.get("seed", 0), target=target)[0]
+    raise ValueError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")

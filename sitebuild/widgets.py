@@ -1,0 +1,224 @@
+"""The ```widget fence: interactive attention pictures, pre-rendered at build time.
+
+    ```widget NAME id=ID
+    key: value        # optional YAML options, validated (see OPTIONS)
+    ```
+
+NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``. The build
+computes each widget's first payload in CPython with ``lessonpy.widgets.prerender`` and embeds
+it as a JSON data block, so the picture is there before Python has loaded in the page;
+static/js/widgets.js brings it to life and replaces it with what Python computes.
+
+Arrays are written as ``{shape, dtype, data: [numbers]}``; a non-finite value (a masked
+score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has no number for.
+
+Routing of show_attention (done by widgets.js): ``show_attention(..., target=ID)`` draws in
+the attention-view or step-through with that id; without a target it draws in the first
+such widget after the cell that ran, else the last one before it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .blocks import Block
+from .lessons import LessonError, make_parser, parse_fence_info
+from .render import fence_renderer, json_for_script
+
+# The browser's Python, importable here the same way the tests import it.
+_PY = Path(__file__).resolve().parent.parent / "py"
+
+
+def _lessonpy_widgets():
+    import sys
+    if str(_PY) not in sys.path:
+        sys.path.insert(0, str(_PY))
+    from lessonpy import widgets
+    return widgets
+
+
+def _powers_of_two(lo, hi):
+    return [2 ** i for i in range(int(math.log2(lo)), int(math.log2(hi)) + 1)]
+
+
+# Options per widget: key -> (kind, default, lo, hi). kind: int, float, bool, text, tokens, choice.
+_VIEW = {"title": ("text", None, None, None), "T": ("int", 6, 2, 64), "d_k": ("int", 8, 1, 512),
+         "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
+         "row": ("int", None, 0, 63)}
+OPTIONS: dict[str, dict[str, tuple]] = {
+    "attention-view": _VIEW,
+    "step-through": {**_VIEW, "interval": ("int", 700, 100, 5000)},
+    "dk-explorer": {"title": ("text", None, None, None), "T": ("int", 8, 2, 32),
+                    "d_k": ("choice", 64, _powers_of_two(4, 512), None), "scale": ("bool", True, None, None),
+                    "temperature": ("float", 1.0, 0.25, 4.0), "causal": ("bool", False, None, None),
+                    "seed": ("int", 0, 0, 2**31 - 1)},
+    "heads": {"title": ("text", None, None, None), "C": ("int", 48, 2, 128), "T": ("int", 8, 2, 16),
+              "heads": ("int", 4, 1, 128), "seed": ("int", 0, 0, 2**31 - 1)},
+}
+
+LABELS = {
+    "attention-view": "Attention view",
+    "step-through": "Step through attention",
+    "dk-explorer": "Explore d_k, scaling, temperature and the causal mask",
+    "heads": "Attention heads",
+}
+
+
+# ---------------------------------------------------------------------------- the fence's line
+
+_MD = make_parser()
+
+
+@lru_cache(maxsize=64)
+def _widget_fences(path: str, mtime_ns: int, size: int) -> dict[int, tuple[list[str], dict[str, str]]]:
+    fences = {}
+    text = Path(path).read_text(encoding="utf-8")
+    for token in _MD.parse(text):
+        if token.type == "fence" and token.map:
+            line = token.map[0] + 1
+            try:
+                lang, flags, options = parse_fence_info(token.info, path, line)
+            except LessonError:
+                continue
+            if lang == "widget":
+                fences[line] = (flags, options)
+    return fences
+
+
+def widget_fences(path) -> dict[int, tuple[list[str], dict[str, str]]]:
+    """{line: (flags, options)} of every ```widget fence in the lesson file *path*."""
+    try:
+        stat = Path(path).stat()
+        return _widget_fences(str(path), stat.st_mtime_ns, stat.st_size)
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def fence_name(env: dict) -> str | None:
+    """The NAME word of the fence at env["line"].
+
+    The fence registry hands renderers only the key=value options, so the bare word is read
+    back from the lesson file (env["flags"] wins when a renderer is given it).
+    """
+    flags = env.get("flags")
+    if flags is None:
+        flags = widget_fences(env.get("path", "?")).get(env.get("line", 1), ([], {}))[0]
+    return flags[0] if flags else None
+
+
+# ---------------------------------------------------------------------------- options
+
+def parse_widget(content: str, options: dict[str, str], env: dict) -> dict:
+    """Validate a widget fence; return {name, id, options} with every default filled in."""
+    name = fence_name(env)
+    path, line = env.get("path", "?"), env.get("line", 1)
+    known = ", ".join(OPTIONS)
+    if name is None:
+        raise LessonError(path, line, f"a widget needs a name: ```widget NAME id=ID, with NAME one of {known}")
+    if name not in OPTIONS:
+        raise LessonError(path, line, f"unknown widget {name!r}; known widgets: {known}")
+    b = Block("widget", content if content.strip() else "{}", options, env)
+    what = f"widget {name} {b.id!r}"
+    spec = OPTIONS[name]
+    b.check_keys(b.data, {k: False for k in spec}, (), what)
+    for other_line, (_, other) in sorted(widget_fences(path).items()):
+        if other_line < line and other.get("id") == b.id:
+            b.error(f"widget id {b.id!r} is already used by the widget on line {other_line}")
+    values = {}
+    for key, (kind, default, lo, hi) in spec.items():
+        values[key] = _value(b, what, key, b.data.get(key, default), kind, lo, hi) if key in b.data else default
+    _cross_check(b, what, name, values)
+    return {"name": name, "id": b.id, "options": values}
+
+
+def _value(b: Block, what: str, key: str, value, kind: str, lo, hi):
+    """One option's value, checked against its kind and range."""
+    def fail(msg):
+        b.error(f"{what}: {key} {msg}", (key,))
+    if kind == "bool":
+        if not isinstance(value, bool):
+            fail(f"must be true or false, got {value!r}")
+        return value
+    if kind == "text":
+        if not isinstance(value, str) or not value.strip():
+            fail("must be non-empty text")
+        return value
+    if kind == "tokens":
+        if not isinstance(value, list) or not value or not all(isinstance(t, (str, int, float)) for t in value):
+            fail("must be a list of words, e.g. [the, cat, sat]")
+        return [str(t) for t in value]
+    if kind == "choice":
+        if isinstance(value, bool) or value not in lo:
+            fail(f"must be one of {', '.join(map(str, lo))}, got {value!r}")
+        return value
+    number = (int,) if kind == "int" else (int, float)
+    if isinstance(value, bool) or not isinstance(value, number):
+        fail(f"must be a {'whole ' if kind == 'int' else ''}number, got {value!r}")
+    if not lo <= value <= hi:
+        fail(f"must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
+    """Checks that involve two options."""
+    if v.get("tokens") is not None:
+        if "T" in b.data and len(v["tokens"]) != v["T"]:
+            b.error(f"{what}: tokens has {len(v['tokens'])} words but T is {v['T']}", ("tokens",))
+        if not 2 <= len(v["tokens"]) <= 64:
+            b.error(f"{what}: tokens needs 2 to 64 words, got {len(v['tokens'])}", ("tokens",))
+        v["T"] = len(v["tokens"])
+    if v.get("row") is not None and v["row"] >= v["T"]:
+        b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
+    if name == "heads" and v["C"] % v["heads"]:
+        divisors = _lessonpy_widgets().divisors(v["C"])
+        b.error(f"{what}: C={v['C']} does not split into {v['heads']} heads; choose one of {divisors}",
+                ("heads",))
+
+
+# ---------------------------------------------------------------------------- HTML
+
+def encode_array(a) -> dict:
+    """A numpy array as {shape, dtype, data: [numbers]}, float32 values in their shortest form."""
+    a = np.asarray(a, dtype=np.float32)
+    data = [float(str(v)) if np.isfinite(v) else str(v) for v in a.ravel()]  # "-inf", "inf", "nan"
+    return {"shape": list(a.shape), "dtype": "float32", "data": data}
+
+
+def encode_payload(payload):
+    """The payload with every numpy array encoded for JSON (and numpy scalars as numbers)."""
+    if isinstance(payload, np.ndarray):
+        return encode_array(payload)
+    if isinstance(payload, dict):
+        return {str(k): encode_payload(v) for k, v in payload.items()}
+    if isinstance(payload, (list, tuple)):
+        return [encode_payload(v) for v in payload]
+    if isinstance(payload, np.generic):
+        return payload.item()
+    return payload
+
+
+def render_widget(content: str, options: dict[str, str], env: dict) -> str:
+    """HTML of a widget: a labelled region holding its pre-rendered payload as a JSON data block."""
+    spec = parse_widget(content, options, env)
+    try:
+        payload = _lessonpy_widgets().prerender(spec["name"], spec["options"], target=spec["id"])
+    except Exception as exc:  # a combination the options check let through
+        raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
+    data = {**spec, "initial": encode_payload(payload)}
+    name, wid = html.escape(spec["name"]), html.escape(spec["id"])
+    label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])
+    return (
+        f'<section class="widget widget-{name}" data-widget="{name}" data-widget-id="{wid}" id="widget-{wid}" aria-label="{label}">\n'
+        f'<p class="widget-loading">{html.escape(LABELS[spec["name"]])}: the picture appears when the page\'s '
+        "scripts have loaded.</p>\n"
+        f'<script type="application/json" class="widget-data">{json_for_script(data)}</script>\n'
+        "</section>\n"
+    )
+
+
+fence_renderer("widget")(render_widget)

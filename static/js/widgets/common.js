@@ -1,0 +1,108 @@
+// Small pieces the widgets share: building DOM, decoding the build's JSON payloads, waiting for
+// Python, and calling it with a debounce that drops stale replies. No attention maths here.
+
+let uid = 0;
+
+/** A new element with an optional class and text. */
+export function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** A unique id for label/for pairs. */
+export const newId = (prefix) => `${prefix}-${++uid}`;
+
+const NON_FINITE = { "-inf": -Infinity, inf: Infinity, nan: NaN };
+
+/**
+ * Turn the build's JSON payload into what Python's bridge sends: every {shape, data: [numbers]}
+ * becomes {shape, dtype, data: Float32Array}; "-inf"/"inf"/"nan" strings become the numbers.
+ */
+export function decodePayload(value) {
+  if (Array.isArray(value)) return value.map(decodePayload);
+  if (!value || typeof value !== "object") return value;
+  if (Array.isArray(value.shape) && Array.isArray(value.data)) {
+    const data = Float32Array.from(value.data, (v) => (typeof v === "number" ? v : NON_FINITE[v] ?? NaN));
+    return { shape: value.shape, dtype: "float32", data };
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decodePayload(v)]));
+}
+
+/** Call onChange(state) now and whenever Python's state changes ("loading", "ready", "error"). */
+export function watchPython(runtime, onChange) {
+  const state = () => runtime.status?.state ?? "loading";
+  const listener = () => onChange(state());
+  runtime.addEventListener("status", listener);
+  onChange(state());
+  return () => runtime.removeEventListener("status", listener);
+}
+
+/** What a widget says while Python is not ready; null when it is. */
+export function pythonNote(state) {
+  if (state === "ready") return null;
+  if (state === "error") return "Python could not start (see the status line at the top): the picture below is the one computed when the page was built.";
+  return "Python is loading; until it is ready the controls wait and the picture below is the one computed when the page was built.";
+}
+
+/**
+ * A debounced caller of one lessonpy.widgets function. request(kwargs) schedules a call
+ * `delay` ms later (a newer request replaces it); onResult(payload, stats) gets only the
+ * reply to the newest request: replies to requests made since are dropped.
+ */
+export function createCaller(runtime, func, { delay = 150, onResult, onError, onBusy }) {
+  let timer = 0;
+  let latest = 0;
+  async function send(kwargs, id) {
+    let payload = null;
+    try {
+      const stats = await runtime.call("lessonpy.widgets", func, { ...kwargs, request: id }, (msg) => {
+        if (msg.type === "arrays" && msg.request === id) payload = msg;
+      });
+      if (id !== latest) return; // the reader has moved on: a newer call is coming
+      onBusy?.(false);
+      onResult(payload, stats);
+    } catch (err) {
+      if (id !== latest) return;
+      onBusy?.(false);
+      onError?.(err);
+    }
+  }
+  return {
+    request(kwargs) {
+      clearTimeout(timer);
+      const id = ++latest;
+      onBusy?.(true);
+      timer = setTimeout(() => send(kwargs, id), delay);
+    },
+    cancel() { clearTimeout(timer); latest++; },
+  };
+}
+
+/** A number for reading: `digits` decimals and a real minus sign (an exponent only above 1e5). */
+export function num(v, digits = 3) {
+  if (typeof v !== "number" || Number.isNaN(v)) return "–";
+  if (!Number.isFinite(v)) return v > 0 ? "∞" : "−∞";
+  const a = Math.abs(v);
+  const s = a >= 1e5 ? v.toExponential(2) : v.toFixed(digits);
+  return s.replace("-", "−");
+}
+
+/** A labelled control row: <div><label for=id>text</label> input <output></div>. */
+export function labelled(container, input, text, { after = false, output = false } = {}) {
+  const row = el("div", "widget-control");
+  input.id ||= newId("w");
+  const label = el("label", "", text);
+  label.htmlFor = input.id;
+  if (after) row.append(input, label);
+  else row.append(label, input);
+  let out = null;
+  if (output) {
+    out = el("output", "widget-output");
+    out.htmlFor = input.id;
+    row.append(out);
+  }
+  container.append(row);
+  return out;
+}

@@ -1,0 +1,98 @@
+// Multi-head attention: the same input split into H heads, one weights pattern per head, the
+// (B, T, C) -> (B, H, T, D) split with its numbers, and the parameter count 4·C², which does not
+// change with H. Python (lessonpy.widgets.heads) computes all of it; this draws what comes back.
+import { createHeatmap } from "../components/heatmap.js";
+import { createSelectionStore } from "../components/linked.js";
+import { createTable } from "../components/table.js";
+import { createCaller, el, labelled, num, pythonNote, watchPython } from "./common.js";
+
+const shape = (dims) => `(${dims.join(", ")})`;
+const int = (n) => n.toLocaleString("en");
+
+export function createHeads({ section, spec, runtime, initial }) {
+  const o = spec.options;
+  const controls = el("div", "widget-controls");
+  const select = el("select");
+  for (const h of initial.stats.divisors) {
+    const opt = el("option", "", `${h} (D = ${o.C / h})`);
+    opt.value = String(h);
+    opt.selected = h === o.heads;
+    select.append(opt);
+  }
+  labelled(controls, select, "Number of heads H");
+  const status = el("p", "widget-status");
+  status.setAttribute("role", "status");
+  const split = el("p", "heads-split");
+  const params = el("p", "heads-params");
+  const grid = el("div", "heads-grid");
+  const details = el("details", "heads-tables");
+  details.append(el("summary", "", "Show each head's weights as a table"));
+  section.append(controls, status, split, params, grid, details);
+
+  const store = createSelectionStore(null);
+  let panels = [];
+  store.subscribe((row) => {
+    for (const p of panels) { p.map.select(row); p.table.select(row); }
+  });
+
+  function render(payload) {
+    const s = payload.stats;
+    const { T, C, H, D } = s;
+    section.dataset.heads = String(H);
+    split.textContent = `Split: x ${shape(s.x_shape)} = (B, T, C) → q ${shape(s.heads_shape)} = (B, H, T, D), ` +
+      `since D = C / H = ${C} / ${H} = ${D}. The weights are ${shape(s.weights_shape)}: one ${T}×${T} pattern per head.`;
+    const [a, b] = [s.param_shapes.W_qkv, s.param_shapes.W_proj];
+    params.textContent = `Parameters: 4·C² = 4 × ${C}² = ${int(s.param_count)}. Counted from the weights: ` +
+      `W_qkv ${a[0]}×${a[1]} = ${int(a[0] * a[1])} + W_proj ${b[0]}×${b[1]} = ${int(b[0] * b[1])} = ${int(s.counted)}, ` +
+      `the same for every H: the heads share out the same matrices.`;
+    params.dataset.count = String(s.counted);
+    for (const p of panels) { p.map.destroy(); p.table.destroy(); }
+    grid.textContent = "";
+    for (const t of details.querySelectorAll(".heads-table")) t.remove();
+    const w = payload.arrays.weights;
+    const tokens = payload.tokens;
+    panels = Array.from({ length: H }, (_, h) => {
+      const fig = el("figure", "heads-panel");
+      const canvas = el("canvas", "attn-canvas");
+      const cap = el("figcaption", "", `Head ${h + 1} of ${H}: mean entropy ${num(s.head_entropy[h], 2)} (log T = ${num(s.log_T, 2)})`);
+      fig.append(canvas, cap);
+      grid.append(fig);
+      const weights = { shape: [T, T], dtype: "float32", data: w.data.subarray(h * T * T, (h + 1) * T * T) };
+      const map = createHeatmap(canvas, { onSelect: (row) => store.set(row) });
+      map.update({ arrays: { weights }, tokens });
+      const host = el("div", "heads-table");
+      details.append(host);
+      const table = createTable(host, { caption: `Head ${h + 1} of ${H}: attention weights`, rowHeader: "query", colHeader: "key" });
+      table.update({ matrix: weights, rowLabels: tokens, colLabels: tokens });
+      return { map, table };
+    });
+    store.broadcast();
+  }
+
+  const caller = createCaller(runtime, "heads", {
+    onResult(payload, s) {
+      if (!payload) { status.textContent = "Python answered without arrays."; return; }
+      render({ ...payload, stats: s });
+      status.textContent = `Computed in Python: ${s.H} head${s.H > 1 ? "s" : ""} of size ${s.D}.`;
+      section.dataset.state = "ready";
+    },
+    onError(err) {
+      status.textContent = `Python could not compute this: ${err.message ?? err}`;
+      section.dataset.state = "error";
+    },
+    onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
+  });
+  select.addEventListener("change", () => caller.request({ n_head: Number(select.value), C: o.C, T: o.T, seed: o.seed, target: spec.id }));
+
+  watchPython(runtime, (state) => {
+    const note = pythonNote(state);
+    select.disabled = Boolean(note);
+    if (note) status.textContent = note;
+    else if (section.dataset.state === undefined) {
+      status.textContent = "Python is ready: choose H and it recomputes the heads.";
+      section.dataset.state = "ready";
+    }
+  });
+  render(initial);
+  return {};
+}

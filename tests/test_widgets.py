@@ -1,0 +1,177 @@
+"""The widgets' Python (py/lessonpy/widgets.py) and the ```widget fence (sitebuild/widgets.py), in CPython."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+from lessonpy import bridge, widgets
+from lessonpy.attention import attention_param_count, example_inputs
+from lessonpy.experiments import scaling_sweep
+from lessonpy.show import _build_payload
+from sitebuild.lessons import LessonError, read_lessons
+from sitebuild.render import render_lesson_body
+from sitebuild.widgets import encode_array
+
+
+@pytest.fixture(autouse=True)
+def clean_bridge():
+    bridge.recorded.clear()
+    yield
+    bridge.recorded.clear()
+
+
+# ---------------------------------------------------------------------------- dk-explorer
+
+def test_unscaled_large_dk_saturates_and_scaling_keeps_rows_soft():
+    hard = widgets.explore(d_k=512, scale=False)
+    soft = widgets.explore(d_k=512, scale=True)
+    assert hard["max_max_weight"] > 0.99 and hard["saturated_rows"] == hard["T"]
+    assert min(hard["max_weight"]) > 0.9 and hard["mean_entropy"] < 0.2
+    assert soft["max_max_weight"] < 0.9 and soft["saturated_rows"] == 0
+    assert soft["mean_entropy"] > 0.75 * soft["log_T"]
+    assert 0.8 < soft["score_std"] < 1.2 and hard["all_score_std"] > 20  # ~1 vs ~sqrt(512)
+
+
+def test_explorer_agrees_with_the_scaling_sweep():
+    for d_k, scale, temperature in [(4, True, 1.0), (64, False, 1.0), (512, True, 0.5), (16, False, 2.0)]:
+        stats = widgets.explore(d_k=d_k, scale=scale, temperature=temperature, seed=3)
+        sweep = scaling_sweep(d_ks=[d_k], T=8, scale=scale, temperature=temperature, seed=3)
+        assert stats["mean_entropy"] == pytest.approx(sweep["mean_entropy"][0])
+        assert stats["mean_max_weight"] == pytest.approx(sweep["mean_max_weight"][0])
+        assert stats["all_score_std"] == pytest.approx(sweep["score_std"][0])
+
+
+def test_explorer_emits_the_example_it_describes():
+    stats = widgets.explore(d_k=32, target="ex", request=7)
+    [(kind, payload)] = bridge.recorded
+    assert kind == "arrays" and payload["target"] == "ex" and payload["source"] == "widget"
+    assert payload["request"] == stats["request"] == 7
+    w, s = payload["arrays"]["weights"], payload["arrays"]["scores"]
+    assert w.dtype == np.float32 and w.shape == (8, 8) and payload["tokens"][:3] == ["the", "cat", "sat"]
+    np.testing.assert_allclose(w.max(axis=-1), stats["max_weight"], rtol=1e-6)
+    np.testing.assert_allclose(w.sum(axis=-1), 1, atol=1e-6)
+    assert stats["score_min"] == pytest.approx(s.min(), rel=1e-6)
+    json.dumps(stats)  # plain data only: it crosses to the page as a JS object
+
+
+def test_causal_mask_hides_the_future_and_rows_renormalise():
+    widgets.explore(d_k=64, causal=True)
+    payload = bridge.recorded[-1][1]
+    s, w = payload["arrays"]["scores"], payload["arrays"]["weights"]
+    upper = np.triu(np.ones_like(s, dtype=bool), k=1)
+    assert np.all(np.isneginf(s[upper])) and np.all(np.isfinite(s[~upper]))
+    assert np.all(w[upper] == 0)
+    np.testing.assert_allclose(w.sum(axis=-1), 1, atol=1e-6)
+    assert w[0, 0] == 1  # the first token sees only itself
+
+
+def test_explorer_refuses_out_of_range_settings():
+    with pytest.raises(ValueError, match="temperature"):
+        widgets.explore(temperature=0)
+    with pytest.raises(ValueError, match="d_k"):
+        widgets.explore(d_k=4096)
+    with pytest.raises(ValueError, match="whole number"):
+        widgets.explore(d_k=6.5)
+
+
+# ---------------------------------------------------------------------------- heads
+
+def test_heads_split_the_same_parameters_for_every_divisor():
+    C = 48
+    for H in widgets.divisors(C):
+        stats = widgets.heads(n_head=H, C=C, T=8)
+        weights = bridge.recorded[-1][1]["arrays"]["weights"]
+        assert weights.shape == (H, 8, 8)
+        np.testing.assert_allclose(weights.sum(axis=-1), 1, atol=1e-5)
+        assert stats["heads_shape"] == [1, H, 8, C // H] and stats["x_shape"] == [1, 8, C]
+        assert stats["param_count"] == stats["counted"] == attention_param_count(C) == 4 * C * C
+    assert widgets.divisors(C) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]
+    with pytest.raises(ValueError, match="does not split"):
+        widgets.heads(n_head=5, C=C)
+
+
+def test_one_head_is_plain_attention_on_the_same_input():
+    w1 = widgets._heads(1)[0]["arrays"]["weights"]
+    w4 = widgets._heads(4)[0]["arrays"]["weights"]
+    assert not np.allclose(w1[0], w4[0])  # splitting changes what each head sees
+    x, W_qkv, _ = widgets._heads_weights(48, 8, 0)
+    q, k = x[0] @ W_qkv[:48].T, x[0] @ W_qkv[48:96].T
+    s = q @ k.T / math.sqrt(48)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(w1[0], e / e.sum(axis=-1, keepdims=True), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------- views
+
+def test_attention_example_is_what_show_attention_sends():
+    payload = widgets.attention_example(T=6, d_k=8, seed=2, title="t", target="v")
+    ex = example_inputs(6, 8, 2)
+    x = ex["x"]
+    expected = _build_payload(Q=x @ ex["W_q"], K=x @ ex["W_k"], V=x @ ex["W_v"], tokens=ex["tokens"],
+                              title="t", target="v")
+    for key in ("weights", "scores", "out"):
+        np.testing.assert_array_equal(payload["arrays"][key], expected["arrays"][key])
+    assert payload["tokens"] == ["the", "cat", "sat", "on", "the", "mat"]
+
+
+def test_prerender_knows_every_widget():
+    for name in widgets.WIDGETS:
+        assert "weights" in widgets.prerender(name, {})["arrays"]
+    with pytest.raises(ValueError, match="unknown widget"):
+        widgets.prerender("pie-chart", {})
+
+
+def test_encode_array_writes_masked_scores_as_strings():
+    enc = encode_array(np.array([[0.1, -np.inf], [np.nan, 2.0]]))
+    assert enc == {"shape": [2, 2], "dtype": "float32", "data": [0.1, "-inf", "nan", 2.0]}
+    assert np.float32(enc["data"][0]) == np.float32(0.1)
+
+
+# ---------------------------------------------------------------------------- the fence
+
+def render(tmp_path, body: str) -> str:
+    (tmp_path / "w.md").write_text(f"---\ntitle: W\n---\n\nText.\n\n{body}", encoding="utf-8")
+    [lesson] = read_lessons(tmp_path)
+    return render_lesson_body(lesson)
+
+
+def data_blocks(html: str) -> list[dict]:
+    return [json.loads(m) for m in re.findall(r'<script type="application/json" class="widget-data">(.*?)</script>', html)]
+
+
+def test_fence_embeds_the_prerendered_payload(tmp_path):
+    html = render(tmp_path, "```widget dk-explorer id=ex\nd_k: 512\nscale: false\ncausal: true\n```\n\n"
+                            "```widget heads id=h\n```\n\n```widget step-through id=s\ntokens: [a, b, c]\n```\n")
+    ex, heads, steps = data_blocks(html)
+    assert 'data-widget="dk-explorer" data-widget-id="ex" id="widget-ex"' in html
+    assert ex["name"] == "dk-explorer" and ex["options"]["d_k"] == 512 and ex["options"]["scale"] is False
+    scores = ex["initial"]["arrays"]["scores"]
+    assert scores["shape"] == [8, 8] and scores["data"][1] == "-inf"  # the masked upper triangle
+    expected = widgets._explore(d_k=512, scale=False, causal=True)[1]
+    assert ex["initial"]["stats"]["max_weight"] == expected["max_weight"]
+    assert heads["options"] == {"title": None, "C": 48, "T": 8, "heads": 4, "seed": 0}
+    assert heads["initial"]["arrays"]["weights"]["shape"] == [4, 8, 8]
+    assert steps["options"]["T"] == 3 and steps["initial"]["tokens"] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("fence, line, message", [
+    ("```widget\n```", 7, "needs a name"),
+    ("```widget pie id=p\n```", 7, "unknown widget 'pie'"),
+    ("```widget heads\n```", 7, "needs an id"),
+    ("```widget heads id=h\nC: 48\nheads: 5\n```", 9, "does not split into 5 heads"),
+    ("```widget dk-explorer id=e\n\nd_k: 100\n```", 9, "d_k must be one of 4, 8"),
+    ("```widget dk-explorer id=e\ntemprature: 2\n```", 8, "did you mean 'temperature'"),
+    ("```widget attention-view id=v\nT: three\n```", 8, "T must be a whole number"),
+    ("```widget attention-view id=v\nT: 4\ntokens: [a, b]\n```", 9, "tokens has 2 words but T is 4"),
+    ("```widget attention-view id=v\nscale: [\n```", 9, "not valid YAML"),
+    ("```widget heads id=h\n```\n\n```widget heads id=h\n```", 10, "already used by the widget on line 7"),
+])
+def test_bad_widget_fences_name_the_file_and_line(tmp_path, fence, line, message):
+    with pytest.raises(LessonError) as err:
+        render(tmp_path, fence + "\n")
+    assert f"w.md:{line}:" in str(err.value) and message in str(err.value)

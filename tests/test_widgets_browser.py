@@ -1,0 +1,235 @@
+"""The lesson's widgets in a real page: tests/fixtures/widgets/widgets.md built into a temporary site.
+
+Pictures must match what CPython computes for the same seeds (the page's Python is the same
+lessonpy), the explorer and heads must show Python's numbers, and bad arrays must give a message
+in the cell and on the view, never an uncaught error. One page (one Python boot) serves most tests.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from lessonpy import widgets
+from lessonpy.attention import attention_param_count, example_inputs
+from lessonpy.show import _build_payload
+from test_page_browser import cell, run, set_code
+
+pytestmark = pytest.mark.browser
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "widgets" / "widgets.md"
+LESSON = "lessons/widgets/"
+
+
+@pytest.fixture(scope="module")
+def widgets_url(tmp_path_factory):
+    import build
+    from sitebuild.server import serve_in_thread
+
+    tmp = tmp_path_factory.mktemp("widgets")
+    (tmp / "lessons").mkdir()
+    (tmp / "lessons" / "widgets.md").write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    site = build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None))
+    server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
+    yield url
+    server.shutdown()
+
+
+def open_page(browser, url, **context_options):
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(url + LESSON)
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def page(browser, widgets_url):
+    """One page with Python ready, shared by the tests below."""
+    context, pg = open_page(browser, widgets_url, viewport={"width": 1000, "height": 900})
+    expect(pg.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    yield pg
+    context.close()
+    assert not pg.errors, f"uncaught errors in the page: {pg.errors}"
+
+
+def widget(page, wid):
+    return page.locator(f"#widget-{wid}")
+
+
+def table_values(page, wid, name):
+    """The values of a view's table (rows x cols) from the cells' exact data-value."""
+    rows = widget(page, wid).locator(f".attn-table-{name} tbody tr")
+    return np.array(rows.evaluate_all(
+        "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
+
+
+def expected_example(T, d_k, seed):
+    ex = example_inputs(T, d_k, seed)
+    x = ex["x"]
+    return _build_payload(Q=x @ ex["W_q"], K=x @ ex["W_k"], V=x @ ex["W_v"], tokens=ex["tokens"],
+                          title=None, target=None)
+
+
+# JS: the cell (row, col) of a widget view's heatmap whose pixel is brightest.
+BRIGHTEST = """(wid) => {
+  const view = lessonWidgets.find((w) => w.id === wid).view;
+  const g = view.components.weights.layout();
+  const canvas = document.querySelector(`#widget-${wid} .attn-figure-weights canvas`);
+  const dpr = canvas.width / canvas.clientWidth;
+  const r = g.rects[0];
+  let best = -1, at = null;
+  const ctx = canvas.getContext('2d');
+  for (let R = 0; R < g.nR; R++) for (let C = 0; C < r.nC; C++) {
+    const d = ctx.getImageData(Math.round((r.x + C * g.cell + 3) * dpr), Math.round((r.y + R * g.cell + 3) * dpr), 1, 1).data;
+    const y = 0.2126 * d[0] + 0.7152 * d[1] + 0.0722 * d[2];
+    if (y > best) { best = y; at = [R, C]; }
+  }
+  return at;
+}"""
+
+
+# ---------------------------------------------------------------------------- before Python
+
+def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
+    """Python held back (its runtime never arrives), a dark 360 px phone: the build's pictures show."""
+    context = browser.new_context(viewport={"width": 360, "height": 800}, color_scheme="dark")
+    context.route("**/pyodide.asm.wasm", lambda route: None)  # never answered: Python stays loading
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(widgets_url + LESSON)
+        expect(widget(page, "view").locator(".attn-view")).to_have_attribute("data-state", "ok")
+        expected = widgets.prerender("attention-view", {"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
+        np.testing.assert_allclose(table_values(page, "view", "weights"), expected, atol=1e-6)
+        explorer = widget(page, "explorer")
+        expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
+        expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
+        expect(widget(page, "heads").get_by_label("Number of heads H")).to_be_disabled()
+        expect(widget(page, "heads").locator(".heads-panel")).to_have_count(4)
+        assert page.locator(".py-status").get_attribute("data-state") == "loading"
+        assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
+            (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
+    finally:
+        context.close()
+    assert errors == []
+
+
+# ---------------------------------------------------------------------------- cells -> views
+
+def test_show_attention_from_a_cell_draws_what_cpython_computes(page):
+    run(page, "seeded")
+    view = widget(page, "view")
+    expect(view).to_have_attribute("data-updated", "1")
+    expect(view.locator(".widget-source")).to_contain_text("Code cell 1")
+    expected = expected_example(6, 8, 3)["arrays"]
+    for name in ("weights", "scores", "out"):
+        np.testing.assert_allclose(table_values(page, "view", name), expected[name], atol=1e-4)
+    w = expected["weights"]
+    assert tuple(page.evaluate(BRIGHTEST, "view")) == np.unravel_index(w.argmax(), w.shape)
+
+
+def test_click_and_arrow_key_move_the_selection_and_summary(page):
+    view = widget(page, "view")
+    g = page.evaluate("lessonWidgets.find((w) => w.id === 'view').view.components.weights.layout()")
+    canvas = view.locator(".attn-figure-weights canvas")
+    canvas.click(position={"x": g["rects"][0]["x"] + g["cell"] * 0.5, "y": g["top"] + g["cell"] * 1.5})
+    summary = view.locator(".attn-summary-host")
+    expect(view.locator(".attn-view")).to_have_attribute("data-selected", "1")
+    expect(summary).to_contain_text("'cat' sends")
+    page.keyboard.press("ArrowDown")
+    expect(view.locator(".attn-view")).to_have_attribute("data-selected", "2")
+    expect(summary).to_contain_text("'sat' sends")
+
+
+def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
+    steps = widget(page, "steps")
+    cases = [
+        (None, "row 0 sums to 2"),  # the fixture cell as written
+        ("import numpy as np\nfrom lessonpy.show import show_attention\n"
+         "w = np.full((3, 3), 1 / 3); w[1, 2] = np.nan\nshow_attention(weights=w, target='steps')", "contains NaN"),
+        ("import numpy as np\nfrom lessonpy.show import show_attention\n"
+         "show_attention(Q=np.ones((4, 3)), K=np.ones((5, 3)), target='steps')", "every array needs the same T"),
+    ]
+    for code, message in cases:
+        out = run(page, "bad", code)
+        expect(out).to_contain_text(message)
+        alert = steps.locator(".attn-message")
+        expect(alert).to_contain_text(message)
+        assert alert.get_attribute("role") == "alert"
+        expect(steps.locator(".widget-source")).to_contain_text("cannot be drawn")
+    # the view recovers with good arrays, and the stepper steps through them
+    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+                     "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', 'c'], target='steps')")
+    expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
+    steps.get_by_role("button", name="Back to the start").click()
+    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
+    steps.get_by_role("button", name="Step forward").click()
+    expect(steps.locator(".attn-step-status")).to_contain_text("Step 1 of 9")
+
+
+# ---------------------------------------------------------------------------- dk-explorer
+
+def explorer_settings(page, d_k, scale, causal=False):
+    explorer = widget(page, "explorer")
+    explorer.get_by_label("Head size d_k").fill(str(int(math.log2(d_k))))
+    explorer.get_by_label("Divide the scores by √d_k").set_checked(scale)
+    explorer.get_by_label("Causal mask", exact=False).set_checked(causal)
+    for key, value in [("dk", d_k), ("scale", scale), ("causal", causal)]:
+        expect(explorer).to_have_attribute(f"data-{key}", str(value).lower(), timeout=RUN_TIMEOUT_MS)
+    expect(explorer).to_have_attribute("data-state", "ready", timeout=RUN_TIMEOUT_MS)
+    shown = explorer.locator(".widget-entropy tbody tr").evaluate_all(
+        "trs => trs.map(tr => [...tr.querySelectorAll('td[data-value]')].map(td => Number(td.dataset.value)))")
+    entropy, max_weight, row_sum = np.array(shown).T
+    return explorer, entropy, max_weight, row_sum
+
+
+def test_explorer_saturates_without_scaling_and_stays_soft_with_it(page):
+    explorer, entropy, max_weight, _ = explorer_settings(page, 512, scale=False)
+    expected = widgets._explore(d_k=512, scale=False)[1]
+    np.testing.assert_allclose(max_weight, expected["max_weight"], atol=1e-4)
+    np.testing.assert_allclose(entropy, expected["row_entropy"], atol=1e-4)
+    assert max_weight.max() > 0.9
+    expect(explorer.locator(".widget-stats")).to_contain_text(f"{expected['saturated_rows']} of 8")
+    np.testing.assert_allclose(table_values(page, "explorer", "weights").max(axis=-1), max_weight, atol=1e-4)
+
+    explorer, entropy, max_weight, _ = explorer_settings(page, 512, scale=True)
+    assert max_weight.max() < 0.9
+    np.testing.assert_allclose(entropy, widgets._explore(d_k=512, scale=True)[1]["row_entropy"], atol=1e-4)
+    expect(explorer.locator(".widget-stats")).to_contain_text("0 of 8")
+
+
+def test_causal_toggle_greys_the_future_and_rows_still_sum_to_one(page):
+    explorer, _, _, row_sum = explorer_settings(page, 64, scale=True, causal=True)
+    np.testing.assert_allclose(row_sum, 1, atol=1e-6)
+    scores = explorer.locator(".attn-table-scores tbody tr")
+    assert scores.first.locator("td").nth(1).text_content() == "−∞ (masked)"
+    weights = table_values(page, "explorer", "weights")
+    assert np.all(weights[np.triu_indices(8, k=1)] == 0)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1, atol=1e-5)
+    assert "masked" in explorer.locator(".attn-figure-scores figcaption").inner_text()
+    explorer_settings(page, 64, scale=True, causal=False)
+
+
+# ---------------------------------------------------------------------------- heads
+
+def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
+    heads = widget(page, "heads")
+    count = str(attention_param_count(48))
+    for H in (1, 2, 4, 8, 3):
+        heads.get_by_label("Number of heads H").select_option(str(H))
+        expect(heads).to_have_attribute("data-heads", str(H), timeout=RUN_TIMEOUT_MS)
+        expect(heads.locator(".heads-panel")).to_have_count(H)
+        expect(heads.locator(".heads-split")).to_contain_text(f"(1, {H}, 8, {48 // H}) = (B, H, T, D)")
+        expect(heads.locator(".heads-params")).to_have_attribute("data-count", count)
+        expect(heads.locator(".heads-params")).to_contain_text("4 × 48² = 9,216")
+    expected = widgets._heads(3)[0]["arrays"]["weights"]
+    shown = heads.locator(".heads-table").nth(2).locator("tbody td").evaluate_all(
+        "tds => tds.map(td => Number(td.dataset.value))")
+    np.testing.assert_allclose(np.array(shown).reshape(8, 8), expected[2], atol=1e-6)
