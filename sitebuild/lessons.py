@@ -13,8 +13,12 @@ A lesson is one ``lessons/<slug>.md`` file::
     ```
 
 Fences whose info string is ``python run`` become runnable cells; other fences are
-highlighted statically. Everything a lesson author can get wrong is reported as
-``file:line: message`` through :class:`LessonError`, never as a traceback.
+highlighted statically. A fence with ``include=path/from/repo/root.py`` shows that
+file (one source for code the lesson also ships). ``$...$`` and ``$$...$$`` are maths
+(rendered by :mod:`sitebuild.math`), and ``{{ num.name }}`` is a number computed by
+the module named in the front matter's ``numbers:`` (see :mod:`sitebuild.numbers`).
+Everything a lesson author can get wrong is reported as ``file:line: message``
+through :class:`LessonError`, never as a traceback.
 """
 
 from __future__ import annotations
@@ -29,7 +33,13 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from . import math as lesson_math
+from . import numbers as lesson_numbers
+
+ROOT = Path(__file__).resolve().parent.parent  # include= paths are relative to this folder
 
 CELL_ID_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
@@ -69,6 +79,8 @@ def make_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"typographer": True}).enable(["table", "strikethrough", "replacements", "smartquotes"])
     md.use(front_matter_plugin)
     md.use(anchors_plugin, min_level=2, max_level=3, permalink=True, permalinkSymbol="#")
+    # "$5 and $6" stays text: no digit right after the opening $, no space inside it
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False)
     return md
 
 
@@ -105,6 +117,83 @@ def _front_matter(tokens: list[Token], path: Path) -> dict[str, Any]:
     return {}
 
 
+def _line_of(text: str, needle: str) -> int:
+    """1-based line of the first line of *text* starting with *needle* (1 if none)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(needle):
+            return number
+    return 1
+
+
+def _resolve_includes(tokens: list[Token], path: Path, root: Path) -> None:
+    """Replace the content of every ``include=FILE`` fence with that file (``lines=A-B`` cuts it)."""
+    for token in tokens:
+        if token.type != "fence":
+            continue
+        line = (token.map[0] + 1) if token.map else 1
+        _, _, options = parse_fence_info(token.info, path, line)
+        if "include" not in options:
+            continue
+        if token.content.strip():
+            raise LessonError(path, line, "a fence with include= must be empty: its code comes from the file")
+        rel = options["include"]
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root.resolve()):
+            raise LessonError(path, line, f"include={rel} points outside the project folder {root}")
+        if not target.is_file():
+            raise LessonError(path, line, f"include={rel}: no such file (paths are relative to {root})")
+        text = target.read_text(encoding="utf-8")
+        if "lines" in options:
+            match = re.fullmatch(r"(\d+)-(\d+)", options["lines"])
+            all_lines = text.splitlines(keepends=True)
+            if not match or not 1 <= int(match[1]) <= int(match[2]) <= len(all_lines):
+                raise LessonError(path, line, f"lines={options['lines']} must be A-B with 1 <= A <= B <= "
+                                              f"{len(all_lines)} (the length of {rel})")
+            text = "".join(all_lines[int(match[1]) - 1:int(match[2])])
+        token.content = text if text.endswith("\n") else text + "\n"
+        token.meta["include"] = rel
+
+
+def _fill_numbers(tokens: list[Token], path: Path, meta: dict[str, Any], text: str) -> None:
+    """Replace ``{{ num.name }}`` in prose and maths with the numbers module's values."""
+    values = None
+    for token, line in lesson_math.tokens_with_lines(tokens):
+        in_maths = token.type in lesson_math.MATH_TOKENS
+        if not (token.type == "text" or in_maths or token.type == "inline"):
+            continue
+        if "num." not in token.content:
+            continue
+        if values is None:
+            module = meta.get("numbers")
+            if not module:
+                match = lesson_numbers.PLACEHOLDER.search(token.content)
+                if match:
+                    raise LessonError(path, line, f"{match.group(0)} needs a 'numbers: module.name' line in the front matter")
+                continue
+            try:
+                values = lesson_numbers.load_numbers(str(module), (path.parent,))
+            except lesson_numbers.NumbersError as exc:
+                raise LessonError(path, _line_of(text, "numbers:"), str(exc)) from None
+        token.content, missing = lesson_numbers.substitute(token.content, values, in_maths)
+        if missing and token.type != "inline":  # its children report the exact line
+            raise LessonError(path, line, f"unknown number {{{{ num.{missing} }}}}: {meta.get('numbers')}.numbers() "
+                                          f"has no {missing!r} (it has: {', '.join(sorted(values)) or 'nothing'})")
+
+
+def render_maths(lessons: list[Lesson]) -> None:
+    """Typeset every formula of *lessons* with KaTeX in one go; a bad one is a LessonError."""
+    found = [(lesson, f) for lesson in lessons for f in lesson_math.find_formulas(lesson.tokens)]
+    try:
+        failures = lesson_math.render_formulas([f for _, f in found])
+    except lesson_math.MathError as exc:
+        first = found[0]
+        raise LessonError(first[0].source_path, first[1].line, str(exc)) from None
+    if failures:
+        formula, message = failures[0]
+        lesson = next(lesson for lesson, f in found if f is formula)
+        raise LessonError(lesson.source_path, formula.line, f"bad maths: {message} in ${formula.tex}$")
+
+
 def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
     cells: list[Cell] = []
     seen: dict[str, int] = {}
@@ -132,13 +221,20 @@ def _collect_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
     headings = []
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and token.attrGet("id"):
-            text = tokens[i + 1].content.strip()
+            # the text a reader sees: what markdown-it made of it (smart quotes), maths as its TeX
+            children = tokens[i + 1].children or []
+            text = "".join(c.content for c in children if c.type in ("text", "code_inline", *lesson_math.MATH_TOKENS))
+            text = text.strip() or tokens[i + 1].content.strip()
             headings.append((int(token.tag[1]), str(token.attrGet("id")), text))
     return headings
 
 
-def read_lesson(path: Path, md: MarkdownIt | None = None) -> Lesson:
-    """Parse one lesson file; raise LessonError naming file and line on any problem."""
+def read_lesson(path: Path, md: MarkdownIt | None = None, *, root: Path = ROOT, maths: bool = True) -> Lesson:
+    """Parse one lesson file; raise LessonError naming file and line on any problem.
+
+    Includes are read from *root*; numbers are filled in; with *maths* the formulas are
+    typeset now (read_lessons typesets all lessons' formulas together instead).
+    """
     md = md or make_parser()
     try:
         text = path.read_text(encoding="utf-8")
@@ -153,15 +249,20 @@ def read_lesson(path: Path, md: MarkdownIt | None = None) -> Lesson:
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
         raise LessonError(path, 1, f"slug {slug!r} must use lowercase letters, digits and -")
     lesson = Lesson(slug=slug, title=title.strip(), source_path=path, meta=meta, tokens=tokens)
+    _resolve_includes(tokens, path, root)
+    _fill_numbers(tokens, path, meta, text)
     lesson.cells = _collect_cells(tokens, path)
     lesson.headings = _collect_headings(tokens)
+    if maths:
+        render_maths([lesson])
     return lesson
 
 
-def read_lessons(folder: Path) -> list[Lesson]:
+def read_lessons(folder: Path, root: Path = ROOT) -> list[Lesson]:
     """Read every ``*.md`` in *folder*, ordered by their ``order`` (then file name)."""
     md = make_parser()
-    lessons = [read_lesson(p, md) for p in sorted(folder.glob("*.md"))]
+    lessons = [read_lesson(p, md, root=root, maths=False) for p in sorted(folder.glob("*.md"))]
+    render_maths(lessons)  # one KaTeX run for the whole course
     slugs: dict[str, Path] = {}
     for lesson in lessons:
         if lesson.slug in slugs:

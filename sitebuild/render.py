@@ -1,4 +1,4 @@
-"""Turn a parsed lesson's Markdown tokens into HTML: prose, highlighted code, runnable cells."""
+"""Turn a parsed lesson's Markdown tokens into HTML: prose, maths, highlighted code, runnable cells."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from .lessons import Lesson, make_parser, parse_fence_info
+from .lessons import Lesson, make_parser, parse_fence_info, render_maths
 
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 #: Renderers of special fences, by the fence's language word (```quiz, ```exercise, ```widget).
 #: Each is called as ``renderer(content, options, env) -> html`` with the fence's key=value
-#: options and the render env (``env["path"]``, ``env["line"]``); it raises LessonError for bad input.
+#: options and the render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words
+#: after the language); it raises LessonError for bad input.
 FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {}
 
 
@@ -45,7 +46,7 @@ def pygments_css() -> str:
     light = HtmlFormatter(style="default").get_style_defs(".highlight")
     dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
     # Only the token colours: the page's own CSS owns the code block backgrounds.
-    strip = lambda css: "\n".join(l for l in css.splitlines() if not l.startswith((".highlight {", "pre {", "td.", "span.linenos", ".highlight .hll")))  # noqa: E731
+    strip = lambda css: "\n".join(l for l in css.splitlines() if not l.startswith((".highlight {", "pre {", "td.", "span.linenos", ".highlight .hll")))
     return f"{strip(light)}\n@media (prefers-color-scheme: dark) {{\n{strip(dark)}\n}}\n"
 
 
@@ -78,23 +79,59 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
         env["cell_index"] = env.get("cell_index", 0) + 1
         return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"])
     line = (token.map[0] + 1) if token.map else 1
-    lang, _, options = parse_fence_info(token.info, env.get("path", "?"), line)
+    lang, flags, options = parse_fence_info(token.info, env.get("path", "?"), line)
     if lang in FENCE_RENDERERS:
-        return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line})
+        return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line, "flags": flags})
     code = highlight_code(token.content, lang)
     lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""
-    return f'<pre class="highlight"{lang_class}><code>{code}</code></pre>\n'
+    pre = f'<pre class="highlight"{lang_class}><code>{code}</code></pre>\n'
+    include = token.meta.get("include")
+    title = options.get("title") or (include.rsplit("/", 1)[-1] if include else "")
+    if include or "copy" in flags or title:
+        return render_code_block(pre, title, copy=bool(include) or "copy" in flags, source=include)
+    return pre
+
+
+def render_code_block(pre: str, title: str, copy: bool, source: str | None = None) -> str:
+    """A static code block with a caption (the file name) and a Copy button (copy.js enables it)."""
+    attrs = " data-copy" if copy else ""
+    if source:
+        attrs += f' data-source="{html.escape(source)}"'
+    name = html.escape(title) if title else "code"
+    caption = f'<span class="code-title">{name}</span>' if title else ""
+    if copy:
+        caption += (f'<button type="button" class="copy-button" hidden aria-label="Copy {name}">Copy</button>'
+                    '<span class="copy-status" aria-live="polite"></span>')
+    return f'<figure class="code-block"{attrs}>\n<figcaption class="code-caption">{caption}</figcaption>\n{pre}</figure>\n'
+
+
+def _render_math(self, tokens: list[Token], idx: int, options, env) -> str:
+    token = tokens[idx]
+    rendered = token.meta.get("html")
+    if rendered is None:  # read without typesetting: show the TeX as code rather than nothing
+        rendered = f"<code>{html.escape(token.content)}</code>"
+    if token.type in ("math_block", "math_block_label"):
+        return f'<div class="math-display">{rendered}</div>\n'
+    return rendered
 
 
 def make_renderer() -> MarkdownIt:
-    """A parser whose renderer knows our fences (cells now; widgets, quizzes, exercises later)."""
+    """A parser whose renderer knows our fences: cells, code blocks, widgets, quizzes, exercises, maths."""
+    from . import (
+        blocks,  # noqa: F401 (registers quiz and exercise fences)
+        widgets,  # noqa: F401 (registers the widget fence)
+    )
+
     md = make_parser()
     md.add_render_rule("fence", _render_fence)
+    for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
+        md.add_render_rule(rule, _render_math)
     return md
 
 
 def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None) -> str:
     """Render the lesson's tokens (already parsed by read_lesson) to HTML."""
     md = md or make_renderer()
+    render_maths([lesson])  # a no-op when read_lessons already typeset them
     env = {"path": lesson.source_path}
     return md.renderer.render(lesson.tokens, md.options, env)

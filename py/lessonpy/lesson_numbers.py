@@ -1,0 +1,157 @@
+"""Every number the attention lesson's text states, computed here rather than typed in.
+
+``lessons/attention.md`` names this module in its front matter (``numbers:``); the build
+calls :func:`numbers` and fills each ``{{ num.NAME }}`` of the text with the value.
+The experiments below repeat, draw for draw, what the lesson's code cells run (same
+seeds, same shapes, same order of random draws), so the text and the cells agree.
+:data:`CELL_PRINTS` says which numbers each cell prints; the tests run the cells
+(in CPython, and in the browser with Pyodide) and check each one appears in the
+cell's output, so changing a cell without changing this file fails a test.
+
+Pure NumPy, seeded with ``np.random.default_rng`` (PCG64 streams are the same in
+CPython's numpy 2.x and Pyodide's numpy 2.0.2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# the lesson's settings, shared by the cells and this module
+DRAFT_SEED = 6  # Step 2, the draft's experiment
+DRAFT_T, DRAFT_DK = 4, 64
+SWEEP_SEED, SWEEP_T, SWEEP_ROWS = 0, 8, 256
+SWEEP_DKS = (4, 16, 64, 256, 1024)
+GPT2 = {"n_embd": 768, "n_head": 12, "n_layer": 12, "vocab_size": 50257, "block_size": 1024}
+BIG_SCORES = (1000.0, 999.0, 998.0)
+
+#: cell id -> the numbers (keys of :func:`numbers`) that cell prints
+CELL_PRINTS = {
+    "draft": ["draft_min", "draft_max", "draft_nan_rows"],
+    "draft-scaled": ["draft_scaled_std", "draft_scaled_maxw0", "draft_scaled_entropy0", "draft_log_T"],
+    "draft-why": ["draft_q_var"],
+    "draft-fixed": ["fixed_q_var", "fixed_std", "fixed_entropy0"],
+    "sweep": ["sweep_log_T", "sweep_raw_std_first", "sweep_raw_std_last", "sweep_scaled_std_last",
+              "sweep_raw_entropy_first", "sweep_raw_entropy_last", "sweep_scaled_entropy_last",
+              "sweep_raw_maxw_last", "sweep_scaled_maxw_last"],
+    "overflow": ["exp_limit", "stable_big0"],
+    "params": ["attn_params", "attn_params_12"],
+}
+
+
+def entropy(p):
+    """Row entropy in nats, as the lesson's cell defines it: (..., T) -> (...)."""
+    return -(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=-1)
+
+
+def softmax(z, axis=-1):
+    """The lesson's stable softmax."""
+    z = z - z.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def draft_experiment(seed=DRAFT_SEED, T=DRAFT_T, d_k=DRAFT_DK):
+    """Step 2's "draft" cells: projections with N(0, 1) entries, then the same x with N(0, 1/d_k)."""
+    rng = np.random.default_rng(seed)
+    W_q = rng.standard_normal((d_k, d_k))
+    W_k = rng.standard_normal((d_k, d_k))
+    x = rng.standard_normal((T, d_k))
+    q, k = x @ W_q, x @ W_k
+    s = q @ k.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+    s_scaled = s / np.sqrt(d_k)
+    w = softmax(s_scaled)
+    qf, kf = x @ (W_q / np.sqrt(d_k)), x @ (W_k / np.sqrt(d_k))
+    sf = qf @ kf.T / np.sqrt(d_k)
+    wf = softmax(sf)
+    return {
+        "min": float(s.min()), "max": float(s.max()), "nan_rows": int(np.isnan(naive).any(axis=-1).sum()),
+        "scaled_std": float(s_scaled.std()), "scaled_maxw0": float(w[0].max()),
+        "scaled_entropy0": float(entropy(w[0])), "log_T": math.log(T), "q_var": float(q.var()),
+        "fixed_q_var": float(qf.var()), "fixed_std": float(sf.std()), "fixed_entropy0": float(entropy(wf[0])),
+    }
+
+
+def sweep(seed=SWEEP_SEED, T=SWEEP_T, n=SWEEP_ROWS, d_ks=SWEEP_DKS):
+    """Step 2's "sweep" cell: unit-variance q and k, raw vs scaled scores, for each d_k."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d_k in d_ks:
+        q = rng.standard_normal((n, T, d_k))
+        k = rng.standard_normal((n, T, d_k))
+        s = q @ k.transpose(0, 2, 1)
+        row = {"d_k": d_k}
+        for name, z in (("raw", s), ("scaled", s / np.sqrt(d_k))):
+            p = softmax(z)
+            row[f"{name}_std"] = float(z.std())
+            row[f"{name}_entropy"] = float(entropy(p).mean())
+            row[f"{name}_maxw"] = float(p.max(axis=-1).mean())
+        rows.append(row)
+    return rows
+
+
+def gpt2_small_params(n_embd=768, n_head=12, n_layer=12, vocab_size=50257, block_size=1024):
+    """Parameters of GPT-2 small as this course builds it (no biases, tied input/output embedding).
+
+    token + position embeddings, then per block: attention 4C^2, MLP 8C^2 (C -> 4C -> C),
+    two LayerNorm weights 2C; then a final LayerNorm. (GPT-2 itself also had biases: +102,144.)
+    """
+    C = n_embd
+    block = 4 * C * C + 8 * C * C + 2 * C
+    return vocab_size * C + block_size * C + n_layer * block + C
+
+
+def numbers():
+    """Every number the lesson's text states, formatted the way the text shows it."""
+    d = draft_experiment()
+    rows = sweep()
+    first, last = rows[0], rows[-1]
+    C, L, H = GPT2["n_embd"], GPT2["n_layer"], GPT2["n_head"]
+    attn = 4 * C * C
+    total = gpt2_small_params(**GPT2)
+    big = np.array(BIG_SCORES)
+    return {
+        # Step 2: the draft's experiment (cells "draft", "draft-scaled", "draft-why", "draft-fixed")
+        "draft_seed": str(DRAFT_SEED),
+        "draft_min": f"{d['min']:.0f}", "draft_max": f"{d['max']:.0f}",
+        "draft_nan_rows": str(d["nan_rows"]),
+        "draft_scaled_std": f"{d['scaled_std']:.1f}",
+        "draft_scaled_maxw0": f"{d['scaled_maxw0']:.3f}",
+        "draft_scaled_entropy0": f"{d['scaled_entropy0']:.3f}",
+        "draft_log_T": f"{d['log_T']:.3f}",
+        "draft_q_var": f"{d['q_var']:.1f}",
+        "fixed_q_var": f"{d['fixed_q_var']:.2f}",
+        "fixed_std": f"{d['fixed_std']:.2f}",
+        "fixed_entropy0": f"{d['fixed_entropy0']:.3f}",
+        "draft_expected_raw_std": f"{DRAFT_DK ** 1.5:.0f}",  # d_k^(3/2)
+        "draft_expected_scaled_std": str(DRAFT_DK),  # d_k^(3/2) / sqrt(d_k)
+        # Step 2: the honest experiment (cell "sweep")
+        "sweep_T": str(SWEEP_T), "sweep_rows": str(SWEEP_ROWS),
+        "sweep_log_T": f"{math.log(SWEEP_T):.3f}",
+        "sweep_dk_first": str(first["d_k"]), "sweep_dk_last": str(last["d_k"]),
+        "sweep_sqrt_dk_last": f"{math.sqrt(last['d_k']):.0f}",
+        "sweep_raw_std_first": f"{first['raw_std']:.2f}", "sweep_raw_std_last": f"{last['raw_std']:.2f}",
+        "sweep_scaled_std_last": f"{last['scaled_std']:.2f}",
+        "sweep_raw_entropy_first": f"{first['raw_entropy']:.3f}",
+        "sweep_raw_entropy_last": f"{last['raw_entropy']:.3f}",
+        "sweep_scaled_entropy_last": f"{last['scaled_entropy']:.3f}",
+        "sweep_raw_maxw_last": f"{last['raw_maxw']:.3f}",
+        "sweep_scaled_maxw_last": f"{last['scaled_maxw']:.3f}",
+        "sweep_raw_maxw_pct": f"{100 * last['raw_maxw']:.0f}%",
+        # Step 2: overflow (cell "overflow")
+        "exp_limit": f"{math.log(np.finfo(np.float64).max):.2f}",
+        "stable_big0": f"{softmax(big)[0]:.3f}",
+        # Step 3 and the maths: the parameter budget (cell "params")
+        "head_size": str(C // H),
+        "attn_params": attn,
+        "attn_params_12": L * attn,
+        "attn_params_12_m": f"{L * attn / 1e6:.1f}",
+        "gpt2_params": total,
+        "gpt2_params_m": f"{total / 1e6:.1f}",
+        "attn_share_pct": f"{100 * L * attn / total:.0f}%",
+        "qkv_params": 3 * C * C,
+        "proj_params": C * C,
+    }

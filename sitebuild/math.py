@@ -1,0 +1,118 @@
+"""Maths in lessons: ``$...$`` inline and ``$$...$$`` display, rendered at build time by KaTeX.
+
+The page ships HTML and MathML (``output: "htmlAndMathml"``): sighted readers see
+KaTeX's typesetting, screen readers read the MathML, and no TeX and no maths
+JavaScript reach the page. Rendering runs Node once per build for every formula
+of every lesson (JSON on stdin, JSON on stdout), so adding formulas costs
+milliseconds, not a process each.
+
+A formula KaTeX cannot read is reported as ``file:line: bad maths: ...``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it.token import Token
+
+ROOT = Path(__file__).resolve().parent.parent
+KATEX_DIR = ROOT / "node_modules" / "katex"
+MATH_TOKENS = {"math_inline": False, "math_inline_double": True, "math_block": True, "math_block_label": True}
+
+# Reads [{tex, display}, ...] on stdin, writes [{html} | {error}, ...] on stdout.
+_NODE_SCRIPT = r"""
+const katex = require(process.argv[1]);
+let input = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => { input += chunk; });
+process.stdin.on("end", () => {
+  const out = JSON.parse(input).map(({ tex, display }) => {
+    try {
+      return { html: katex.renderToString(tex, {
+        displayMode: display, output: "htmlAndMathml", throwOnError: true, strict: "error", trust: false,
+      }) };
+    } catch (err) {
+      return { error: String(err.message || err).replace(/^KaTeX parse error: /, "") };
+    }
+  });
+  process.stdout.write(JSON.stringify(out));
+});
+"""
+
+
+class MathError(Exception):
+    """KaTeX (or Node) could not render; the lessons module turns this into a LessonError."""
+
+
+@dataclass
+class Formula:
+    """One formula to render, and where it came from (for error messages)."""
+
+    tex: str
+    display: bool
+    line: int  # 1-based line in the lesson source
+    token: Token
+
+
+def tokens_with_lines(tokens: Iterable[Token]) -> Iterator[tuple[Token, int]]:
+    """Every block token, and every child of an inline token, with the 1-based source line it is on."""
+    for token in tokens:
+        line = (token.map[0] + 1) if token.map else 1
+        yield token, line
+        if token.type == "inline" and token.children:
+            for child in token.children:
+                yield child, line
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                else:
+                    line += child.content.count("\n")
+
+
+def find_formulas(tokens: Iterable[Token]) -> Iterator[Formula]:
+    """Every maths token of a parsed lesson, with the source line it starts on."""
+    for token, line in tokens_with_lines(tokens):
+        if token.type in MATH_TOKENS:
+            yield Formula(token.content.strip(), MATH_TOKENS[token.type], line, token)
+
+
+def render_tex(items: list[tuple[str, bool]], katex_dir: Path = KATEX_DIR) -> list[dict]:
+    """Render ``(tex, display)`` pairs in one Node call; each result is ``{"html"}`` or ``{"error"}``."""
+    if not items:
+        return []
+    node = shutil.which("node")
+    if node is None:
+        raise MathError("Node.js is needed to render maths (KaTeX): install node, then `npm ci`")
+    if not (katex_dir / "package.json").exists():
+        raise MathError(f"KaTeX is missing at {katex_dir}: run `npm ci`")
+    payload = json.dumps([{"tex": tex, "display": display} for tex, display in items])
+    proc = subprocess.run([node, "-e", _NODE_SCRIPT, str(katex_dir)], input=payload, capture_output=True, check=False,
+                          text=True, encoding="utf-8", timeout=120)
+    if proc.returncode != 0:
+        raise MathError(f"KaTeX failed: {proc.stderr.strip()[-500:]}")
+    return json.loads(proc.stdout)
+
+
+def render_formulas(formulas: list[Formula]) -> list[tuple[Formula, str]]:
+    """Store KaTeX's HTML in each formula's token (``token.meta["html"]``); return the failures.
+
+    Identical formulas are rendered once. Tokens that already carry HTML are skipped,
+    so rendering again is free.
+    """
+    todo = [f for f in formulas if "html" not in f.token.meta]
+    if not todo:
+        return []
+    unique = list(dict.fromkeys((f.tex, f.display) for f in todo))
+    results = dict(zip(unique, render_tex(unique)))
+    failures = []
+    for f in todo:
+        result = results[(f.tex, f.display)]
+        if "error" in result:
+            failures.append((f, result["error"]))
+        else:
+            f.token.meta["html"] = result["html"]
+    return failures

@@ -1,0 +1,84 @@
+"""Numbers in lesson text that come from running code, never from typing them in.
+
+A lesson names a Python module in its front matter::
+
+    numbers: lessonpy.lesson_numbers
+
+That module defines ``numbers() -> dict[str, str | int]``. The build calls it once and
+replaces every ``{{ num.NAME }}`` in the lesson's prose and maths with the value:
+strings as they are (the module formats them, e.g. ``f"{std:.1f}"``), integers with
+thousands separators (``2,359,296``; in maths ``2{,}359{,}296`` so TeX spaces them
+right). Code (cells, code blocks, inline code) is never touched. An unknown name is
+a build error at the placeholder's ``file:line``.
+
+The module is imported with ``py/`` and the lesson's own folder on the import path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: ``{{ num.name }}``: cannot be Python (no f-string writes ``{{ num.``) nor TeX.
+PLACEHOLDER = re.compile(r"\{\{\s*num\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+_cache: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}
+
+
+class NumbersError(Exception):
+    """The numbers module is missing, fails, or returns something unusable."""
+
+
+def format_value(name: str, value: object) -> str:
+    """The text a placeholder becomes: str as is, int with thousands separators."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise NumbersError(f"number {name!r} is a {type(value).__name__}: return a str (formatted the way "
+                           "the text should show it, e.g. f'{x:.2f}') or an int")
+    return value if isinstance(value, str) else f"{value:,}"
+
+
+def load_numbers(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[str, str]:
+    """Import *module_name*, call its ``numbers()``, and return the formatted values (cached)."""
+    paths = tuple(str(p) for p in (ROOT / "py", *extra_paths))
+    key = (module_name, paths)
+    if key in _cache:
+        return _cache[key]
+    saved = list(sys.path)
+    sys.path[:0] = [p for p in paths if p not in sys.path]
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 (an author's module: report any failure plainly)
+        raise NumbersError(f"cannot import the numbers module {module_name!r}: {type(exc).__name__}: {exc}") from None
+    finally:
+        sys.path[:] = saved
+    func = getattr(module, "numbers", None)
+    if not callable(func):
+        raise NumbersError(f"the numbers module {module_name!r} has no numbers() function")
+    try:
+        values = func()
+    except Exception as exc:  # noqa: BLE001 (the author's code: report, do not crash)
+        raise NumbersError(f"{module_name}.numbers() failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(values, dict):
+        raise NumbersError(f"{module_name}.numbers() must return a dict, got {type(values).__name__}")
+    _cache[key] = {str(k): format_value(str(k), v) for k, v in values.items()}
+    return _cache[key]
+
+
+def substitute(text: str, values: dict[str, str] | None, in_maths: bool = False) -> tuple[str, str | None]:
+    """Fill the placeholders of *text*; return (new text, the first unknown name or None)."""
+    missing: list[str] = []
+
+    def fill(match: re.Match) -> str:
+        name = match.group(1)
+        if values is None or name not in values:
+            missing.append(name)
+            return match.group(0)
+        value = values[name]
+        return value.replace(",", "{,}") if in_maths else value
+
+    out = PLACEHOLDER.sub(fill, text)
+    return out, (missing[0] if missing else None)

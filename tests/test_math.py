@@ -1,0 +1,183 @@
+"""Maths, computed numbers and included files in lessons; and the authoring fixture built into a page."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import build
+from sitebuild import math as lesson_math
+from sitebuild import numbers as lesson_numbers
+from sitebuild.lessons import LessonError, read_lesson, read_lessons
+from sitebuild.render import render_lesson_body
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "fixtures" / "authoring"
+CDN = "https://cdn.example.org/pyodide/v0.27.7/full/"  # never fetched: skips copying Pyodide
+
+
+def write(tmp_path: Path, body: str, front: str = "", name: str = "demo.md") -> Path:
+    path = tmp_path / name
+    path.write_text(f"---\ntitle: Demo\n{front}---\n{body}", encoding="utf-8")
+    return path
+
+
+def render(path: Path) -> str:
+    return render_lesson_body(read_lesson(path))
+
+
+# ---------------------------------------------------------------------------- maths
+
+def test_inline_and_display_maths_become_html_and_mathml(tmp_path):
+    html = render(write(tmp_path, "Scale by $\\sqrt{d_k}$ here.\n\n$$\n\\frac{QK^\\top}{\\sqrt{d_k}}\n$$\n"))
+    assert html.count('class="katex"') == 2
+    assert html.count("<math") == 2 and 'display="block"' in html
+    assert '<div class="math-display"><span class="katex-display">' in html
+    # the TeX survives only inside MathML's annotation, which is not displayed
+    visible = re.sub(r"<annotation.*?</annotation>", "", html)
+    assert "$" not in visible and "\\sqrt" not in visible
+
+
+def test_dollars_that_are_money_or_code_stay_text(tmp_path):
+    html = render(write(tmp_path, "It costs $5 and $6 today.\n\n`$x$` is code.\n\n```python\nprint('$y$')\n```\n"))
+    assert "katex" not in html
+    assert "$5 and $6" in html and "<code>$x$</code>" in html
+
+
+def test_bad_maths_is_reported_at_its_line(tmp_path):
+    path = write(tmp_path, "Fine $a$ here,\nand on this line $\\frac{1}{$ is broken.\n")
+    with pytest.raises(LessonError) as err:
+        read_lesson(path)
+    assert err.value.line == 5  # the second line of the paragraph (3 lines of front matter)
+    assert str(err.value).startswith(f"{path}:5: bad maths:")
+
+
+def test_bad_display_maths_names_the_opening_line(tmp_path):
+    path = write(tmp_path, "Text.\n\n$$\n\\notacommand{x}\n$$\n")
+    with pytest.raises(LessonError, match=r":6: bad maths: .*notacommand"):
+        read_lesson(path)
+
+
+def test_formulas_of_all_lessons_are_typeset_in_one_node_call(tmp_path, monkeypatch):
+    calls = []
+    real = lesson_math.render_tex
+    monkeypatch.setattr(lesson_math, "render_tex", lambda items, *a: calls.append(len(items)) or real(items, *a))
+    for i in range(3):
+        write(tmp_path, f"$x_{i}$ and $y$ and $x_{i}$\n", name=f"l{i}.md", front=f"slug: l{i}\n")
+    started = time.perf_counter()
+    lessons = read_lessons(tmp_path)
+    assert calls == [4]  # x_0, x_1, x_2, y: duplicates rendered once, in a single Node run
+    for lesson in lessons:
+        render_lesson_body(lesson)
+    assert calls == [4]  # rendering the pages does not run Node again
+    assert time.perf_counter() - started < 10
+
+
+# ---------------------------------------------------------------------------- numbers
+
+def test_number_placeholders_fill_prose_and_maths(tmp_path):
+    (tmp_path / "demo_numbers_a.py").write_text("def numbers():\n    return {'n': 2359296, 'std': '1.02'}\n")
+    html = render(write(tmp_path, "Std {{ num.std }}, count {{num.n}}, $N = {{ num.n }}$.\n\n"
+                                  "`{{ num.std }}` stays code.\n", front="numbers: demo_numbers_a\n"))
+    assert "Std 1.02, count 2,359,296," in html
+    assert "<annotation encoding=\"application/x-tex\">N = 2{,}359{,}296</annotation>" in html
+    assert "<code>{{ num.std }}</code>" in html
+
+
+def test_unknown_number_is_reported_at_its_line(tmp_path):
+    (tmp_path / "demo_numbers_b.py").write_text("def numbers():\n    return {'known': '1'}\n")
+    path = write(tmp_path, "Fine {{ num.known }}.\n\nBut {{ num.typo }} is not.\n", front="numbers: demo_numbers_b\n")
+    with pytest.raises(LessonError, match=r"demo\.md:7: unknown number \{\{ num\.typo \}\}.*it has: known"):
+        read_lesson(path)
+
+
+def test_placeholder_without_a_numbers_module_is_an_error(tmp_path):
+    with pytest.raises(LessonError, match=r":5: .*needs a 'numbers: module.name' line"):
+        read_lesson(write(tmp_path, "\nValue {{ num.x }}.\n"))
+
+
+def test_a_broken_numbers_module_is_reported(tmp_path):
+    (tmp_path / "demo_numbers_c.py").write_text("def numbers():\n    return {'x': 1.5}\n")
+    with pytest.raises(LessonError, match=r"demo\.md:3: number 'x' is a float"):
+        read_lesson(write(tmp_path, "{{ num.x }}\n", front="numbers: demo_numbers_c\n"))
+    with pytest.raises(LessonError, match=r"cannot import the numbers module 'no_such_module'"):
+        read_lesson(write(tmp_path, "{{ num.x }}\n", front="numbers: no_such_module\n"))
+
+
+def test_substitute_reports_the_first_unknown_name():
+    assert lesson_numbers.substitute("a {{ num.x }} b", {"x": "1,000"}) == ("a 1,000 b", None)
+    assert lesson_numbers.substitute("{{ num.x }}", {"x": "1,000"}, in_maths=True) == ("1{,}000", None)
+    assert lesson_numbers.substitute("{{ num.y }}", {"x": "1"})[1] == "y"
+    assert lesson_numbers.substitute("f'{{num}}' {{ x }}", {}) == ("f'{{num}}' {{ x }}", None)
+
+
+# ---------------------------------------------------------------------------- includes and copy buttons
+
+def test_include_shows_the_file_with_a_copy_button(tmp_path):
+    html = render(write(tmp_path, "```python include=py/scaffold/config.py\n```\n"))
+    assert 'data-copy data-source="py/scaffold/config.py"' in html
+    assert '<span class="code-title">config.py</span>' in html
+    assert 'class="copy-button" hidden aria-label="Copy config.py"' in html
+    assert "GPTConfig" in html and '<span class="k">class</span>' in html  # highlighted
+    assert 'aria-live="polite"' in html
+
+
+def test_include_with_lines_cuts_the_file(tmp_path):
+    lesson = read_lesson(write(tmp_path, "```python include=py/scaffold/config.py lines=9-10\n```\n"))
+    fence = next(t for t in lesson.tokens if t.type == "fence")
+    expected = (ROOT / "py/scaffold/config.py").read_text().splitlines(keepends=True)[8:10]
+    assert fence.content == "".join(expected)
+
+
+@pytest.mark.parametrize("fence, fragment", [
+    ("```python include=py/scaffold/nope.py\n```", "include=py/scaffold/nope.py: no such file"),
+    ("```python include=../etc/passwd\n```", "points outside the project folder"),
+    ("```python include=py/scaffold/config.py\nx = 1\n```", "must be empty"),
+    ("```python include=py/scaffold/config.py lines=5-1\n```", "lines=5-1 must be A-B"),
+])
+def test_include_mistakes_are_reported_at_the_fence(tmp_path, fence, fragment):
+    path = write(tmp_path, f"Text.\n\n{fence}\n")
+    with pytest.raises(LessonError) as err:
+        read_lesson(path)
+    assert err.value.line == 6 and fragment in err.value.message
+
+
+def test_plain_code_blocks_are_unchanged_and_copy_is_opt_in(tmp_path):
+    html = render(write(tmp_path, "```python\nx = 1\n```\n\n```python copy title=run.py\ny = 2\n```\n"))
+    assert '<pre class="highlight" data-lang="python"><code>' in html.split("<figure")[0]
+    assert html.count("<figure") == 1 and "run.py" in html
+
+
+# ---------------------------------------------------------------------------- the authoring fixture, built
+
+@pytest.mark.slow
+def test_the_authoring_fixture_builds_into_a_page(tmp_path):
+    out = build.build(build.Options(lessons_dir=FIXTURE, out_dir=tmp_path / "site", pyodide_url=CDN,
+                                    log=lambda *_: None))
+    index = (out / "index.html").read_text()
+    assert "A fixture course" in index and 'href="lessons/mean/"' in index and "Variance" in index
+    page = (out / "lessons" / "mean" / "index.html").read_text()
+    assert page.count('data-cell="') == 2 and 'data-cell="mean"' in page and 'data-cell="sum"' in page
+    assert page.count('class="katex"') >= 3 and "<math" in page
+    assert "For the numbers one to ten it is 5.5, and their sum is 55." in page
+    assert 'data-source="tests/fixtures/authoring/helper.py"' in page and "The arithmetic mean" in page
+    assert "hello.py" in page and page.count("data-copy") == 2
+    assert 'data-lang="widget"' in page or "data-widget" in page  # a widget fence: rendered either way
+    assert "katex.min.css" in page
+    css = next((out / "assets").glob("*/css/katex.min.css"))
+    assert any(css.parent.joinpath("fonts").glob("KaTeX_Main-Regular.woff2"))
+
+
+def test_the_fixture_cells_run(tmp_path):
+    import contextlib
+    import io
+
+    lesson = read_lesson(FIXTURE / "mean.md")
+    namespace, printed = {}, io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        for cell in lesson.cells:
+            exec(cell.code, namespace)  # noqa: S102 (running the lesson is the test)
+    assert printed.getvalue() == "mean: 5.5\nsum: 55\n"
