@@ -6,7 +6,8 @@
 
 /** Request types (page -> worker). */
 export const Request = Object.freeze({
-  INIT: "init", // {indexURL, wheelURL, bootPackages, interruptBuffer?}: boot Python, load numpy and lessonpy
+  INIT: "init", // {indexURL, wheelURL, bootPackages}: boot Python, load numpy and lessonpy (sent as the worker's name)
+  SET_INTERRUPT: "set-interrupt", // {buffer: SharedArrayBuffer}: where Stop writes SIGINT; no reply
   RUN: "run", // {code, cellId, cells}: run one cell in the page's shared namespace
   CALL: "call", // {module, func, kwargs}: call a lessonpy function (widgets, graders); result is plain data
 });

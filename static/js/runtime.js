@@ -4,9 +4,26 @@ import { Event, Request, SIGINT } from "./protocol.js";
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
 const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
 
+/**
+ * The worker start-python.js already started (taken once), or a new one: start-python.js,
+ * loaded by every lesson page, owns creating workers and sending them "init".
+ */
+function takeWorker(config, interruptBuffer) {
+  const early = globalThis.earlyPython;
+  if (early?.started) {
+    const started = early.started;
+    early.started = null;
+    return started;
+  }
+  return globalThis.startPythonWorker(config, interruptBuffer);
+}
+
 export class PythonRuntime extends EventTarget {
-  /** @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[]}} config */
-  constructor(config) {
+  /**
+   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[]}} config
+   * @param {Uint8Array|null} interruptBuffer  shared with the worker (needs cross-origin isolation)
+   */
+  constructor(config, interruptBuffer = null) {
     super();
     this.config = config;
     this.worker = null;
@@ -17,7 +34,7 @@ export class PythonRuntime extends EventTarget {
     this.ready = null; // promise of the current boot
     this.currentRun = null; // id of the request being executed
     // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
-    this.interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.interruptBuffer = interruptBuffer;
   }
 
   /** Boot Python (once); resolves with {pythonVersion, crossOriginIsolated}. */
@@ -28,28 +45,26 @@ export class PythonRuntime extends EventTarget {
 
   async #boot() {
     this.#status({ state: "loading", stage: "Starting", fraction: 0 });
+    const { worker, initId, buffered, startedAt } = takeWorker(this.config, this.interruptBuffer);
     // Milestones of this boot (ms since navigation), for the benchmark and the curious.
-    this.timings = [["worker created", performance.now()]];
-    this.worker = new Worker(this.config.workerURL, { type: "module" });
-    this.worker.onmessage = (e) => this.#onMessage(e.data);
+    this.timings = [["worker created", startedAt]];
+    this.worker = worker;
     this.worker.onerror = (e) => {
       e.preventDefault?.();
       const booted = this.status?.state === "ready";
       this.#failAll(`the Python worker crashed: ${e.message || "unknown error"}`, { fatal: true });
       if (booted) this.restart().catch(() => {}); // a crash after start-up: restart and replay
     };
-    const abs = (u) => new URL(u, document.baseURI).href;
-    const init = this.#request(Request.INIT, {
-      indexURL: abs(this.config.indexURL),
-      wheelURL: abs(this.config.wheelURL),
-      bootPackages: this.config.bootPackages,
-      interruptBuffer: this.interruptBuffer ? this.interruptBuffer.buffer : null,
-    }, (event) => {
-      if (event.type === Event.PROGRESS && event.at) this.timings.push([event.stage, event.at - performance.timeOrigin]);
-      if (event.type === Event.PROGRESS && event.stage !== "ready") {
-        this.#status({ state: "loading", stage: event.stage, fraction: event.fraction });
-      }
+    const init = new Promise((resolve, reject) => {
+      this.pending.set(initId, { resolve, reject, type: Request.INIT, onEvent: (event) => {
+        if (event.type === Event.PROGRESS && event.at) this.timings.push([event.stage, event.at - performance.timeOrigin]);
+        if (event.type === Event.PROGRESS && event.stage !== "ready") {
+          this.#status({ state: "loading", stage: event.stage, fraction: event.fraction });
+        }
+      } });
     });
+    this.worker.onmessage = (e) => this.#onMessage(e.data);
+    for (const message of buffered.splice(0)) this.#onMessage(message); // what came before we listened
     let timer;
     const timeout = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
@@ -162,8 +177,9 @@ export class PythonRuntime extends EventTarget {
       return;
     }
     if (msg.type === "fatal") {
+      const booted = this.status?.state === "ready";
       this.#failAll(`Python stopped working: ${msg.error}`, { fatal: true });
-      this.restart().catch(() => {});
+      if (booted) this.restart().catch(() => {}); // during start-up the status line reports it instead
       return;
     }
     const entry = this.pending.get(msg.runId);

@@ -4,7 +4,7 @@
 export function bindStatus(el, runtime, { onRetry }) {
   const text = el.querySelector(".py-status-text");
   const bar = el.querySelector(".py-progress");
-  runtime.addEventListener("status", ({ detail }) => {
+  const show = (detail) => {
     el.dataset.state = detail.state;
     el.querySelector(".py-retry")?.remove();
     if (detail.state === "loading") {
@@ -25,5 +25,7 @@ export function bindStatus(el, runtime, { onRetry }) {
       retry.addEventListener("click", onRetry);
       el.append(retry);
     }
-  });
+  };
+  if (runtime.status) show(runtime.status); // Python may have got somewhere before the page was parsed
+  runtime.addEventListener("status", ({ detail }) => show(detail));
 }

@@ -71,7 +71,14 @@ const stderr = makeStream(Event.STDERR);
 
 // --------------------------------------------------------------------------- requests
 
-async function init({ indexURL, wheelURL, bootPackages, interruptBuffer }) {
+let interruptBuffer = null; // set by a SET_INTERRUPT message, which may come before or after init
+
+function setInterrupt(buffer) {
+  interruptBuffer = new Uint8Array(buffer);
+  if (pyodide) pyodide.setInterruptBuffer(interruptBuffer);
+}
+
+async function init({ indexURL, wheelURL, bootPackages }) {
   post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05, at: now() });
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
@@ -83,7 +90,7 @@ async function init({ indexURL, wheelURL, bootPackages, interruptBuffer }) {
   });
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
-  if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
+  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
   post(Event.PROGRESS, { stage: "Installing the lesson's Python", fraction: 0.85, at: now() });
   const micropip = pyodide.pyimport("micropip");
   await micropip.install(wheelURL, { deps: false }); // from this site, never from PyPI
@@ -175,10 +182,21 @@ async function handle(message) {
 }
 
 let busy = false;
-self.onmessage = async (event) => {
-  queue.push(event.data);
+async function enqueue(message) {
+  queue.push(message);
   if (busy) return;
   busy = true;
   while (queue.length) await handle(queue.shift());
   busy = false;
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === Request.SET_INTERRUPT) setInterrupt(message.buffer); // no reply, never queued
+  else enqueue(message);
 };
+
+// The page passes the init request in the worker's name, so booting starts the moment this
+// module runs: a message posted at creation only arrives once the page's main thread is free
+// to forward it, and while a long lesson is being parsed that is a few hundred ms later.
+if (self.name) enqueue(JSON.parse(self.name));

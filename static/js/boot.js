@@ -1,0 +1,19 @@
+// The page's one Python runtime, adopting the worker that start-python.js started before
+// the page was parsed. Loaded `async` from <head>; page.js imports the same module.
+import { PythonRuntime } from "./runtime.js";
+
+export const config = JSON.parse(document.getElementById("page-config").textContent);
+
+// start-python.js (a classic script in <head>) has already started the worker; adopt it.
+const early = globalThis.earlyPython;
+export const runtime = new PythonRuntime(early.config, early.interruptBuffer);
+runtime.start().catch(() => {}); // the status line reports failures
+
+// Arrays and other events from Python reach the page's components as DOM events, so
+// components stay independent of the runtime (they only listen for "lesson:<type>").
+runtime.addEventListener("python-event", ({ detail }) => {
+  document.dispatchEvent(new CustomEvent(`lesson:${detail.type}`, { detail }));
+});
+
+// Exposed for tests and the curious: this page's runtime, config and (once built) cells.
+globalThis.lessonPage = { runtime, config, cells: null };

@@ -1,0 +1,39 @@
+// Starts the Python worker before the rest of the lesson page is even parsed.
+// This is a classic script in <head>, on purpose: module scripts (async or not) only run
+// once the browser has parsed the whole page, and a long lesson (maths, code, widgets)
+// takes a few hundred milliseconds to parse: Python would sit idle all that time.
+// runtime.js adopts the worker started here, and calls startPythonWorker() for restarts,
+// so this is the one place where a worker is created and told to boot.
+"use strict";
+
+/**
+ * Create the module worker, which starts booting at once (see below), and give it the
+ * interrupt buffer. Messages that arrive before runtime.js takes over are kept in `buffered`.
+ */
+globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffer) {
+  const abs = (url) => new URL(url, document.baseURI).href;
+  // The init request (id 0, type "init" as in protocol.js) travels as the worker's name,
+  // which the worker reads as soon as it runs, without waiting for this thread.
+  const init = {
+    id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
+  };
+  const worker = new Worker(abs(config.workerURL), { type: "module", name: JSON.stringify(init) });
+  const buffered = [];
+  worker.onmessage = (event) => buffered.push(event.data);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    buffered.push({ type: "fatal", error: event.message || "the Python worker failed to start" });
+  };
+  if (interruptBuffer) worker.postMessage({ type: "set-interrupt", buffer: interruptBuffer.buffer });
+  return { worker, initId: init.id, buffered, startedAt: performance.now() };
+};
+
+(() => {
+  const page = JSON.parse(document.getElementById("page-config").textContent);
+  const config = {
+    workerURL: page.workerURL, indexURL: page.pyodideIndexURL, wheelURL: page.wheelURL, bootPackages: page.bootPackages,
+  };
+  // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
+  const interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+  globalThis.earlyPython = { config, interruptBuffer, started: globalThis.startPythonWorker(config, interruptBuffer) };
+})();
