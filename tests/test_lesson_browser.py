@@ -60,8 +60,12 @@ def test_every_cell_runs_in_order_and_prints_what_the_text_states(page, numbers)
 
 
 def test_the_text_states_the_computed_numbers(page, numbers):
-    article = page.locator("article.lesson")
-    text = article.inner_text()
+    # textContent, not innerText: off-screen parts of the lesson are not rendered (content-visibility)
+    text = page.evaluate("""() => {
+        const article = document.querySelector("article.lesson").cloneNode(true);
+        article.querySelectorAll("script, annotation").forEach((e) => e.remove());
+        return article.textContent;
+    }""")
     for key in ("draft_min", "draft_max", "draft_scaled_std", "sweep_raw_std_last", "sweep_scaled_entropy_last",
                 "exp_limit", "attn_params", "attn_share_pct"):
         assert numbers[key] in text, key

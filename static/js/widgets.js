@@ -19,34 +19,80 @@ const MAKERS = {
   heads: async (ctx) => (await import("./widgets/heads.js")).createHeads(ctx),
 };
 
-/** Build every widget of the page and start routing show_attention's arrays to the views. */
+const VIEW_NAMES = new Set(["attention-view", "step-through"]);
+
+/**
+ * Start the page's widgets and route show_attention's arrays to the views.
+ * A widget is built when it comes near the screen, when the page is idle, or when arrays
+ * are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
+ * page of them must not spend its first second on pictures nobody can see yet.
+ */
 export async function init({ runtime, root }) {
-  const widgets = [];
-  for (const section of root.querySelectorAll("[data-widget]")) {
-    try {
-      const spec = JSON.parse(section.querySelector("script.widget-data").textContent);
-      const make = MAKERS[spec.name];
-      if (!make) throw new Error(`unknown widget ${spec.name}`);
-      section.querySelector(".widget-loading")?.remove();
-      const widget = await make({ section, spec, runtime, initial: decodePayload(spec.initial) });
-      widgets.push({ ...widget, id: spec.id, name: spec.name, section });
-    } catch (err) {
-      // One broken widget must not take the others (or the page) with it.
-      console.error("widget failed to start", err);
-      const note = section.querySelector(".widget-loading") ?? section.appendChild(el("p"));
-      note.className = "widget-error";
-      note.setAttribute("role", "alert");
-      note.textContent = `This picture could not start: ${err?.message ?? err}`;
-    }
-  }
-  const views = widgets.filter((w) => w.receive);
-  document.addEventListener("lesson:arrays", ({ detail }) => {
-    if (!detail || detail.source === "widget" || (detail.view && detail.view !== "attention")) return;
-    const route = routeArrays(views, detail, document.querySelector('[data-cell][data-status="running"]'));
-    route?.view.receive(detail, route);
-  });
+  const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
+    section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
+  }));
+  const widgets = []; // the started ones, in the order they started
   globalThis.lessonWidgets = widgets; // for tests and the curious
+  const start = (entry) => {
+    entry.starting ??= startWidget(entry, runtime).then((widget) => {
+      entry.widget = widget;
+      if (widget) widgets.push(widget);
+      entry.section.dataset.started = "true";
+      return widget;
+    });
+    return entry.starting;
+  };
+
+  const observer = new IntersectionObserver((items) => {
+    for (const item of items) {
+      if (!item.isIntersecting) continue;
+      observer.unobserve(item.target);
+      start(entries.find((e) => e.section === item.target));
+    }
+  }, { rootMargin: "100% 0px" }); // a screen's height ahead, so it is drawn before it is seen
+  for (const entry of entries) observer.observe(entry.section);
+  startWhenIdle(entries, start);
+
+  const views = entries.filter((e) => VIEW_NAMES.has(e.name));
+  document.addEventListener("lesson:arrays", async ({ detail }) => {
+    if (!detail || detail.source === "widget" || (detail.view && detail.view !== "attention")) return;
+    const cell = document.querySelector('[data-cell][data-status="running"]');
+    const route = routeArrays(views, detail, cell);
+    if (!route) return;
+    const widget = route.view.widget ?? (await start(route.view));
+    widget?.receive(detail, route, cell);
+  });
   return widgets;
+}
+
+/** Start the widgets not yet started, one per idle period, in page order. */
+function startWhenIdle(entries, start) {
+  const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
+  const next = () => {
+    const entry = entries.find((e) => !e.starting);
+    if (entry) start(entry).then(() => idle(next, { timeout: 2000 }));
+  };
+  idle(next, { timeout: 2000 });
+}
+
+/** Build one widget from its section's data block; on failure show why, in its place. */
+async function startWidget({ section }, runtime) {
+  try {
+    const spec = JSON.parse(section.querySelector("script.widget-data").textContent);
+    const make = MAKERS[spec.name];
+    if (!make) throw new Error(`unknown widget ${spec.name}`);
+    section.querySelector(".widget-loading")?.remove();
+    const widget = await make({ section, spec, runtime, initial: decodePayload(spec.initial) });
+    return { ...widget, id: spec.id, name: spec.name, section };
+  } catch (err) {
+    // One broken widget must not take the others (or the page) with it.
+    console.error("widget failed to start", err);
+    const note = section.querySelector(".widget-loading") ?? section.appendChild(el("p"));
+    note.className = "widget-error";
+    note.setAttribute("role", "alert");
+    note.textContent = `This picture could not start: ${err?.message ?? err}`;
+    return null;
+  }
 }
 
 /**
@@ -83,8 +129,7 @@ function createViewWidget({ section, spec, initial }, { stepper }) {
   describe("Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.");
   return {
     view,
-    receive(payload, { note }) {
-      const cell = document.querySelector('[data-cell][data-status="running"]');
+    receive(payload, { note }, cell) {
       const label = cell?.getAttribute("aria-label") ?? "a cell";
       view.update(payload);
       const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
