@@ -62,6 +62,14 @@ def run(page, cell_id, code=None):
     return wait_done(page, cell_id)
 
 
+@pytest.fixture()
+def fresh_context(browser):
+    """A browser context of the test's own: empty storage, cold Python."""
+    ctx = browser.new_context()
+    yield ctx
+    ctx.close()
+
+
 @pytest.fixture(scope="module")
 def context(browser, site_url):
     ctx = browser.new_context()
@@ -173,66 +181,53 @@ def test_stop_interrupts_an_endless_loop_and_the_next_run_works(page):
     expect(out).to_contain_text("still here")
 
 
-def test_running_a_later_cell_first_runs_what_it_needs(browser, site_url):
-    ctx = browser.new_context()
-    try:
-        pg = open_lesson(ctx, site_url)
-        out = run(pg, "output")
-        expect(out).to_contain_text("output shape: (4, 8)")
-        expect(out.locator(".out-hint")).to_contain_text("Ran code cells 1, 2, 3 first")
-        for earlier in ("setup", "scores", "softmax"):
-            expect(cell(pg, earlier)).to_have_attribute("data-status", "ok")
-        assert "NameError" not in out.inner_text()
-    finally:
-        ctx.close()
+def test_running_a_later_cell_first_runs_what_it_needs(fresh_context, site_url):
+    pg = open_lesson(fresh_context, site_url)
+    out = run(pg, "output")
+    expect(out).to_contain_text("output shape: (4, 8)")
+    expect(out.locator(".out-hint")).to_contain_text("Ran code cells 1, 2, 3 first")
+    for earlier in ("setup", "scores", "softmax"):
+        expect(cell(pg, earlier)).to_have_attribute("data-status", "ok")
+    assert "NameError" not in out.inner_text()
 
 
-def test_edits_survive_a_reload_and_reset_restores_the_original(browser, site_url):
-    ctx = browser.new_context()
-    try:
-        pg = ctx.new_page()
-        pg.goto(site_url + LESSON)
-        original = original_code(pg, "scores")
-        assert editor_code(pg, "scores") == original
-        set_code(pg, "scores", "my_edit = 123  # keep me")
-        reset = cell(pg, "scores").get_by_role("button", name="Reset")
-        expect(reset).to_be_visible()
-        pg.reload()
-        expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("my_edit = 123  # keep me")
-        cell(pg, "scores").get_by_role("button", name="Reset").click()
-        expect(cell(pg, "scores").get_by_role("button", name="Reset")).to_be_hidden()
-        assert editor_code(pg, "scores") == original
-        pg.reload()
-        expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("row i holds query i")
-        assert editor_code(pg, "scores") == original
-    finally:
-        ctx.close()
+def test_edits_survive_a_reload_and_reset_restores_the_original(fresh_context, site_url):
+    pg = fresh_context.new_page()
+    pg.goto(site_url + LESSON)
+    original = original_code(pg, "scores")
+    assert editor_code(pg, "scores") == original
+    set_code(pg, "scores", "my_edit = 123  # keep me")
+    reset = cell(pg, "scores").get_by_role("button", name="Reset")
+    expect(reset).to_be_visible()
+    pg.reload()
+    expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("my_edit = 123  # keep me")
+    cell(pg, "scores").get_by_role("button", name="Reset").click()
+    expect(cell(pg, "scores").get_by_role("button", name="Reset")).to_be_hidden()
+    assert editor_code(pg, "scores") == original
+    pg.reload()
+    expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("row i holds query i")
+    assert editor_code(pg, "scores") == original
 
 
-def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(browser, plain_site_url):
-    ctx = browser.new_context()
-    try:
-        pg = open_lesson(ctx, plain_site_url)
-        assert pg.evaluate("crossOriginIsolated") is False
-        run(pg, "setup", "kept = 41")
-        code = "kept += 1\nwhile True:\n    pass"
-        set_code(pg, "scores", code)
-        cell(pg, "scores").get_by_role("button", name="Run").click()
-        expect(cell(pg, "scores")).to_have_attribute("data-status", "running")
-        pg.wait_for_timeout(500)
-        cell(pg, "scores").get_by_role("button", name="Stop").click()
-        expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
-        expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("while True")  # nothing lost
-        expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-        # The restarted interpreter re-ran cell 1 (kept = 41) but not the interrupted cell.
-        out = run(pg, "softmax", "print('kept is', kept)")
-        expect(out).to_contain_text("kept is 41")
-    finally:
-        ctx.close()
+def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(fresh_context, plain_site_url):
+    pg = open_lesson(fresh_context, plain_site_url)
+    assert pg.evaluate("crossOriginIsolated") is False
+    run(pg, "setup", "kept = 41")
+    code = "kept += 1\nwhile True:\n    pass"
+    set_code(pg, "scores", code)
+    cell(pg, "scores").get_by_role("button", name="Run").click()
+    expect(cell(pg, "scores")).to_have_attribute("data-status", "running")
+    pg.wait_for_timeout(500)
+    cell(pg, "scores").get_by_role("button", name="Stop").click()
+    expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
+    expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("while True")  # nothing lost
+    expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    # The restarted interpreter re-ran cell 1 (kept = 41) but not the interrupted cell.
+    out = run(pg, "softmax", "print('kept is', kept)")
+    expect(out).to_contain_text("kept is 41")
 
 
-def test_no_request_leaves_the_local_server(browser, site_url):
-    ctx = browser.new_context()
+def test_no_request_leaves_the_local_server(fresh_context, site_url):
     seen = []
 
     def guard(route):
@@ -243,38 +238,31 @@ def test_no_request_leaves_the_local_server(browser, site_url):
         else:
             route.abort()
 
-    ctx.route("**/*", guard)
-    try:
-        pg = open_lesson(ctx, site_url)
-        run(pg, "output")
-        code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
-        set_code(pg, "output", code)
-        cell(pg, "output").get_by_role("button", name="Run").click()
-        wait_done(pg, "output", timeout=120_000)
-        outside = [u for u in seen if urlparse(u).hostname not in ("127.0.0.1", "localhost")
-                   and not u.startswith(("data:", "blob:"))]
-        assert seen, "the route guard saw no requests at all"
-        assert outside == []
-        assert any(u.endswith(".wasm") for u in seen) and any("matplotlib" in u for u in seen)
-    finally:
-        ctx.close()
+    fresh_context.route("**/*", guard)
+    pg = open_lesson(fresh_context, site_url)
+    run(pg, "output")
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
+    set_code(pg, "output", code)
+    cell(pg, "output").get_by_role("button", name="Run").click()
+    wait_done(pg, "output", timeout=120_000)
+    outside = [u for u in seen if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+               and not u.startswith(("data:", "blob:"))]
+    assert seen, "the route guard saw no requests at all"
+    assert outside == []
+    assert any(u.endswith(".wasm") for u in seen) and any("matplotlib" in u for u in seen)
 
 
-def test_a_crash_of_python_restarts_it_and_replays_earlier_cells(browser, site_url):
-    ctx = browser.new_context()
-    try:
-        pg = open_lesson(ctx, site_url)
-        errors = []
-        pg.on("pageerror", lambda exc: errors.append(str(exc)))
-        run(pg, "setup", "survivor = 'back again'")
-        out = run(pg, "scores", "import os\nos._exit(1)")
-        expect(out.locator(".out-error")).to_contain_text("Python crashed")
-        expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-        out = run(pg, "softmax", "print(survivor)")
-        expect(out).to_contain_text("back again")
-        assert not errors
-    finally:
-        ctx.close()
+def test_a_crash_of_python_restarts_it_and_replays_earlier_cells(fresh_context, site_url):
+    pg = open_lesson(fresh_context, site_url)
+    errors = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    run(pg, "setup", "survivor = 'back again'")
+    out = run(pg, "scores", "import os\nos._exit(1)")
+    expect(out.locator(".out-error")).to_contain_text("Python crashed")
+    expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    out = run(pg, "softmax", "print(survivor)")
+    expect(out).to_contain_text("back again")
+    assert not errors
 
 
 def test_an_output_flood_is_capped_and_the_page_stays_usable(page):

@@ -70,6 +70,13 @@ export function prepareCanvas(canvas, cssHeight) {
   return { ctx, width, dpr };
 }
 
+/** Add event listeners ({type: handler}) to a target; returns a function that removes them all. */
+export function listen(target, handlers) {
+  const entries = Object.entries(handlers);
+  for (const [type, handler] of entries) target.addEventListener(type, handler);
+  return () => { for (const [type, handler] of entries) target.removeEventListener(type, handler); };
+}
+
 /** Call redraw when the canvas width or the colour scheme changes. Returns a cleanup function. */
 export function watchLayout(canvas, redraw) {
   let lastWidth = canvas.clientWidth;
@@ -687,12 +694,9 @@ export function createMatrix(canvas, options = {}) {
   };
   const onBlur = () => { canvas.dataset.keyboard = "0"; schedule(); };
 
-  canvas.addEventListener("pointermove", onMove);
-  canvas.addEventListener("pointerleave", onLeave);
-  canvas.addEventListener("click", onClick);
-  canvas.addEventListener("keydown", onKey);
-  canvas.addEventListener("focus", onFocus);
-  canvas.addEventListener("blur", onBlur);
+  const unlisten = listen(canvas, {
+    pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onFocus, blur: onBlur,
+  });
   const unwatch = watchLayout(canvas, render);
   render();
 
@@ -732,12 +736,7 @@ export function createMatrix(canvas, options = {}) {
       destroyed = true;
       cancelDraw(render);
       unwatch();
-      canvas.removeEventListener("pointermove", onMove);
-      canvas.removeEventListener("pointerleave", onLeave);
-      canvas.removeEventListener("click", onClick);
-      canvas.removeEventListener("keydown", onKey);
-      canvas.removeEventListener("focus", onFocus);
-      canvas.removeEventListener("blur", onBlur);
+      unlisten();
       panels = [];
     },
   };

@@ -4,7 +4,7 @@
 // recomputed here: the split is the weights themselves).
 
 import { sequential, SEQUENTIAL_LUT } from "./colormap.js";
-import { readTheme, prepareCanvas, watchLayout, shortLabel, fmt, drawTooltip, requestDraw, flushDraw, cancelDraw } from "./matrix.js";
+import { readTheme, prepareCanvas, watchLayout, listen, shortLabel, fmt, drawTooltip, requestDraw, flushDraw, cancelDraw } from "./matrix.js";
 import { checkArray, checkTokens, drawMessage, normalizeInput, wrap } from "./validate.js";
 import { describeRow, tokenName } from "./table.js";
 
@@ -252,12 +252,9 @@ export function createQueryRow(canvas, options = {}) {
     if (handled) ev.preventDefault();
   };
   const onBlur = () => schedule();
-  canvas.addEventListener("pointermove", onMove);
-  canvas.addEventListener("pointerleave", onLeave);
-  canvas.addEventListener("click", onClick);
-  canvas.addEventListener("keydown", onKey);
-  canvas.addEventListener("focus", onBlur);
-  canvas.addEventListener("blur", onBlur);
+  const unlisten = listen(canvas, {
+    pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onBlur, blur: onBlur,
+  });
   const unwatch = watchLayout(canvas, render);
   render();
 
@@ -294,12 +291,7 @@ export function createQueryRow(canvas, options = {}) {
       destroyed = true;
       cancelDraw(render);
       unwatch();
-      canvas.removeEventListener("pointermove", onMove);
-      canvas.removeEventListener("pointerleave", onLeave);
-      canvas.removeEventListener("click", onClick);
-      canvas.removeEventListener("keydown", onKey);
-      canvas.removeEventListener("focus", onBlur);
-      canvas.removeEventListener("blur", onBlur);
+      unlisten();
     },
   };
 }
