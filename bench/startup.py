@@ -13,6 +13,8 @@ both alike. For each it reports medians of:
 * blocking: the main thread's total blocking time (sum of long tasks' time past 50 ms) and
   the longest task, up to that point;
 * bytes: what crossed the network (compressed) up to the first result;
+* first figure: once the result is in, the time to import matplotlib and get a PNG of a
+  small plot (matplotlib loads on first use in both pages);
 * warm revisit: the same page opened again in the same context (HTTP cache), to "ready".
 
 The raw page is the design doc's baseline: Pyodide on the main thread, stock files (no .pyc),
@@ -36,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser import launch  # noqa: E402
-from sitebuild.pyodide_assets import LOCK_NAME, PYODIDE_VERSION, core_file_names  # noqa: E402
+from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
 
 # Long tasks are recorded from the very start of each page (an init script runs before any page script).
@@ -60,6 +62,18 @@ out = w @ V
 f"output shape: {out.shape}"
 """
 
+FIGURE_CODE = """
+import io
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.imshow([[0.1, 0.9], [0.6, 0.4]])
+buffer = io.BytesIO()
+plt.savefig(buffer, format="png")
+plt.close("all")
+len(buffer.getvalue())
+"""
+
 RAW_PAGE = """<!doctype html><meta charset="utf-8"><title>raw pyodide</title>
 <script src="pyodide.js"></script>
 <pre id="out">loading…</pre>
@@ -70,24 +84,37 @@ RAW_PAGE = """<!doctype html><meta charset="utf-8"><title>raw pyodide</title>
   await pyodide.loadPackage("numpy");
   const code = JSON.parse(document.getElementById("code").textContent);
   document.getElementById("out").textContent = pyodide.runPython(code);
+  window.makeFigure = async (figureCode) => {{
+    await pyodide.loadPackage("matplotlib");
+    return pyodide.runPython(figureCode);
+  }};
 }})();
 </script>
 """
 
 
 def make_raw_page(dest: Path, cache_dir: Path) -> None:
-    """A raw Pyodide page from the stock npm core and the stock (verified) numpy wheel."""
+    """A raw Pyodide page from the stock npm core and the stock (verified) wheels the build cached."""
     dest.mkdir(parents=True)
     core = ROOT / "node_modules" / "pyodide"
     for name in core_file_names():
         shutil.copy2(core / name, dest / name)
-    lock = json.loads((core / LOCK_NAME).read_text())
-    numpy_wheel = lock["packages"]["numpy"]["file_name"]
-    shutil.copy2(cache_dir / "wheels" / numpy_wheel, dest / numpy_wheel)
+    for wheel in (cache_dir / "wheels").glob("*.whl"):  # numpy, matplotlib and its dependencies
+        shutil.copy2(wheel, dest / wheel.name)
     (dest / "index.html").write_text(RAW_PAGE.format(code=json.dumps(ATTENTION_CODE)), encoding="utf-8")
 
 
-def measure(context, url: str, ready, warm_ready) -> dict:
+# Both return the seconds from asking for a figure to having its PNG bytes.
+RAW_FIGURE = "async (code) => { const t = performance.now(); await window.makeFigure(code); return (performance.now() - t) / 1000; }"
+LESSON_FIGURE = """async (code) => {
+  const t = performance.now();
+  const result = await lessonPage.runtime.run(code, "bench-figure");
+  if (!result.ok) throw new Error(result.error);
+  return (performance.now() - t) / 1000;
+}"""
+
+
+def measure(context, url: str, ready, warm_ready, figure_js) -> dict:
     """Open url cold, wait for the first result, collect timings; then revisit warm."""
     sizes = []
     context.on("requestfinished", lambda req: sizes.append(req.sizes()["responseBodySize"]))
@@ -98,6 +125,7 @@ def measure(context, url: str, ready, warm_ready) -> dict:
     first = page.evaluate("performance.now()")
     tasks = page.evaluate("window.__longtasks")
     transferred = sum(sizes)
+    figure = page.evaluate(figure_js, FIGURE_CODE)
     page.close()
     page = context.new_page()
     start = time.perf_counter()
@@ -106,7 +134,7 @@ def measure(context, url: str, ready, warm_ready) -> dict:
     warm = time.perf_counter() - start
     page.close()
     return {"first_result_s": first / 1000, "blocking_ms": sum(max(0, t - 50) for t in tasks),
-            "longest_task_ms": max(tasks, default=0), "mb": transferred / 1e6, "warm_s": warm}
+            "longest_task_ms": max(tasks, default=0), "mb": transferred / 1e6, "figure_s": figure, "warm_s": warm}
 
 
 def raw_ready(page):
@@ -140,17 +168,18 @@ def main() -> int:
         make_raw_page(root / "raw", ROOT / ".cache")
         server, base = serve_in_thread(root, port=0, quiet=True, isolate=True)
         pages = {
-            "raw Pyodide (main thread, stock files)": (base + "raw/index.html", raw_ready, raw_ready),
-            "lesson (worker, precompiled)": (base + "site/lessons/attention/", lesson_ready, lesson_warm_ready),
+            "raw Pyodide (main thread, stock files)": (base + "raw/index.html", raw_ready, raw_ready, RAW_FIGURE),
+            "lesson (worker, precompiled)": (base + "site/lessons/attention/", lesson_ready, lesson_warm_ready,
+                                             LESSON_FIGURE),
         }
         results = {name: [] for name in pages}
         with sync_playwright() as p:
             browser = launch(p)
             for run in range(args.runs):
-                for name, (url, ready, warm_ready) in pages.items():
+                for name, (url, ready, warm_ready, figure_js) in pages.items():
                     context = browser.new_context()
                     try:
-                        results[name].append(measure(context, url, ready, warm_ready))
+                        results[name].append(measure(context, url, ready, warm_ready, figure_js))
                     finally:
                         context.close()
                 print(f"run {run + 1}/{args.runs} done", file=sys.stderr)
@@ -159,14 +188,16 @@ def main() -> int:
 
     print(f"Pyodide {PYODIDE_VERSION}, headless Chromium, {args.runs} cold runs each, medians:")
     keys = [("first_result_s", "first result (s)"), ("blocking_ms", "main-thread blocking (ms)"),
-            ("longest_task_ms", "longest task (ms)"), ("mb", "transferred (MB)"), ("warm_s", "warm revisit to ready (s)")]
+            ("longest_task_ms", "longest task (ms)"), ("mb", "transferred (MB)"), ("figure_s", "first figure (s)"),
+            ("warm_s", "warm revisit to ready (s)")]
     medians = {name: {k: statistics.median(r[k] for r in runs) for k, _ in keys} for name, runs in results.items()}
     width = max(len(n) for n in medians)
-    print(" " * width + "".join(f"  {label:>26}" for _, label in keys))
-    for name, values in medians.items():
-        print(name.ljust(width) + "".join(f"  {values[k]:>26.2f}" for k, _ in keys))
     raw, ours = medians.values()
-    print(f"first result, lesson / raw: {ours['first_result_s'] / raw['first_result_s']:.2f}x")
+    names = list(medians)
+    print(f"{'':28}" + "".join(f"{n.split(' (')[0]:>16}" for n in names) + f"{'lesson / raw':>16}")
+    for key, label in keys:
+        ratio = ours[key] / raw[key] if raw[key] else float("nan")
+        print(f"{label:28}" + "".join(f"{medians[n][key]:>16.2f}" for n in names) + f"{ratio:>15.2f}x")
     return 0
 
 
