@@ -6,8 +6,8 @@ export {
   EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, keymap, lineNumbers,
 } from "@codemirror/view";
 export { EditorState, Prec } from "@codemirror/state";
-export { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+export { HighlightStyle, bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+export { tags } from "@lezer/highlight";
 export { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 export { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 export { python } from "@codemirror/lang-python";
-export { oneDark } from "@codemirror/theme-one-dark";

@@ -384,13 +384,13 @@ def test_a_bad_optional_array_leaves_the_rest_drawn(page):
 def test_stepper_reveals_rows_in_order(page):
     arrays, tokens = mount(page)
     empty = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--attn-empty')").strip()
-    page.get_by_role("button", name="Back to the start").click()
+    page.get_by_role("button", name="Start: back to the beginning").click()
     assert page.evaluate("document.querySelector('.attn-view').dataset.reveal") == "0,0,0"
     colours = page.evaluate(CELL_COLOURS, ["weights"])
     hex_empty = tuple(int(empty[i:i + 2], 16) for i in (1, 3, 5))
     assert all(tuple(c) == hex_empty for row in colours for c in row)
 
-    forward = page.get_by_role("button", name="Step forward")
+    forward = page.get_by_role("button", name="Next: one step forward")
     for _ in range(7):  # six score rows, then the first softmax row
         forward.click()
     assert page.evaluate("document.querySelector('.attn-view').dataset.reveal") == "6,1,0"
@@ -400,12 +400,12 @@ def test_stepper_reveals_rows_in_order(page):
     assert all(tuple(c) != hex_empty for c in colours[0])
     assert all(tuple(c) == hex_empty for c in colours[1])
     assert page.evaluate("fx.view.store.get()") == 0
-    page.get_by_role("button", name="Step back").click()
+    page.get_by_role("button", name="Back: one step back").click()
     assert page.evaluate("document.querySelector('.attn-view').dataset.reveal") == "6,0,0"
-    page.get_by_role("button", name="Show the finished result").click()
+    page.get_by_role("button", name="Show all: the finished result").click()
     assert page.evaluate("document.querySelector('.attn-view').dataset.reveal") == "all"
 
-    page.get_by_role("button", name="Back to the start").click()
+    page.get_by_role("button", name="Start: back to the beginning").click()
     page.get_by_role("button", name="Play").click()
     assert page.evaluate("fx.view.stepper.state().playing")
     page.wait_for_function("fx.view.stepper.state().step >= 2")
@@ -417,7 +417,7 @@ def test_stepper_respects_reduced_motion(browser, base_url):
     context, page, errors = _open(browser, base_url, reduced_motion="reduce")
     try:
         mount(page)
-        page.get_by_role("button", name="Back to the start").click()
+        page.get_by_role("button", name="Start: back to the beginning").click()
         page.get_by_role("button", name="Next phase").click()
         state = page.evaluate("fx.view.stepper.state()")
         assert state["reducedMotion"] and not state["playing"]

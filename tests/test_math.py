@@ -147,7 +147,7 @@ def test_include_mistakes_are_reported_at_the_fence(tmp_path, fence, fragment):
 
 def test_plain_code_blocks_are_unchanged_and_copy_is_opt_in(tmp_path):
     html = render(write(tmp_path, "```python\nx = 1\n```\n\n```python copy title=run.py\ny = 2\n```\n"))
-    assert '<pre class="highlight" data-lang="python"><code>' in html.split("<figure")[0]
+    assert '<pre class="highlight" tabindex="0" data-lang="python"><code>' in html.split("<figure")[0]
     assert html.count("<figure") == 1 and "run.py" in html
 
 

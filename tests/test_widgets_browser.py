@@ -168,9 +168,9 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
     run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
-    steps.get_by_role("button", name="Back to the start").click()
+    steps.get_by_role("button", name="Start: back to the beginning").click()
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
-    steps.get_by_role("button", name="Step forward").click()
+    steps.get_by_role("button", name="Next: one step forward").click()
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 1 of 9")
 
 

@@ -1,10 +1,11 @@
 // A code editor for one cell: CodeMirror 6 with Python highlighting, line numbers,
 // smart indentation, and Shift+Enter / Ctrl+Enter to run.
 import {
-  EditorState, EditorView, Prec, bracketMatching, closeBrackets, closeBracketsKeymap, defaultHighlightStyle,
-  defaultKeymap, drawSelection, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, history,
-  historyKeymap, indentOnInput, indentUnit, indentWithTab, keymap, lineNumbers, oneDark, python, syntaxHighlighting,
+  EditorState, EditorView, Prec, bracketMatching, closeBrackets, closeBracketsKeymap, defaultKeymap, drawSelection,
+  highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, history, historyKeymap, indentOnInput,
+  indentUnit, indentWithTab, keymap, lineNumbers, python,
 } from "../vendor/codemirror.js";
+import { editorTheme } from "./editor-theme.js";
 
 const prefersDark = () => globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches;
 
@@ -28,7 +29,6 @@ export function createEditor(parent, { doc, label, onRun, onChange }) {
         history(),
         drawSelection(),
         indentOnInput(),
-        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         bracketMatching(),
         closeBrackets(),
         highlightActiveLine(),
@@ -45,7 +45,8 @@ export function createEditor(parent, { doc, label, onRun, onChange }) {
           if (update.docChanged) onChange(update.state.doc.toString());
         }),
         EditorView.contentAttributes.of({ "aria-label": label }),
-        prefersDark() ? oneDark : [],
+        EditorView.lineWrapping, // long lines wrap: no sideways scrolling inside a cell, on a phone either
+        editorTheme(prefersDark()),
       ],
     }),
   });

@@ -35,11 +35,12 @@ export function createStepper(view, options = {}) {
     bar.appendChild(b);
     return b;
   };
-  const startBtn = button("⇤ Start", "Back to the start", () => { pause(); goTo(0); });
-  const backBtn = button("◀ Back", "Step back", () => { pause(); goTo(step - 1); });
+  // Accessible names start with the visible words (speech users say what they see).
+  const startBtn = button("⇤ Start", "Start: back to the beginning", () => { pause(); goTo(0); });
+  const backBtn = button("◀ Back", "Back: one step back", () => { pause(); goTo(step - 1); });
   const playBtn = button("Play ▶", "Play", () => (timer ? pause() : play()));
-  const fwdBtn = button("Next ▶", "Step forward", () => { pause(); goTo(step + 1); });
-  const allBtn = button("Show all", "Show the finished result", () => { pause(); goTo(total()); });
+  const fwdBtn = button("Next ▶", "Next: one step forward", () => { pause(); goTo(step + 1); });
+  const allBtn = button("Show all", "Show all: the finished result", () => { pause(); goTo(total()); });
   const slider = document.createElement("input");
   slider.type = "range";
   slider.min = "0";
@@ -62,7 +63,7 @@ export function createStepper(view, options = {}) {
     const n = total();
     if (!T()) return "No data to step through yet.";
     if (step >= n) return `Step ${n} of ${n}: all done. Every output row is a weighted mix of value rows.`;
-    if (step === 0) return `Step 0 of ${n}: nothing computed yet. Press Play or Step forward.`;
+    if (step === 0) return `Step 0 of ${n}: nothing computed yet. Press Play or Next.`;
     const phase = Math.floor((step - 1) / perPhase());
     const rows = Math.min(T(), ((step - 1) % perPhase() + 1) * rowsPerStep());
     const tokens = view.tokens();
