@@ -25,6 +25,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
+from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
 from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
@@ -68,10 +69,15 @@ def content_hash(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def build_assets(opts: Options, staging: Path) -> tuple[str, str]:
-    """Write static files, the editor bundle and the lessonpy wheel into assets/<hash>/."""
+def build_assets(opts: Options, staging: Path, font_cache: FontCache | None) -> tuple[str, str, dict | None]:
+    """Write static files, the editor bundle, the lessonpy wheel and matplotlib's font cache
+    into assets/<hash>/; return the folder and the wheel's path (site-relative), and where the
+    font cache is and belongs ({url, path}) for the page's worker."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
+    if font_cache:
+        (work / "mpl").mkdir()
+        shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)
     (work / "css" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
     bundle_codemirror(opts.root, work / "vendor" / "codemirror.js")
     katex_dist = opts.root / "node_modules" / "katex" / "dist"
@@ -81,7 +87,8 @@ def build_assets(opts: Options, staging: Path) -> tuple[str, str]:
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
-    return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}"
+    fonts = {"url": f"assets/{digest}/mpl/{font_cache.file.name}", "path": font_cache.target} if font_cache else None
+    return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}", fonts
 
 
 # ---------------------------------------------------------------------------- pages
@@ -132,7 +139,8 @@ def neighbours(entries: list[dict], slug: str) -> tuple[dict | None, dict | None
     return rel(prev), rel(nxt)
 
 
-def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: dict, assets: str, wheel: str) -> None:
+def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: dict, assets: str, wheel: str,
+                 font_cache: dict | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson."""
     env = Environment(loader=FileSystemLoader(opts.root / "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -150,6 +158,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: di
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker.js",
             "bootPackages": BOOT_PACKAGES,
+            "mplFontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
         }
         page = env.get_template("lesson.html").render(
             root="../../", lesson=lesson, body=render_lesson_body(lesson, md), toc=lesson.headings,
@@ -180,12 +189,14 @@ def build(opts: Options) -> Path:
     course = read_course(opts.lessons_dir)
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
+        font_cache = None
         if not opts.pyodide_url:
             dist = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
                                    precompile=opts.precompile, log=opts.log)
             copy_into_site(dist, staging / "pyodide" / PYODIDE_VERSION)
-        assets, wheel = build_assets(opts, staging)
-        render_pages(opts, staging, lessons, course, assets, wheel)
+            font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
+        assets, wheel, fonts = build_assets(opts, staging, font_cache)
+        render_pages(opts, staging, lessons, course, assets, wheel, fonts)
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
         replace_dir(staging, opts.out_dir)
     except BaseException:

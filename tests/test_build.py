@@ -122,6 +122,9 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     lock = json.loads((index_url / "pyodide-lock.json").read_text())
     for package in ("numpy", "micropip", "matplotlib"):
         assert (index_url / lock["packages"][package]["file_name"]).exists()
+    font_cache = json.loads((built_site / "lessons" / "attention" / config["mplFontCache"]["url"]).resolve().read_text())
+    assert config["mplFontCache"]["path"].endswith("/site-packages/matplotlib/fontlist.json")
+    assert any(f["fname"].endswith(".ttf") for f in font_cache["ttflist"])
     wheel = (built_site / "lessons" / "attention" / config["wheelURL"]).resolve()
     assert re.fullmatch(r"lessonpy-\d+\.\d+\.\d+-py3-none-any\.whl", wheel.name)
     names = zipfile.ZipFile(wheel).namelist()

@@ -20,7 +20,7 @@ function takeWorker(config, interruptBuffer) {
 
 export class PythonRuntime extends EventTarget {
   /**
-   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[]}} config
+   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null}} config
    * @param {Uint8Array|null} interruptBuffer  shared with the worker (needs cross-origin isolation)
    */
   constructor(config, interruptBuffer = null) {

@@ -16,6 +16,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   // which the worker reads as soon as it runs, without waiting for this thread.
   const init = {
     id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
+    fontCache: config.fontCache ? { url: abs(config.fontCache.url), path: config.fontCache.path } : null,
   };
   const worker = new Worker(abs(config.workerURL), { type: "module", name: JSON.stringify(init) });
   const buffered = [];
@@ -32,6 +33,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   const page = JSON.parse(document.getElementById("page-config").textContent);
   const config = {
     workerURL: page.workerURL, indexURL: page.pyodideIndexURL, wheelURL: page.wheelURL, bootPackages: page.bootPackages,
+    fontCache: page.mplFontCache,
   };
   // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
   const interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;

@@ -78,8 +78,16 @@ function setInterrupt(buffer) {
   if (pyodide) pyodide.setInterruptBuffer(interruptBuffer);
 }
 
-async function init({ indexURL, wheelURL, bootPackages }) {
+async function init({ indexURL, wheelURL, bootPackages, fontCache }) {
   post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05, at: now() });
+  // matplotlib's font cache, made by the build (a few KB): without it the first figure
+  // scans every font. Fetched now; written once matplotlib is unpacked (see loadImports).
+  if (fontCache) {
+    pendingFontCache = fetch(fontCache.url)
+      .then((r) => (r.ok ? r.arrayBuffer() : null))
+      .then((bytes) => bytes && { path: fontCache.path, bytes: new Uint8Array(bytes) })
+      .catch(() => null);
+  }
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   pyodide = await loadPyodide({
@@ -102,14 +110,23 @@ async function init({ indexURL, wheelURL, bootPackages }) {
   return { pythonVersion: pyodide.runPython("import sys; sys.version.split()[0]"), crossOriginIsolated: !!interruptBuffer };
 }
 
+let pendingFontCache = null; // {path, bytes} promise until written into matplotlib's folder
+
 async function loadImports(code) {
   // matplotlib (and anything else Pyodide ships) loads the first time a cell imports it.
   await pyodide.loadPackagesFromImports(code, {
     messageCallback: (msg) => {
-      if (/^Loading /.test(msg)) post(Event.NOTICE, { text: msg.replace(/, .*$/, "") + "…" });
+      if (/^Loading /.test(msg)) post(Event.NOTICE, { text: msg.length > 90 ? `${msg.slice(0, 89)}…` : msg });
     },
     errorCallback: (msg) => post(Event.STDERR, { text: msg + "\n" }),
   });
+  // Pyodide's matplotlib wheel carries a font cache it cannot use and would rebuild on
+  // import; ours replaces it after the wheel is unpacked and before the cell imports it.
+  if (pendingFontCache && pyodide.loadedPackages.matplotlib) {
+    const cache = await pendingFontCache;
+    pendingFontCache = null;
+    if (cache) pyodide.FS.writeFile(cache.path, cache.bytes);
+  }
 }
 
 async function run({ code, cellId, cells }) {
