@@ -92,7 +92,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache }) {
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   pyodide = await loadPyodide({
     indexURL,
-    packages: bootPackages, // numpy downloads while the interpreter boots
+    packages: bootPackages, // numpy and micropip, loaded as soon as the interpreter is up
     env: { MPLBACKEND: "Agg", HOME: "/home/pyodide" }, // the default backend needs a DOM
     stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
   });
