@@ -17,6 +17,8 @@ class Output {
   }
 
   clear() {
+    // Figures are blob: URLs; a cell run a hundred times must not keep a hundred PNGs alive.
+    for (const img of this.el.querySelectorAll("img.out-figure")) URL.revokeObjectURL(img.src);
     this.el.replaceChildren();
     this.el.hidden = true;
     this.chars = 0;

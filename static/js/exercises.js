@@ -2,19 +2,13 @@
 // The build emits each exercise as data (script.exercise-data); the checks are Python in
 // lessonpy.exercises and run through lessonpy.grading.grade in a namespace of their own.
 import { createEditor } from "./editor.js";
+import { el as element } from "./dom.js";
 import * as storage from "./storage.js";
 
 const KIND = "exercise";
 const GRACE_MS = 3_000; // past timeout + this, the page restarts Python itself (code stuck in C)
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function element(tag, className, text) {
-  const el = document.createElement(tag);
-  if (className) el.className = className;
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
 
 class Exercise {
   constructor(el, runtime, lesson) {

@@ -9,6 +9,7 @@ import { createOutput } from "./output.js";
 import { createTable, createSummary } from "./table.js";
 import { createStepper } from "./stepper.js";
 import { checkPayload } from "./validate.js";
+import { el } from "../dom.js";
 
 /** A tiny store for the selected row: get(), set(row), subscribe(fn) -> unsubscribe. */
 export function createSelectionStore(initial = null) {
@@ -39,13 +40,6 @@ const CAPTIONS = {
 };
 
 let uid = 0;
-
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /**
  * createAttentionView(container, {stepper = true, tables = true, initialRow, interval})

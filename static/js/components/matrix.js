@@ -5,7 +5,7 @@
 // Cells are painted into a small offscreen image (one pixel per cell or per pooled block) and
 // scaled up without smoothing, so T=512 costs one ImageData fill, not 262,144 fillRects.
 
-import { makeScale, luminance, rgbCss, drawLegend } from "./colormap.js";
+import { makeScale, luminance, drawLegend } from "./colormap.js";
 import { checkArray, cssVar, drawMessage } from "./validate.js";
 
 // ---- shared canvas helpers (used by the other components too) ------------------------------

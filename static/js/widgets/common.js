@@ -1,15 +1,11 @@
 // Small pieces the widgets share: building DOM, decoding the build's JSON payloads, waiting for
 // Python, and calling it with a debounce that drops stale replies. No attention maths here.
 
-let uid = 0;
+import { el } from "../dom.js";
 
-/** A new element with an optional class and text. */
-export function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+export { el }; // the widgets import it from here with the rest
+
+let uid = 0;
 
 /** A unique id for label/for pairs. */
 export const newId = (prefix) => `${prefix}-${++uid}`;

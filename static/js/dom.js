@@ -1,0 +1,9 @@
+// The one small DOM helper the page's modules share.
+
+/** A new element with an optional class and text (text, never HTML). */
+export function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
