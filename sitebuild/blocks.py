@@ -46,7 +46,7 @@ from typing import Any
 
 import yaml
 
-from .lessons import CELL_ID_PATTERN, LessonError, make_parser, parse_fence_info
+from .lessons import CELL_ID_PATTERN, LessonError, make_parser
 from .render import fence_renderer, highlight_code, json_for_script
 
 QUIZ_KEYS = {"question": True, "choices": True, "explain": False}  # key -> required
@@ -118,9 +118,13 @@ class Block:
                 self._map_lines(item, path + (i,))
 
     def _check_unique_id(self) -> None:
-        for line, other in fence_ids(str(self.path)).get(self.kind, []):
-            if other == self.id and line < self.fence_line:
-                self.error(f"{self.kind} id {self.id!r} is already used by the {self.kind} on line {line}")
+        # Fences render in page order and share env["fence_ids"], so the first one keeps its id.
+        seen = self.env.get("fence_ids")
+        if seen is None:
+            return  # a renderer called on its own: no page to compare with
+        line = seen.setdefault((self.kind, self.id), self.fence_line)
+        if line != self.fence_line:
+            self.error(f"{self.kind} id {self.id!r} is already used by the {self.kind} on line {line}")
 
     # -- typed access ---------------------------------------------------------------------
 
@@ -143,30 +147,6 @@ class Block:
         if not isinstance(value, str) or not value.strip():
             self.error(f"{what}: {key!r} must be non-empty text", path + (key,))
         return value
-
-
-@lru_cache(maxsize=64)
-def _fence_ids_cached(path: str, mtime_ns: int, size: int) -> dict[str, list[tuple[int, str]]]:
-    ids: dict[str, list[tuple[int, str]]] = {}
-    text = Path(path).read_text(encoding="utf-8")
-    for token in _MD.parse(text):
-        if token.type == "fence" and token.map:
-            try:
-                lang, _, options = parse_fence_info(token.info, path, token.map[0] + 1)
-            except LessonError:
-                continue
-            if lang in ("quiz", "exercise") and "id" in options:
-                ids.setdefault(lang, []).append((token.map[0] + 1, options["id"]))
-    return ids
-
-
-def fence_ids(path: str) -> dict[str, list[tuple[int, str]]]:
-    """{kind: [(line, id), …]} of every quiz and exercise fence in the lesson file *path*."""
-    try:
-        stat = Path(path).stat()
-        return _fence_ids_cached(path, stat.st_mtime_ns, stat.st_size)
-    except (OSError, UnicodeDecodeError):
-        return {}  # not a file (a renderer called on its own): nothing to compare with
 
 
 def inline(text: str) -> str:

@@ -20,7 +20,8 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 #: Renderers of special fences, by the fence's language word (```quiz, ```exercise, ```widget).
 #: Each is called as ``renderer(content, options, env) -> html`` with the fence's key=value
 #: options and the render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words
-#: after the language); it raises LessonError for bad input.
+#: after the language, ``env["fence_ids"]``: {(kind, id): line} of the page's fences so far, shared
+#: by all of them, for refusing a duplicate id); it raises LessonError for bad input.
 FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {}
 
 
@@ -83,6 +84,7 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
     line = (token.map[0] + 1) if token.map else 1
     lang, flags, options = parse_fence_info(token.info, env.get("path", "?"), line)
     if lang in FENCE_RENDERERS:
+        env.setdefault("fence_ids", {})  # created once per page, so every fence's copy of env shares it
         return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line, "flags": flags})
     code = highlight_code(token.content, lang)
     lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""

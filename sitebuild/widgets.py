@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import html
 import math
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from .blocks import Block
-from .lessons import LessonError, make_parser, parse_fence_info
+from .lessons import LessonError
 from .render import fence_renderer, json_for_script
 
 # The browser's Python, importable here the same way the tests import it.
@@ -69,53 +68,12 @@ LABELS = {
 }
 
 
-# ---------------------------------------------------------------------------- the fence's line
-
-_MD = make_parser()
-
-
-@lru_cache(maxsize=64)
-def _widget_fences(path: str, mtime_ns: int, size: int) -> dict[int, tuple[list[str], dict[str, str]]]:
-    fences = {}
-    text = Path(path).read_text(encoding="utf-8")
-    for token in _MD.parse(text):
-        if token.type == "fence" and token.map:
-            line = token.map[0] + 1
-            try:
-                lang, flags, options = parse_fence_info(token.info, path, line)
-            except LessonError:
-                continue
-            if lang == "widget":
-                fences[line] = (flags, options)
-    return fences
-
-
-def widget_fences(path) -> dict[int, tuple[list[str], dict[str, str]]]:
-    """{line: (flags, options)} of every ```widget fence in the lesson file *path*."""
-    try:
-        stat = Path(path).stat()
-        return _widget_fences(str(path), stat.st_mtime_ns, stat.st_size)
-    except (OSError, UnicodeDecodeError):
-        return {}
-
-
-def fence_name(env: dict) -> str | None:
-    """The NAME word of the fence at env["line"].
-
-    The fence registry hands renderers only the key=value options, so the bare word is read
-    back from the lesson file (env["flags"] wins when a renderer is given it).
-    """
-    flags = env.get("flags")
-    if flags is None:
-        flags = widget_fences(env.get("path", "?")).get(env.get("line", 1), ([], {}))[0]
-    return flags[0] if flags else None
-
-
 # ---------------------------------------------------------------------------- options
 
 def parse_widget(content: str, options: dict[str, str], env: dict) -> dict:
     """Validate a widget fence; return {name, id, options} with every default filled in."""
-    name = fence_name(env)
+    flags = env.get("flags") or []  # the bare words after ```widget: the first is the name
+    name = flags[0] if flags else None
     path, line = env.get("path", "?"), env.get("line", 1)
     known = ", ".join(OPTIONS)
     if name is None:
@@ -126,9 +84,6 @@ def parse_widget(content: str, options: dict[str, str], env: dict) -> dict:
     what = f"widget {name} {b.id!r}"
     spec = OPTIONS[name]
     b.check_keys(b.data, {k: False for k in spec}, (), what)
-    for other_line, (_, other) in sorted(widget_fences(path).items()):
-        if other_line < line and other.get("id") == b.id:
-            b.error(f"widget id {b.id!r} is already used by the widget on line {other_line}")
     values = {}
     for key, (kind, default, lo, hi) in spec.items():
         values[key] = _value(b, what, key, b.data.get(key, default), kind, lo, hi) if key in b.data else default
