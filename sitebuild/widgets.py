@@ -41,6 +41,12 @@ def _lessonpy_widgets():
     return widgets
 
 
+def _lessonpy_cat():
+    _lessonpy_widgets()  # puts py/ on sys.path
+    from lessonpy import cat_example
+    return cat_example
+
+
 def _powers_of_two(lo, hi):
     return [2 ** i for i in range(int(math.log2(lo)), int(math.log2(hi)) + 1)]
 
@@ -48,7 +54,9 @@ def _powers_of_two(lo, hi):
 # Options per widget: key -> (kind, default, lo, hi). kind: int, float, bool, text, tokens, choice.
 _VIEW = {"title": ("text", None, None, None), "T": ("int", 6, 2, 64), "d_k": ("int", 8, 1, 512),
          "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
-         "row": ("int", None, 0, 63)}
+         "row": ("int", None, 0, 63),
+         # the picture drawn before Python runs: a seeded random example, or the lesson's hand-built one
+         "example": ("choice", "seeded", ["seeded", "cat"], None)}
 OPTIONS: dict[str, dict[str, tuple]] = {
     "attention-view": _VIEW,
     "step-through": {**_VIEW, "interval": ("int", 700, 100, 5000)},
@@ -127,6 +135,10 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
         if not 2 <= len(v["tokens"]) <= 64:
             b.error(f"{what}: tokens needs 2 to 64 words, got {len(v['tokens'])}", ("tokens",))
         v["T"] = len(v["tokens"])
+    if v.get("example") == "cat":
+        if v.get("tokens") is not None or "T" in b.data:
+            b.error(f"{what}: the cat example brings its own tokens; drop tokens and T", ("example",))
+        v["T"] = len(_lessonpy_cat().SENTENCE)
     if v.get("row") is not None and v["row"] >= v["T"]:
         b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
     if name == "heads" and v["C"] % v["heads"]:

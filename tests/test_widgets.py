@@ -106,6 +106,44 @@ def test_one_head_is_plain_attention_on_the_same_input():
     np.testing.assert_allclose(w1[0], e / e.sum(axis=-1, keepdims=True), rtol=1e-5)
 
 
+def test_the_heads_widget_adds_two_hand_built_heads_that_really_specialise():
+    stats = widgets.heads(n_head=4, C=48, T=8)
+    hand = bridge.recorded[-1][1]["arrays"]["hand_weights"]
+    tokens = stats["tokens"]
+    assert hand.shape == (2, 8, 8) and [h["name"] for h in stats["hand_heads"]] == ["previous token", "same token"]
+    np.testing.assert_allclose(hand.sum(axis=-1), 1, atol=1e-5)
+    previous, same = hand
+    # previous token: row i looks at i - 1; the first row has no previous word and stays flat
+    assert [int(j) for j in previous[1:].argmax(axis=-1)] == list(range(7))
+    assert previous[1:].max(axis=-1).min() > 0.99
+    np.testing.assert_allclose(previous[0], 1 / 8, atol=1e-6)
+    # same token: the two "the" share their attention half and half; every other word looks at itself
+    the = [i for i, t in enumerate(tokens) if t == "the"]
+    assert len(the) == 2
+    for i in the:
+        np.testing.assert_allclose(same[i, the], 0.5, atol=0.01)
+    for i in set(range(8)) - set(the):
+        assert same[i].argmax() == i and same[i, i] > 0.99
+    # the hand-built heads do not depend on H, and are not among the random heads
+    widgets.heads(n_head=2, C=48, T=8)
+    np.testing.assert_array_equal(bridge.recorded[-1][1]["arrays"]["hand_weights"], hand)
+
+
+def test_hand_built_heads_are_softmax_of_their_own_queries_and_keys():
+    from lessonpy import hand_heads
+
+    tokens = ["a", "b", "a", "c", "b"]
+    x, V = hand_heads._features(tokens)
+    for name in hand_heads.HAND_HEADS:
+        W_q, W_k = hand_heads._projections(name, V, len(tokens))
+        s = (x @ W_q) @ (x @ W_k).T / math.sqrt(W_q.shape[1])
+        assert set(np.unique(np.round(s, 9))) <= {0.0, hand_heads.MATCH_SCORE}  # a match or nothing
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        np.testing.assert_allclose(hand_heads.hand_head(name, tokens), e / e.sum(axis=-1, keepdims=True))
+    with pytest.raises(ValueError, match="unknown hand-built head"):
+        hand_heads.hand_head("next token", tokens)
+
+
 # ---------------------------------------------------------------------------- views
 
 def test_attention_example_is_what_show_attention_sends():
@@ -159,6 +197,18 @@ def test_fence_embeds_the_prerendered_payload(tmp_path):
     assert steps["options"]["T"] == 3 and steps["initial"]["tokens"] == ["a", "b", "c"]
 
 
+def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):
+    from lessonpy import cat_example
+
+    (view,) = data_blocks(render(tmp_path, "```widget attention-view id=c\nexample: cat\nrow: 4\n```\n"))
+    assert view["options"]["T"] == len(cat_example.SENTENCE) and view["options"]["row"] == 4
+    assert view["initial"]["tokens"] == cat_example.SENTENCE
+    _, weights, _ = cat_example.attend(cat_example.X, cat_example.W_Q, cat_example.W_K, cat_example.W_V)
+    shown = np.array(view["initial"]["arrays"]["weights"]["data"]).reshape(7, 7)
+    np.testing.assert_allclose(shown, weights, atol=1e-6)
+    assert shown[4].argmax() == 1  # "it" looks at "cat"
+
+
 @pytest.mark.parametrize("fence, line, message", [
     ("```widget\n```", 7, "needs a name"),
     ("```widget pie id=p\n```", 7, "unknown widget 'pie'"),
@@ -170,6 +220,8 @@ def test_fence_embeds_the_prerendered_payload(tmp_path):
     ("```widget attention-view id=v\nT: 4\ntokens: [a, b]\n```", 9, "tokens has 2 words but T is 4"),
     ("```widget attention-view id=v\nscale: [\n```", 9, "not valid YAML"),
     ("```widget heads id=h\n```\n\n```widget heads id=h\n```", 10, "already used by the widget on line 7"),
+    ("```widget attention-view id=v\nexample: dog\n```", 8, "example must be one of seeded, cat"),
+    ("```widget attention-view id=v\nexample: cat\ntokens: [a, b]\n```", 8, "brings its own tokens"),
 ])
 def test_bad_widget_fences_name_the_file_and_line(tmp_path, fence, line, message):
     with pytest.raises(LessonError) as err:

@@ -112,7 +112,7 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
         expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
         expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
         expect(widget(page, "heads").get_by_label("Number of heads H")).to_be_disabled()
-        expect(widget(page, "heads").locator(".heads-panel")).to_have_count(4)
+        expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)
         assert page.locator(".py-status").get_attribute("data-state") == "loading"
         assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
             (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
@@ -225,7 +225,8 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
     for H in (1, 2, 4, 8, 3):
         heads.get_by_label("Number of heads H").select_option(str(H))
         expect(heads).to_have_attribute("data-heads", str(H), timeout=RUN_TIMEOUT_MS)
-        expect(heads.locator(".heads-panel")).to_have_count(H)
+        expect(heads.locator(".heads-random .heads-panel")).to_have_count(H)
+        expect(heads.locator(".heads-hand .heads-panel")).to_have_count(2)  # built by hand, whatever H is
         expect(heads.locator(".heads-split")).to_contain_text(f"(1, {H}, 8, {48 // H}) = (B, H, T, D)")
         expect(heads.locator(".heads-params")).to_have_attribute("data-count", count)
         expect(heads.locator(".heads-params")).to_contain_text("4 × 48² = 9,216")

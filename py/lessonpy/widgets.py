@@ -16,10 +16,11 @@ import math
 
 import numpy as np
 
-from . import bridge
+from . import bridge, cat_example
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
 from .experiments import _unit_draws
+from .hand_heads import HAND_HEADS, hand_heads
 from .show import _build_payload
 
 __all__ = ["WIDGETS", "attention_example", "explore", "heads", "prerender", "divisors", "SATURATED"]
@@ -174,6 +175,8 @@ def _heads(n_head=4, C=48, T=8, seed=0, target=None):
     q = x @ W_qkv[:C].T  # (1, T, C): the queries before the split
     q_heads = split_heads(q, H)  # (1, H, T, D)
     w = weights[0]  # (H, T, T)
+    tokens = tokens_for(T)
+    hand = hand_heads(tokens)  # (2, T, T): built by hand, for contrast with the random heads
     counted = int(W_qkv.size + W_proj.size)
     stats = {
         "B": 1, "T": T, "C": C, "H": H, "D": C // H,
@@ -185,19 +188,24 @@ def _heads(n_head=4, C=48, T=8, seed=0, target=None):
         "divisors": divisors(C),
         "head_entropy": [float(e) for e in row_entropy(w).mean(axis=-1)],  # mean over queries
         "log_T": math.log(T),
-        "tokens": tokens_for(T),
+        "tokens": tokens,
+        # the hand-built heads do not depend on H: the same two patterns for every choice
+        "hand_heads": [{"name": name, "description": about, "entropy": float(row_entropy(p).mean())}
+                       for (name, about), p in zip(HAND_HEADS.items(), hand)],
     }
     payload = {
         "view": "heads", "source": "widget", "widget": "heads", "target": target,
-        "title": f"{H} head{'s' if H > 1 else ''} of size D = {C // H}", "tokens": tokens_for(T),
-        "arrays": {"weights": w.astype(np.float32)},  # (H, T, T): one pattern per head
+        "title": f"{H} head{'s' if H > 1 else ''} of size D = {C // H}", "tokens": tokens,
+        "arrays": {"weights": w.astype(np.float32),  # (H, T, T): one pattern per random head
+                   "hand_weights": hand.astype(np.float32)},  # (2, T, T): the hand-built heads
         "stats": stats,
     }
     return payload, stats
 
 
 def heads(n_head=4, C=48, T=8, seed=0, target=None, request=None):
-    """The heads widget's call: emit the H weight patterns (H, T, T), return shapes and counts."""
+    """The heads widget's call: emit the H random heads' patterns (H, T, T) and the two hand-built
+    heads' (2, T, T); return shapes and counts."""
     payload, stats = _heads(n_head, C, T, seed, target)
     payload["request"] = request
     bridge.emit("arrays", payload)
@@ -212,6 +220,8 @@ def prerender(name, options=None, target=None):
     """The first payload of widget *name* with validated *options*, computed at build time."""
     o = dict(options or {})
     if name in ("attention-view", "step-through"):
+        if o.get("example") == "cat":  # the lesson's hand-built "the cat sat because it was warm"
+            return cat_example.payload(title=o.get("title"), target=target)
         return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
                                  tokens=o.get("tokens"), title=o.get("title"), target=target)
     if name == "dk-explorer":

@@ -1,6 +1,8 @@
 // Multi-head attention: the same input split into H heads, one weights pattern per head, the
 // (B, T, C) -> (B, H, T, D) split with its numbers, and the parameter count 4·C², which does not
-// change with H. Python (lessonpy.widgets.heads) computes all of it; this draws what comes back.
+// change with H. The H heads use random, untrained projections, and the widget says so; two heads
+// built by hand (lessonpy.hand_heads) sit beside them to show what specialised heads look like.
+// Python (lessonpy.widgets.heads) computes all of it; this draws what comes back.
 import { createHeatmap } from "../components/heatmap.js";
 import { createSelectionStore } from "../components/linked.js";
 import { createTable } from "../components/table.js";
@@ -24,10 +26,17 @@ export function createHeads({ section, spec, runtime, initial }) {
   status.setAttribute("role", "status");
   const split = el("p", "heads-split");
   const params = el("p", "heads-params");
-  const grid = el("div", "heads-grid");
+  const randomNote = el("p", "heads-note heads-note-random",
+    "Random heads: their projections are random and untrained, so these patterns show how the channels " +
+    "are split, not what a trained head learns.");
+  const grid = el("div", "heads-grid heads-random");
+  const handNote = el("p", "heads-note heads-note-hand",
+    "Built by hand: two heads whose W_q and W_k are written out over one-hot word and position features " +
+    "(not learned, and not part of the H above). They show what a specialised head looks like.");
+  const handGrid = el("div", "heads-grid heads-hand");
   const details = el("details", "heads-tables");
   details.append(el("summary", "", "Show each head's weights as a table"));
-  section.append(controls, status, split, params, grid, details);
+  section.append(controls, status, split, params, randomNote, grid, handNote, handGrid, details);
 
   const store = createSelectionStore(null);
   let panels = [];
@@ -48,24 +57,32 @@ export function createHeads({ section, spec, runtime, initial }) {
     params.dataset.count = String(s.counted);
     for (const p of panels) { p.map.destroy(); p.table.destroy(); }
     grid.textContent = "";
+    handGrid.textContent = "";
     for (const t of details.querySelectorAll(".heads-table")) t.remove();
-    const w = payload.arrays.weights;
     const tokens = payload.tokens;
-    panels = Array.from({ length: H }, (_, h) => {
+    const entropy = (e) => `mean entropy ${num(e, 2)} (log T = ${num(s.log_T, 2)})`;
+    // one heatmap (and its table) for pattern h of a (n, T, T) array
+    const panel = (host, data, h, name, caption) => {
       const fig = el("figure", "heads-panel");
       const canvas = el("canvas", "attn-canvas");
-      const cap = el("figcaption", "", `Head ${h + 1} of ${H}: mean entropy ${num(s.head_entropy[h], 2)} (log T = ${num(s.log_T, 2)})`);
-      fig.append(canvas, cap);
-      grid.append(fig);
-      const weights = { shape: [T, T], dtype: "float32", data: w.data.subarray(h * T * T, (h + 1) * T * T) };
+      fig.append(canvas, el("figcaption", "", caption));
+      host.append(fig);
+      const weights = { shape: [T, T], dtype: "float32", data: data.subarray(h * T * T, (h + 1) * T * T) };
       const map = createHeatmap(canvas, { onSelect: (row) => store.set(row) });
       map.update({ arrays: { weights }, tokens });
-      const host = el("div", "heads-table");
-      details.append(host);
-      const table = createTable(host, { caption: `Head ${h + 1} of ${H}: attention weights`, rowHeader: "query", colHeader: "key" });
+      const tableHost = el("div", "heads-table");
+      details.append(tableHost);
+      const table = createTable(tableHost, { caption: `${name}: attention weights`, rowHeader: "query", colHeader: "key" });
       table.update({ matrix: weights, rowLabels: tokens, colLabels: tokens });
       return { map, table };
-    });
+    };
+    panels = Array.from({ length: H }, (_, h) => panel(grid, payload.arrays.weights.data, h,
+      `Random head ${h + 1} of ${H}`, `Random head ${h + 1} of ${H}: ${entropy(s.head_entropy[h])}`));
+    const hand = payload.arrays.hand_weights;
+    if (hand) {
+      s.hand_heads.forEach((head, i) => panels.push(panel(handGrid, hand.data, i, `Built by hand: ${head.name}`,
+        `Built by hand, ${head.name}: ${head.description}; ${entropy(head.entropy)}`)));
+    }
     store.broadcast();
   }
 
