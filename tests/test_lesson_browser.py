@@ -67,7 +67,8 @@ def test_the_text_states_the_computed_numbers(page, numbers):
         return article.textContent;
     }""")
     for key in ("draft_min", "draft_max", "draft_scaled_std", "sweep_raw_std_last", "sweep_scaled_entropy_last",
-                "exp_limit", "attn_params", "attn_share_pct"):
+                "exp_limit", "attn_params", "attn_share_pct",
+                "cat_weight", "cat_sat_cat", "cost_mib_last", "cost_gpt2_mib", "hand_match_weight"):
         assert numbers[key] in text, key
     assert "{{" not in text and "num." not in text
 
@@ -111,3 +112,67 @@ def test_config_and_laptop_script_have_copy_buttons(page):
     expect(page.locator('[data-copy][data-source="py/scaffold/config.py"] .copy-button')).to_be_visible()
     script = page.locator("figure.code-block", has=page.locator(".code-title", has_text="check_attention.py"))
     expect(script.get_by_role("button", name="Copy check_attention.py")).to_be_visible()
+
+
+def weights_by_label(page, view_id):
+    """The weights table of an attention view, as {query label: {key label: weight}}, read from the page."""
+    table = page.locator(f"#widget-{view_id} .attn-table-weights table")
+    keys = table.locator("thead th").evaluate_all("ths => ths.slice(1).map(th => th.textContent)")
+    rows = table.locator("tbody tr").evaluate_all(
+        "trs => trs.map(tr => [tr.querySelector('th').textContent, [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value))])")
+    return {query: dict(zip(keys, values, strict=True)) for query, values in rows}
+
+
+def test_the_cat_example_shows_it_finding_cat_and_breaks_when_the_reader_edits_it(page, numbers):
+    from test_page_browser import set_code
+
+    box = page.locator('[data-cell="cat"]')
+    view = page.locator("#widget-cat-view")
+
+    def run_cat():
+        """Run the cell and wait until the view has drawn what it sent."""
+        before = view.get_attribute("data-updated") or "0"
+        box.get_by_role("button", name="Run").click()
+        expect(box).to_have_attribute("data-status", DONE, timeout=60_000)
+        assert box.get_attribute("data-status") == "ok", box.locator(".cell-output").inner_text()
+        expect(view).not_to_have_attribute("data-updated", before)
+
+    run_cat()
+    expect(view.locator(".widget-source")).to_contain_text("Code cell")
+    w = weights_by_label(page, "cat-view")
+    assert list(w) == ["the", "cat", "sat", "because", "it", "was", "warm"]
+    assert max(w["it"], key=w["it"].get) == "cat"
+    assert f"{w['it']['cat']:.3f}" == numbers["cat_weight"]
+    # the first change the text suggests: no question from the pronoun, so the row of "it" goes flat
+    original = page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).code", "cat")
+    line = "[3, 3],      # pronoun"
+    assert original.count(line) == 1
+    set_code(page, "cat", original.replace(line, "[0, 0],      # pronoun"))
+    run_cat()
+    flat = weights_by_label(page, "cat-view")["it"]
+    assert {f"{v:.3f}" for v in flat.values()} == {numbers["cat_flat"]}
+    # Reset brings the example back
+    box.get_by_role("button", name="Reset").click()
+    run_cat()
+    assert max(weights_by_label(page, "cat-view")["it"].items(), key=lambda kv: kv[1])[0] == "cat"
+
+
+def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_hand(page):
+    from lessonpy import widgets
+
+    heads = page.locator("#widget-heads")
+    heads.scroll_into_view_if_needed()
+    expect(heads.locator(".heads-note-random")).to_contain_text("random and untrained")
+    expect(heads.locator(".heads-note-hand")).to_contain_text("Built by hand")
+    expect(heads.locator(".heads-random .heads-panel")).to_have_count(4)
+    hand = heads.locator(".heads-hand .heads-panel figcaption")
+    expect(hand).to_have_count(2)
+    expect(hand.nth(0)).to_contain_text("previous token")
+    expect(hand.nth(1)).to_contain_text("same token")
+    # the tables behind the hand-built panels hold what Python computes
+    expected = widgets._heads(4)[0]["arrays"]["hand_weights"]
+    tables = heads.locator(".heads-table")
+    expect(tables).to_have_count(6)
+    for i in range(2):
+        shown = tables.nth(4 + i).locator("tbody td").evaluate_all("tds => tds.map(td => Number(td.dataset.value))")
+        assert shown == pytest.approx(expected[i].ravel().tolist(), abs=1e-6)

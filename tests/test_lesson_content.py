@@ -51,8 +51,12 @@ def numbers():
 
 
 def test_the_first_experiment_keeps_its_cell_ids_in_order(lesson):
-    # the page's browser tests drive these four cells by id
-    assert [c.id for c in lesson.cells[:4]] == ["setup", "scores", "softmax", "output"]
+    # the page's browser tests drive these four cells by id; Step 1 runs them one after another,
+    # after the warm-up's two cells
+    ids = [c.id for c in lesson.cells]
+    assert ids[:2] == ["average", "running"]
+    start = ids.index("setup")
+    assert ids[start:start + 4] == ["setup", "scores", "softmax", "output"]
 
 
 def test_every_cell_runs_in_order_without_error_or_warning(lesson):
@@ -188,3 +192,87 @@ def test_every_large_number_typed_in_the_lesson_is_a_computed_one():
     typed = re.findall(r"\b\d{1,3}(?:,\d{3})+\b", LESSON.read_text(encoding="utf-8"))
     assert typed, "expected the parameter counts in the quiz and exercises"
     assert set(typed) <= computed, f"numbers typed by hand that no code computes: {set(typed) - computed}"
+
+
+# ---------------------------------------------------------------------------- the new sections
+# (issue 7 part 4): the warm-up's averages, the hand-built cat, order, and the T^2 cost
+
+NEW_CELLS = ["average", "running", "cat", "cat-break", "permute", "cost"]
+#: what the text says these cells print, besides numbers
+NEW_CELLS_SAY = {"running": "same as a running mean: True", "permute": "shuffled the same way: True"}
+
+
+def test_the_new_cells_print_the_same_when_rerun_after_any_other_cell(lesson, numbers):
+    """Run the whole lesson, then each new cell again (last first): each still prints what the text says."""
+    cells = {c.id: c for c in lesson.cells}
+    namespace: dict = {"__name__": "__lesson__"}
+    for cell in lesson.cells:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(cell.code, f"cell {cell.id}", "exec"), namespace)  # noqa: S102 (running the lesson is the test)
+    for cell_id in reversed(NEW_CELLS):
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            exec(compile(cells[cell_id].code, f"cell {cell_id}", "exec"), namespace)  # noqa: S102
+        printed = buffer.getvalue()
+        for key in lesson_numbers.CELL_PRINTS.get(cell_id, []):
+            value = format_value(key, numbers[key])
+            assert value in printed, f"re-run cell {cell_id!r} should print {key} = {value!r}:\n{printed}"
+        assert NEW_CELLS_SAY.get(cell_id, "") in printed
+
+
+def test_the_warm_up_averages_are_the_mean_and_the_running_mean(run_cells):
+    outputs, ns = run_cells
+    vals = ns["vals"]
+    np.testing.assert_array_equal(vals, lesson_numbers.AVG_VALUES)
+    avg = lesson_numbers.averaging()
+    np.testing.assert_allclose(avg["uniform_out"], np.tile(vals.mean(axis=0), (len(vals), 1)))
+    np.testing.assert_allclose(avg["running_out"][-1], vals.mean(axis=0))  # the last row sees everyone
+    np.testing.assert_allclose(ns["W_running"], avg["running"])
+    assert np.all(np.triu(ns["W_running"], k=1) == 0)  # nothing above the diagonal: the causal triangle
+    assert "same as a running mean: True" in outputs["running"]
+
+
+def test_the_cat_cell_is_the_example_the_view_and_the_numbers_use(run_cells):
+    """The cell holds its arrays literally for the reader to edit; lessonpy.cat_example must hold the same."""
+    from lessonpy import cat_example
+
+    _, ns = run_cells
+    assert ns["sentence"] == cat_example.SENTENCE
+    for cell_name, module_name in (("X_cat", "X"), ("Wq_cat", "W_Q"), ("Wk_cat", "W_K"), ("Wv_cat", "W_V")):
+        np.testing.assert_array_equal(ns[cell_name], getattr(cat_example, module_name))
+    w = ns["w_cat"]
+    it, cat = cat_example.SENTENCE.index("it"), cat_example.SENTENCE.index("cat")
+    assert w[it].argmax() == cat and w[it, cat] > 0.9  # "it" finds "cat"
+    others = np.delete(w, it, axis=0)
+    np.testing.assert_allclose(others, 1 / len(cat_example.SENTENCE))  # nobody else asks: flat rows
+    out = ns["out_cat"][it]
+    assert out[0] == out[1] > 0.9  # "it" now carries "noun" and "animate"
+
+
+def test_breaking_the_cat_does_what_the_text_says():
+    c = lesson_numbers.cat_example()
+    it, cat, sat = c["it"], c["cat"], c["sat"]
+    np.testing.assert_allclose(c["w_silent"][it], 1 / 7)  # no question: the plain average
+    rival = c["w_rival"][it]
+    assert rival.argmax() == cat and rival[sat] == np.sort(rival)[-2] and rival[sat] > 5 * rival[0]
+
+
+def test_shuffling_the_words_shuffles_the_outputs(run_cells):
+    outputs, _ = run_cells
+    c = lesson_numbers.cat_example()
+    from lessonpy import cat_example
+
+    np.testing.assert_allclose(c["out_perm"], c["out"][cat_example.PERM])
+    assert "the old outputs, shuffled the same way: True" in outputs["permute"]
+    assert sorted(cat_example.PERM) == list(range(len(cat_example.SENTENCE))) and cat_example.PERM != sorted(cat_example.PERM)
+
+
+def test_the_cost_cell_measures_every_size_and_states_exact_memory(run_cells):
+    outputs, _ = run_cells
+    rows = re.findall(r"^ *(\d+) +([\d.]+) MiB +([\d.]+) MiB +[\d.]+ ms", outputs["cost"], flags=re.M)
+    assert [int(t) for t, _, _ in rows] == list(lesson_numbers.COST_TS)
+    for T, mib32, mib64 in rows:
+        assert float(mib32) == pytest.approx(lesson_numbers.weights_mib(int(T), 4), abs=0.005)
+        assert float(mib64) == pytest.approx(2 * float(mib32), abs=0.01)
+    # four times the memory per doubling of T
+    assert lesson_numbers.weights_mib(2048, 4) == 4 * lesson_numbers.weights_mib(1024, 4) == 16.0

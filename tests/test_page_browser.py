@@ -187,8 +187,9 @@ def test_running_a_later_cell_first_runs_what_it_needs(fresh_context, site_url):
     pg = open_lesson(fresh_context, site_url)
     out = run(pg, "output")
     expect(out).to_contain_text("output shape: (4, 8)")
-    expect(out.locator(".out-hint")).to_contain_text("Ran code cells 1, 2, 3 first")
-    for earlier in ("setup", "scores", "softmax"):
+    # the warm-up's two cells, then Step 1's three before "output"
+    expect(out.locator(".out-hint")).to_contain_text("Ran code cells 1, 2, 3, 4, 5 first")
+    for earlier in ("average", "running", "setup", "scores", "softmax"):
         expect(cell(pg, earlier)).to_have_attribute("data-status", "ok")
     assert "NameError" not in out.inner_text()
 

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from . import cat_example as cat
+
 # the lesson's settings, shared by the cells and this module
 DRAFT_SEED = 6  # Step 2, the draft's experiment
 DRAFT_T, DRAFT_DK = 4, 64
@@ -37,6 +39,12 @@ CELL_PRINTS = {
               "sweep_raw_maxw_last", "sweep_scaled_maxw_last"],
     "overflow": ["exp_limit", "stable_big0"],
     "params": ["attn_params", "attn_params_12"],
+    # --- issue 7 part 4, new sections (helper lessonnew): averaging, the cat example, order, cost ---
+    "average": ["avg_uniform_w"],
+    "cat": ["cat_score", "cat_weight", "cat_flat", "cat_out_noun"],
+    "cat-break": ["cat_flat", "cat_sat_cat", "cat_sat_sat"],
+    "permute": ["cat_weight"],
+    "cost": ["cost_mib_first", "cost_mib_last", "cost_mib64_last", "cost_gpt2_mib"],
 }
 
 
@@ -104,6 +112,51 @@ def gpt2_small_params(n_embd=768, n_head=12, n_layer=12, vocab_size=50257, block
     return vocab_size * C + block_size * C + n_layer * block + C
 
 
+# ----------------------------------------------------------------------------- new sections
+# (issue 7 part 4): attention as averaging, "the cat sat because it was warm" by hand
+# (its arrays live in lessonpy.cat_example), permutation equivariance, and the T^2 cost.
+
+#: the warm-up's value rows: (4, 2)
+AVG_VALUES = np.array([[1.0, 0.0], [3.0, 2.0], [5.0, 1.0], [7.0, 5.0]])
+
+COST_TS = (128, 256, 512, 1024, 2048)
+COST_D = 64
+
+
+def averaging():
+    """The warm-up: uniform weights and the running mean (lower triangle), as W @ V."""
+    n = len(AVG_VALUES)
+    uniform = np.full((n, n), 1 / n)
+    running = np.tril(np.ones((n, n)))
+    running /= running.sum(axis=1, keepdims=True)
+    return {"uniform": uniform, "running": running,
+            "uniform_out": uniform @ AVG_VALUES, "running_out": running @ AVG_VALUES}
+
+
+def cat_example():
+    """The hand-built example (cell "cat"), its two breaks ("cat-break") and its shuffle ("permute")."""
+    X, W_q, W_k, W_v = cat.X, cat.W_Q, cat.W_K, cat.W_V
+    it, cat_at, sat = (cat.SENTENCE.index(w) for w in ("it", "cat", "sat"))
+    scores, weights, out = cat.attend(X, W_q, W_k, W_v)
+    silent = W_q.copy()
+    silent[2] = 0  # the pronoun asks nothing
+    _, w_silent, _ = cat.attend(X, silent, W_k, W_v)
+    rival = X.copy()
+    rival[sat, 0] = 1  # "sat" tagged as a noun
+    _, w_rival, _ = cat.attend(rival, W_q, W_k, W_v)
+    _, w_perm, out_perm = cat.attend(X[cat.PERM], W_q, W_k, W_v)
+    return {
+        "scores": scores, "weights": weights, "out": out, "it": it, "cat": cat_at, "sat": sat,
+        "w_silent": w_silent, "w_rival": w_rival,
+        "w_perm": w_perm, "out_perm": out_perm, "shuffled": [cat.SENTENCE[i] for i in cat.PERM],
+    }
+
+
+def weights_mib(T, itemsize):
+    """Size of one (T, T) weights matrix in MiB."""
+    return T * T * itemsize / 2**20
+
+
 def numbers():
     """Every number the lesson's text states, formatted the way the text shows it."""
     d = draft_experiment()
@@ -154,4 +207,42 @@ def numbers():
         "attn_share_pct": f"{100 * L * attn / total:.0f}%",
         "qkv_params": 3 * C * C,
         "proj_params": C * C,
+        **new_section_numbers(),
+    }
+
+
+def new_section_numbers():
+    """Numbers of the new sections (issue 7 part 4): averaging, the cat, order, cost, hand-built heads."""
+    from .hand_heads import MATCH_SCORE, hand_heads
+    from .widgets import tokens_for
+
+    avg = averaging()
+    c = cat_example()
+    it, cat_at, sat = c["it"], c["cat"], c["sat"]
+    L, H = GPT2["n_layer"], GPT2["n_head"]
+    gpt2_T = GPT2["block_size"]
+    hand = hand_heads(tokens_for(8))  # the heads widget's default T = 8
+    return {
+        # warm-up (cell "average")
+        "avg_n": str(len(AVG_VALUES)),
+        "avg_uniform_w": f"{avg['uniform'][0, 0]:.2f}",
+        # the cat (cells "cat", "cat-break", "permute")
+        "cat_T": str(len(cat.SENTENCE)),
+        "cat_score": f"{c['scores'][it, cat_at]:.2f}",
+        "cat_weight": f"{c['weights'][it, cat_at]:.3f}",
+        "cat_flat": f"{1 / len(cat.SENTENCE):.3f}",
+        "cat_out_noun": f"{c['out'][it, 0]:.2f}",
+        "cat_sat_cat": f"{c['w_rival'][it, cat_at]:.3f}",
+        "cat_sat_sat": f"{c['w_rival'][it, sat]:.3f}",
+        # the cost (cell "cost"): memory is arithmetic, time is measured in the reader's browser
+        "cost_T_first": str(COST_TS[0]), "cost_T_last": str(COST_TS[-1]), "cost_d": str(COST_D),
+        "cost_mib_first": f"{weights_mib(COST_TS[0], 4):.2f}",
+        "cost_mib_last": f"{weights_mib(COST_TS[-1], 4):.2f}",
+        "cost_mib64_last": f"{weights_mib(COST_TS[-1], 8):.2f}",
+        "cost_gpt2_T": str(gpt2_T),
+        "cost_gpt2_heads": str(L * H),
+        "cost_gpt2_mib": f"{L * H * weights_mib(gpt2_T, 4):.0f}",
+        # the heads widget's hand-built heads (T = 8)
+        "hand_match_weight": f"{hand[0, 1, 0]:.3f}",
+        "hand_match_score": f"{MATCH_SCORE:.0f}",
     }
