@@ -133,9 +133,13 @@ WRONG_SPLIT = {
         "    q, k, v = np.split(qkv, 3, axis=-1)\n"
         "    return q, k, v",
         "q has shape (2, 8, 768) where (2, 12, 8, 64) was expected"),
-    "one stacked array": (
+    "one stacked array, heads not split": (  # unpacks into q, k, v, so it is judged like three arrays
         "    return np.stack(np.split(qkv, 3, axis=-1))",
-        "should return three arrays (q, k, v); it returned an array of shape (3, 2, 8, 768)"),
+        "q has shape (2, 8, 768) where (2, 12, 8, 64) was expected: q is still (B, T, C)"),
+    "two arrays": (
+        "    q, k, v = np.split(qkv, 3, axis=-1)\n"
+        "    return q, k",
+        "should return three arrays (q, k, v); it returned tuple of length 2"),
     "hard-coded heads": (
         "    q, k, v = np.split(qkv, 3, axis=-1)\n"
         "    return [x.reshape(B, T, 12, 64).transpose(0, 2, 1, 3) for x in (q, k, v)]",
@@ -145,7 +149,20 @@ WRONG_SPLIT = {
         "    q, k, v = parts[..., 0], parts[..., 1], parts[..., 2]\n"
         "    return [x.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for x in (q, k, v)]",
         "right shape but wrong values: split the last axis into q, k, v"),
+    "interleaved heads (B, T, D, H)": (
+        "    q, k, v = np.split(qkv, 3, axis=-1)\n"
+        "    return [x.reshape(B, T, D, n_head).transpose(0, 3, 1, 2) for x in (q, k, v)]",
+        "split_qkv(qkv of shape (2, 8, 2304), n_head=12): right shape but wrong values: you reshaped each "
+        "position's features to (D, n_head), so head h took every n_head-th feature; reshape to "
+        "(B, T, n_head, D) instead, so head h holds features h·D to (h+1)·D, then transpose to (B, H, T, D)"),
 }
+
+
+def test_split_qkv_accepts_one_array_of_shape_3_B_H_T_D():
+    """`q, k, v = split_qkv(...)` unpacks a (3, B, H, T, D) array as well as a tuple."""
+    code = SPLIT.format(body="    return qkv.reshape(B, T, 3, n_head, D).transpose(2, 0, 3, 1, 4)")
+    result = grade_exercise("split-qkv", code)
+    assert result["correct"], failed_messages(result)
 
 
 @pytest.mark.parametrize("name", sorted(WRONG_SPLIT))
@@ -183,13 +200,6 @@ WRONG_ATTENTION = {
         "    z = z - z.max(axis=0, keepdims=True)\n    e = np.exp(z)\n    return e / e.sum(axis=0, keepdims=True)",
         BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V, weights"),
         "your weights' rows do not sum to 1", "axis=-1"),
-    "unstable softmax": (UNSTABLE, BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V, weights"),
-                         "overflow: ", "subtract each row's max before np.exp"),
-    "global max": ("    e = np.exp(z - z.max())\n    return e / e.sum(axis=-1, keepdims=True)",
-                   BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V, weights"),
-                   "subtract each row's max"),
-    "returns (weights, out)": (STABLE, BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights, weights @ V"),
-                               "weights have shape (5, 3) where (5, 5) was expected"),
     "transposed scores": (STABLE, BODY.format(scores="K @ Q.T / np.sqrt(d_k)", ret="weights @ V, weights"),
                           "transposed"),
     "out not weighted": (STABLE, BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="V + 0 * weights[:, :3], weights"),
@@ -197,6 +207,52 @@ WRONG_ATTENTION = {
     "returns one array": (STABLE, BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V"),
                           "should return two arrays, (out, weights)"),
 }
+
+
+OVERFLOW = ("overflow: with scores near 100,000 np.exp returns inf (float64 overflows past 709, np.longdouble "
+            "past about 11,356) and inf / inf is nan — subtract each row's max before np.exp (the softmax does "
+            "not change)")
+RIGHT = BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V, weights")
+
+#: Wrong answers and the one failing message each must get, word for word.
+EXACT_ATTENTION = {
+    "global max": (
+        "    e = np.exp(z - z.max())\n    return e / e.sum(axis=-1, keepdims=True)", RIGHT,
+        "underflow: you subtracted the largest score of the whole array (z.max()), not each row's own: in a row "
+        "whose scores all lie far below it np.exp gives 0 everywhere, and 0 / 0 is nan. Subtract each row's max: "
+        "z - z.max(axis=-1, keepdims=True)"),
+    "returns (weights, out)": (
+        STABLE, BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights, weights @ V"),
+        "attention(Q, K, V) returned (weights, out): the first array has the weights' shape (5, 5) and the second "
+        "out's (5, 3). Return them the other way round: return out, weights"),
+    "multiplied by sqrt(d_k)": (
+        STABLE, BODY.format(scores="Q @ K.T * np.sqrt(d_k)", ret="weights @ V, weights"),
+        "you multiplied the scores by √d_k: divide by it instead, Q @ K.T / np.sqrt(d_k)"),
+    "hard-coded d_k": (
+        STABLE, "    weights = softmax(Q @ K.T / np.sqrt(8))\n    return weights @ V, weights",
+        "you divided the scores by √8: 8 is d_k in the starter's example, hard-coded; read it from the arrays, "
+        "d_k = K.shape[-1] (16 here)"),
+    "scaled after the softmax": (
+        STABLE, BODY.format(scores="Q @ K.T", ret="weights @ V, weights").replace(
+            "weights = softmax(Q @ K.T)", "weights = softmax(Q @ K.T) / np.sqrt(d_k)"),
+        "you scaled after the softmax: each row of your weights sums to 0.25 (1/√d_k) instead of 1. Divide the "
+        "scores before the softmax: softmax(Q @ K.T / np.sqrt(d_k))"),
+    "naive softmax in np.longdouble": (
+        "    e = np.exp(np.asarray(z, dtype=np.longdouble))\n"
+        "    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float64)", RIGHT, OVERFLOW),
+    "unstable softmax": (UNSTABLE, RIGHT, OVERFLOW),
+    "divided by an unrecognised constant": (
+        STABLE, BODY.format(scores="Q @ K.T / 3", ret="weights @ V, weights"),
+        "your scores are divided by 3, where √d_k = √16 = 4 was expected: d_k is the size of each key, K.shape[-1]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT_ATTENTION))
+def test_attention_names_the_mistake(name):
+    softmax, body, expected = EXACT_ATTENTION[name]
+    result = grade_exercise("stable-attention", ATTENTION.format(softmax=softmax, body=body))
+    assert not result["correct"] and result["stage"] == "checks", result
+    assert [c["message"] for c in result["checks"] if not c["correct"]] == [expected]
 
 
 @pytest.mark.parametrize("name", sorted(WRONG_ATTENTION))

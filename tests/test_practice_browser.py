@@ -168,6 +168,20 @@ def test_wrong_answer_gets_the_specific_message_and_unlocks_the_solution(page):
     expect(ex.get_by_role("button", name="Hide solution")).to_have_attribute("aria-expanded", "true")
 
 
+def test_a_named_mistake_reaches_the_page_word_for_word(page):
+    ex = exercise(page, "Scaled attention")
+    set_code(ex, "import numpy as np\n"
+                 "def attention(Q, K, V):\n"
+                 "    s = Q @ K.T / np.sqrt(K.shape[-1])\n"
+                 "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+                 "    w = e / e.sum(axis=-1, keepdims=True)\n"
+                 "    return w, w @ V\n")
+    feedback = check(ex)
+    expect(feedback.locator(".check-fail")).to_have_text(
+        "✗Failed: attention(Q, K, V) returned (weights, out): the first array has the weights' shape (5, 5) and the "
+        "second out's (5, 3). Return them the other way round: return out, weights")
+
+
 def test_hints_are_revealed_one_at_a_time(page):
     ex = exercise(page, "The parameter budget")
     hints = ex.get_by_role("list", name="Hints")
