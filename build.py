@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -230,8 +231,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def _stop_on_sigterm(signum, frame) -> None:
+    """SIGTERM's default ends the process on the spot; raising instead lets build() remove its staging folder."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     args = parse_args(sys.argv[1:] if argv is None else argv)
     opts = Options(lessons_dir=args.lessons.resolve(), out_dir=args.out.resolve(),
                    pyodide_url=args.pyodide_url, precompile=not args.no_precompile)
@@ -241,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     except (LessonError, AssetError, BundleError, BuildError) as exc:
         print(f"build failed: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl+C: build() has already removed its staging folder
+        print("build stopped", file=sys.stderr)
+        return 130
     if args.command == "serve":
         from sitebuild.server import make_server
         server = make_server(opts.out_dir, host=args.host, port=args.port, isolate=not args.no_isolation)

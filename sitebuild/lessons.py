@@ -194,6 +194,20 @@ def render_maths(lessons: list[Lesson]) -> None:
         raise LessonError(lesson.source_path, formula.line, f"bad maths: {message} in ${formula.tex}$")
 
 
+def _check_fences_closed(tokens: list[Token], text: str, path: Path) -> None:
+    """Refuse a fence that is never closed: Markdown would make the rest of the file its code."""
+    lines = text.splitlines()
+    for token in tokens:
+        if token.type != "fence" or not token.map:
+            continue
+        start, end = token.map  # a closed fence's last line is its closing fence
+        char, length = token.markup[0], len(token.markup)
+        closing = re.compile(r"^[ \t>]*" + re.escape(char) + "{" + str(length) + r",}[ \t]*$")
+        if end - start < 2 or end > len(lines) or not closing.match(lines[end - 1]):
+            raise LessonError(path, start + 1, f"this {token.markup} fence is never closed: add a line "
+                                               f"{token.markup} where its code ends")
+
+
 def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
     cells: list[Cell] = []
     seen: dict[str, int] = {}
@@ -202,9 +216,15 @@ def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
             continue
         line = (token.map[0] + 1) if token.map else 1
         lang, flags, options = parse_fence_info(token.info, path, line)
-        if lang != "python" or "run" not in flags:
+        if "run" not in flags:
             continue
-        cell_id = options.get("id") or f"cell-{len(cells) + 1}"
+        if lang != "python":
+            raise LessonError(path, line, f"only python fences can run: write ```python run id={options.get('id', 'NAME')}, "
+                                          f"not ```{lang} run")
+        cell_id = options.get("id")
+        if not cell_id:  # a position-based key would hand the reader's edits to another cell once one is inserted
+            raise LessonError(path, line, "a runnable cell needs an id (```python run id=NAME): the reader's edits "
+                                          "are saved under it, so it must not change when cells are added")
         if not CELL_ID_PATTERN.match(cell_id):
             raise LessonError(path, line, f"cell id {cell_id!r} must start with a letter and use letters, digits, - or _")
         if cell_id in seen:
@@ -249,6 +269,7 @@ def read_lesson(path: Path, md: MarkdownIt | None = None, *, root: Path = ROOT, 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
         raise LessonError(path, 1, f"slug {slug!r} must use lowercase letters, digits and -")
     lesson = Lesson(slug=slug, title=title.strip(), source_path=path, meta=meta, tokens=tokens)
+    _check_fences_closed(tokens, text, path)
     _resolve_includes(tokens, path, root)
     _fill_numbers(tokens, path, meta, text)
     lesson.cells = _collect_cells(tokens, path)

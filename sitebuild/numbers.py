@@ -11,17 +11,27 @@ thousands separators (``2,359,296``; in maths ``2{,}359{,}296`` so TeX spaces th
 right). Code (cells, code blocks, inline code) is never touched. An unknown name is
 a build error at the placeholder's ``file:line``.
 
-The module is imported with ``py/`` and the lesson's own folder on the import path.
+The module is imported with ``py/`` and the lesson's own folder on the import path, in a
+Python process of its own: an author's module that loops forever, exits or crashes fails
+the build with a message instead of hanging or killing it.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Longest a numbers module may take to import and return its numbers, in seconds.
+TIMEOUT_S = 60
+
+# The child process: put the project on the path, then answer with one JSON line.
+_CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from sitebuild.numbers import _answer; _answer(sys.argv[2:])"
 
 #: ``{{ num.name }}``: cannot be Python (no f-string writes ``{{ num.``) nor TeX.
 PLACEHOLDER = re.compile(r"\{\{\s*num\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -42,19 +52,49 @@ def format_value(name: str, value: object) -> str:
 
 
 def load_numbers(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[str, str]:
-    """Import *module_name*, call its ``numbers()``, and return the formatted values (cached)."""
+    """Import *module_name* in a child process, call its ``numbers()``, return the formatted values (cached)."""
     paths = tuple(str(p) for p in (ROOT / "py", *extra_paths))
     key = (module_name, paths)
     if key in _cache:
         return _cache[key]
-    saved = list(sys.path)
-    sys.path[:0] = [p for p in paths if p not in sys.path]
+    limit = TIMEOUT_S
+    try:
+        child = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), module_name, *paths],
+                               capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:  # run() has killed the child
+        raise NumbersError(f"numbers module {module_name!r} did not return within {limit:g} s") from None
+    try:
+        reply = json.loads(child.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        said = child.stderr.strip().splitlines()[-1:] or ["it printed nothing on stderr"]
+        raise NumbersError(f"numbers module {module_name!r} stopped without an answer "
+                           f"(exit code {child.returncode}): {said[0]}") from None
+    if "error" in reply:
+        raise NumbersError(reply["error"])
+    _cache[key] = reply["values"]
+    return _cache[key]
+
+
+def _answer(args: list[str]) -> None:
+    """In the child process: print {"values": ...} or {"error": ...} as the last line of stdout."""
+    module_name, *paths = args
+    reply_to = sys.stdout
+    sys.stdout = sys.stderr  # the module's own prints must not be mistaken for the answer
+    try:
+        reply = {"values": _compute(module_name, paths)}
+    except NumbersError as exc:
+        reply = {"error": str(exc)}
+    reply_to.write("\n" + json.dumps(reply) + "\n")
+    reply_to.flush()
+
+
+def _compute(module_name: str, paths: list[str]) -> dict[str, str]:
+    """Import the module, call its ``numbers()`` and format the values (in the child process)."""
+    sys.path[:0] = paths
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 (an author's module: report any failure plainly)
         raise NumbersError(f"cannot import the numbers module {module_name!r}: {type(exc).__name__}: {exc}") from None
-    finally:
-        sys.path[:] = saved
     func = getattr(module, "numbers", None)
     if not callable(func):
         raise NumbersError(f"the numbers module {module_name!r} has no numbers() function")
@@ -64,8 +104,7 @@ def load_numbers(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[s
         raise NumbersError(f"{module_name}.numbers() failed: {type(exc).__name__}: {exc}") from None
     if not isinstance(values, dict):
         raise NumbersError(f"{module_name}.numbers() must return a dict, got {type(values).__name__}")
-    _cache[key] = {str(k): format_value(str(k), v) for k, v in values.items()}
-    return _cache[key]
+    return {str(k): format_value(str(k), v) for k, v in values.items()}
 
 
 def substitute(text: str, values: dict[str, str] | None, in_maths: bool = False) -> tuple[str, str | None]:

@@ -2,6 +2,7 @@
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import zipfile
@@ -99,6 +100,34 @@ def test_cli_reports_a_bad_lesson_without_a_traceback(tmp_path):
     assert proc.returncode == 1
     assert f"{lessons / 'bad.md'}:2: front matter is not valid YAML" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# The build, run from the command line, with a step that waits after the staging folder exists.
+SLOW_BUILD = """
+import sys, time, build
+def slow_render(*args, **kwargs):
+    print("rendering", flush=True)
+    time.sleep(120)
+build.render_pages = slow_render
+sys.exit(build.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_stopped_build_removes_its_staging_folder(tmp_path, signame):
+    lessons = make_lessons(tmp_path / "lessons")
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_BUILD, "--lessons", str(lessons), "--out", str(tmp_path / "site"),
+                             "--pyodide-url", CDN], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "rendering\n", proc.stderr.read()
+        assert list(tmp_path.glob("site.tmp-*")), "the staging folder should exist while the build runs"
+        proc.send_signal(getattr(signal, signame))
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode != 0
+    assert not list(tmp_path.glob("site.tmp-*")), "the staging folder was left behind"
+    assert not (tmp_path / "site").exists()
 
 
 def test_cli_help_explains_build_and_serve():

@@ -27,7 +27,7 @@ x = 1
 static = True
 ```
 
-```python run
+```python run id=two
 y = x + 1
 ```
 """
@@ -36,7 +36,7 @@ y = x + 1
 def test_cells_are_collected_in_order_with_ids(tmp_path):
     lesson = read_lesson(write(tmp_path, GOOD))
     assert lesson.title == "Demo" and lesson.slug == "demo"
-    assert [(c.id, c.code, c.line) for c in lesson.cells] == [("one", "x = 1", 8), ("cell-2", "y = x + 1", 16)]
+    assert [(c.id, c.code, c.line) for c in lesson.cells] == [("one", "x = 1", 8), ("two", "y = x + 1", 16)]
     assert lesson.headings == [(2, "first-part", "First part")]
 
 
@@ -60,7 +60,20 @@ def test_json_for_script_cannot_close_the_script_tag():
     ("---\ntitle: T\nslug: Bad Slug\n---\n", 1, "slug"),
     ("---\ntitle: T\n---\n\n```python run id=9bad\nx\n```\n", 5, "cell id"),
     ("---\ntitle: T\n---\n\n```python run id=a\nx\n```\n\n```python run id=a\ny\n```\n", 9, "already used"),
-    ("---\ntitle: T\n---\n\n```python run\n\n```\n", 5, "empty"),
+    ("---\ntitle: T\n---\n\n```python run id=e\n\n```\n", 5, "empty"),
+    # an id is where the reader's edits are saved: a position would move them when cells are inserted
+    ("---\ntitle: T\n---\n\n```python run\nx = 1\n```\n", 5,
+     "a runnable cell needs an id (```python run id=NAME): the reader's edits are saved under it"),
+    # `run` on another language used to be dropped without a word
+    ("---\ntitle: T\n---\n\n```py run id=a\nx = 1\n```\n", 5,
+     "only python fences can run: write ```python run id=a, not ```py run"),
+    ("---\ntitle: T\n---\n\n```javascript run id=a\nx = 1\n```\n", 5, "only python fences can run"),
+    # an unclosed fence used to swallow the rest of the file as code
+    ("---\ntitle: T\n---\n\n```python run id=a\nx = 1\n\n## Next part\nText.\n", 5,
+     "this ``` fence is never closed: add a line ``` where its code ends"),
+    ("---\ntitle: T\n---\n\n- item\n\n  ````text\n  ```\n  still code\n", 7,
+     "this ```` fence is never closed"),
+    ("---\ntitle: T\n---\n\n~~~\ncode\n``` \n", 5, "this ~~~ fence is never closed"),
     ("---\ntitle: T\n---\n\n```python run id=\"unclosed\nx\n```\n", 5, "fence options"),
 ])
 def test_mistakes_are_reported_as_file_and_line(tmp_path, text, line, fragment):
@@ -69,6 +82,13 @@ def test_mistakes_are_reported_as_file_and_line(tmp_path, text, line, fragment):
         read_lesson(path)
     assert str(info.value).startswith(f"{path}:{line}: ")
     assert fragment in info.value.message
+
+
+def test_closed_fences_of_every_kind_are_fine(tmp_path):
+    text = ("---\ntitle: T\n---\n\n````markdown\n```python\nx\n```\n````\n\n> ```\n> quoted\n> ```\n\n"
+            "- item\n\n  ~~~\n  listed\n  ~~~~\n\n```\nlast, closed at the end of the file\n```")
+    lesson = read_lesson(write(tmp_path, text))
+    assert lesson.cells == []
 
 
 def test_non_utf8_source_is_reported(tmp_path):

@@ -107,6 +107,32 @@ def test_a_broken_numbers_module_is_reported(tmp_path):
         read_lesson(write(tmp_path, "{{ num.x }}\n", front="numbers: no_such_module\n"))
 
 
+@pytest.mark.parametrize("module", [
+    "def numbers():\n    while True:\n        pass\n",  # a loop in numbers()
+    "import time\ntime.sleep(3600)\n",  # or at import
+])
+def test_a_numbers_module_that_never_returns_fails_the_build_in_time(tmp_path, monkeypatch, module):
+    monkeypatch.setattr(lesson_numbers, "TIMEOUT_S", 1)
+    (tmp_path / "demo_numbers_d.py").write_text(module)
+    started = time.perf_counter()
+    with pytest.raises(LessonError) as info:
+        read_lesson(write(tmp_path, "{{ num.x }}\n", front="numbers: demo_numbers_d\n"))
+    assert str(info.value) == f"{tmp_path / 'demo.md'}:3: numbers module 'demo_numbers_d' did not return within 1 s"
+    assert time.perf_counter() - started < 30
+
+
+def test_a_numbers_module_may_print_and_its_failures_keep_their_message(tmp_path):
+    (tmp_path / "demo_numbers_e.py").write_text("print('importing')\ndef numbers():\n    print('{}')\n"
+                                                "    return {'x': 'ok'}\n")
+    assert "Value ok." in render(write(tmp_path, "Value {{ num.x }}.\n", front="numbers: demo_numbers_e\n"))
+    (tmp_path / "demo_numbers_f.py").write_text("def numbers():\n    raise KeyError('n_head')\n")
+    with pytest.raises(LessonError, match=r"demo\.md:3: demo_numbers_f\.numbers\(\) failed: KeyError: 'n_head'"):
+        read_lesson(write(tmp_path, "{{ num.x }}\n", front="numbers: demo_numbers_f\n"))
+    (tmp_path / "demo_numbers_g.py").write_text("import os\nos._exit(3)\n")
+    with pytest.raises(LessonError, match=r"numbers module 'demo_numbers_g' stopped without an answer \(exit code 3\)"):
+        read_lesson(write(tmp_path, "{{ num.x }}\n", front="numbers: demo_numbers_g\n"))
+
+
 def test_substitute_reports_the_first_unknown_name():
     assert lesson_numbers.substitute("a {{ num.x }} b", {"x": "1,000"}) == ("a 1,000 b", None)
     assert lesson_numbers.substitute("{{ num.x }}", {"x": "1,000"}, in_maths=True) == ("1{,}000", None)
