@@ -27,6 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sitebuild.bundle import BundleError, bundle_codemirror
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
+from sitebuild.policy import CSP
 from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
 from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
 from sitebuild.wheel import build_wheel
@@ -35,10 +36,6 @@ ROOT = Path(__file__).resolve().parent
 # Packages loaded while the interpreter boots; matplotlib and friends load on first import.
 BOOT_PACKAGES = ["numpy", "micropip"]
 SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
-# 'wasm-unsafe-eval' lets Pyodide compile its WebAssembly; nothing else is evaluated.
-CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; "
-       "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self'; "
-       "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'")
 
 
 @dataclass

@@ -8,7 +8,11 @@ served folder and parses HTTP for us):
 * ``Cache-Control: immutable`` for versioned folders (``pyodide/<version>/``,
   ``assets/<hash>/``) and ``no-cache`` for everything else, so a rebuild is seen at once;
 * optionally COOP/COEP, which make the page cross-origin isolated so the Stop button can
-  interrupt Python through a SharedArrayBuffer instead of restarting the worker.
+  interrupt Python through a SharedArrayBuffer instead of restarting the worker;
+* the pages' Content-Security-Policy as a header too (there it can refuse framing);
+* no file reached through a symlink that leads out of the served folder;
+* a cap on connections and a time limit on idle ones, so a few open sockets cannot
+  pile up threads; and no Python version in the ``Server`` header.
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from io import BytesIO
 from pathlib import Path
 
+from .policy import CSP_HEADER
+
 COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".zip", ".whl", ".css", ".html", ".svg", ".map", ".txt", ".tar"}
+#: Seconds a connection may sit without sending a request before it is closed.
+IDLE_TIMEOUT_S = 30
+#: Connections served at once; more wait (up to IDLE_TIMEOUT_S) for a free slot.
+MAX_CONNECTIONS = 32
 VERSIONED_PATH = re.compile(r"^/(?:[^?#]*/)?(?:pyodide/\d+\.\d+\.\d+|assets/[0-9a-f]{8,})/")
 
 
@@ -49,6 +59,10 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
     }
     isolate = True  # overridden per server by make_server
     quiet = False
+    timeout = IDLE_TIMEOUT_S  # socket timeout: an idle (or trickling) connection is dropped
+
+    def version_string(self) -> str:
+        return "lesson-dev-server"  # not BaseHTTPServer's "SimpleHTTP/x Python/3.y.z"
 
     def end_headers(self) -> None:
         if self.isolate:
@@ -65,7 +79,7 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
             if not self.path.split("?", 1)[0].endswith("/"):
                 return super().send_head()
             path = os.path.join(path, "index.html")
-        if not os.path.isfile(path):
+        if not os.path.isfile(path) or not self._inside_site(path):
             self.send_error(404, "File not found")
             return None
         stat = os.stat(path)
@@ -77,7 +91,10 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
             with open(path, "rb") as fh:
                 body, encoding = fh.read(), None
         self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(path))
+        content_type = self.guess_type(path)
+        self.send_header("Content-Type", content_type)
+        if content_type == "text/html":  # pages only: on worker.js it would become the worker's own policy
+            self.send_header("Content-Security-Policy", CSP_HEADER)
         self.send_header("Content-Length", str(len(body)))
         if encoding:
             self.send_header("Content-Encoding", encoding)
@@ -86,6 +103,11 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
         self.end_headers()
         return BytesIO(body)
+
+    def _inside_site(self, path: str) -> bool:
+        """Whether *path*, symlinks resolved, is still inside the served folder."""
+        root = os.path.realpath(self.directory)
+        return os.path.commonpath([root, os.path.realpath(path)]) == root
 
     def copyfile(self, source, outputfile) -> None:
         try:
@@ -98,13 +120,40 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class CappedThreadingServer(ThreadingHTTPServer):
+    """One thread per connection, but at most *max_connections* of them at a time."""
+
+    daemon_threads = True
+
+    def __init__(self, address, handler, max_connections: int = MAX_CONNECTIONS, wait: float = IDLE_TIMEOUT_S):
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._wait = wait
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(timeout=self._wait):  # still full: drop this one rather than pile up
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
 def make_server(site: Path, host: str = "127.0.0.1", port: int = 8000, isolate: bool = True,
-                quiet: bool = False) -> ThreadingHTTPServer:
+                quiet: bool = False, idle_timeout: float = IDLE_TIMEOUT_S,
+                max_connections: int = MAX_CONNECTIONS) -> ThreadingHTTPServer:
     """Create (not start) a server for *site*; port 0 picks a free port."""
-    handler = type("Handler", (LessonRequestHandler,), {"isolate": isolate, "quiet": quiet})
-    server = ThreadingHTTPServer((host, port), partial(handler, directory=str(site)))
-    server.daemon_threads = True
-    return server
+    handler = type("Handler", (LessonRequestHandler,), {"isolate": isolate, "quiet": quiet, "timeout": idle_timeout})
+    return CappedThreadingServer((host, port), partial(handler, directory=str(site)),
+                                 max_connections=max_connections, wait=idle_timeout)
 
 
 def serve_in_thread(site: Path, **kwargs) -> tuple[ThreadingHTTPServer, str]:

@@ -101,3 +101,56 @@ def test_missing_file_is_404(server):
 def test_head_sends_headers_only(server):
     response, body = request(server, "/index.html", method="HEAD")
     assert response.status == 200 and body == b"" and int(response.getheader("Content-Length")) > 0
+
+
+def test_symlinks_out_of_the_site_are_not_followed(site):
+    (site / "leak.txt").symlink_to(site.parent / "secret.txt")
+    (site / "outside").symlink_to(site.parent, target_is_directory=True)
+    (site / "alias.html").symlink_to(site / "index.html")  # a link that stays inside is fine
+    srv, url = serve_in_thread(site, port=0, quiet=True)
+    try:
+        for path in ("/leak.txt", "/outside/secret.txt"):
+            response, body = request(url, path)
+            assert response.status == 404 and b"outside the site" not in body, path
+        response, body = request(url, "/alias.html")
+        assert response.status == 200 and b"home" in body
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_pages_carry_the_csp_as_a_header_with_frame_ancestors(server):
+    from sitebuild.policy import CSP
+    response, _ = request(server, "/lessons/a/")
+    assert response.getheader("Content-Security-Policy") == CSP + "; frame-ancestors 'none'"
+    # scripts (the worker above all) keep their own policy: a page's CSP header on them would bind the worker
+    response, _ = request(server, "/assets/0123456789ab/js/page.js")
+    assert response.getheader("Content-Security-Policy") is None
+
+
+def test_server_header_names_no_python_version(server):
+    response, _ = request(server, "/")
+    assert "Python" not in response.getheader("Server") and "/" not in response.getheader("Server")
+
+
+def test_idle_connections_are_closed_and_connections_are_capped(site):
+    import socket
+    import threading
+    import time
+    srv, url = serve_in_thread(site, port=0, quiet=True, idle_timeout=1, max_connections=2)
+    host, port = srv.server_address[:2]
+    try:
+        before = threading.active_count()
+        idle = [socket.create_connection((host, port), timeout=10) for _ in range(5)]  # send nothing
+        time.sleep(0.5)
+        assert threading.active_count() - before <= 2, "one thread per idle connection"
+        started = time.perf_counter()
+        assert idle[0].recv(1) == b""  # the server hung up on it
+        assert time.perf_counter() - started < 8
+        response, body = request(url, "/")  # and still serves
+        assert response.status == 200 and b"home" in body
+        for sock in idle:
+            sock.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()
