@@ -283,3 +283,41 @@ def test_a_cell_that_exits_keeps_python_alive(page):
     expect(out.locator(".out-error")).to_contain_text("SystemExit")
     out = run(page, "output", "print('still alive')")
     expect(out).to_contain_text("still alive")
+
+
+def test_stop_while_a_figure_renders_leaves_no_figure_behind(page):
+    # A figure slow to render: the cell's code ends at once, then figure collection takes seconds.
+    code = ("import matplotlib.pyplot as plt\nimport numpy as np\n"
+            "plt.scatter(*np.random.default_rng(0).random((2, 400_000)), s=3)\n"
+            "print('drawn', flush=True)")
+    set_code(page, "output", code)
+    cell(page, "output").get_by_role("button", name="Run").click()
+    out = cell(page, "output").locator(".cell-output")
+    expect(out).to_contain_text("drawn", timeout=120_000)  # the first import loads matplotlib: slow
+    expect(cell(page, "output")).to_have_attribute("data-status", "running")  # still rendering
+    cell(page, "output").get_by_role("button", name="Stop").click()
+    out = wait_done(page, "output")
+    expect(cell(page, "output")).to_have_attribute("data-status", "stopped")
+    expect(out.locator(".out-error")).to_have_text("Stopped.")  # no frames of the page's machinery
+    expect(out.get_by_role("img")).to_have_count(0)
+    # The figure was closed: the next, unrelated run does not draw it again.
+    out = run(page, "output", "print('next')")
+    expect(out).to_contain_text("next")
+    expect(out.get_by_role("img")).to_have_count(0)
+
+
+def test_input_says_the_page_cannot_ask_for_input(page):
+    out = run(page, "output", "name = input('Your name? ')")
+    expect(out.locator(".out-error")).to_contain_text(
+        "input() is not supported in this page: there is no keyboard prompt here. "
+        "Set the value in the code instead, e.g. name = 'Ada'")
+    assert "Errno 29" not in out.inner_text()
+
+
+def test_plt_show_draws_the_figure_without_agg_warning(page):
+    set_code(page, "output", "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nprint('shown')")
+    cell(page, "output").get_by_role("button", name="Run").click()
+    out = wait_done(page, "output", timeout=120_000)
+    expect(out).to_contain_text("shown")
+    expect(out.get_by_role("img")).to_have_count(1)
+    assert "non-interactive" not in out.inner_text() and "Warning" not in out.inner_text()

@@ -3,15 +3,15 @@
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from lessonpy.runner import defined_names, run_cell
+from lessonpy.runner import INPUT_MESSAGE, defined_names, no_input, run_cell
 
 
-def run(code, ns=None, cell_id="c1"):
+def run(code, ns=None, cell_id="c1", **hooks):
     ns = {} if ns is None else ns
     # A thread of its own: Playwright's sync API (browser tests in the same session) keeps
     # an event loop running in the main thread, where asyncio.run() refuses to start.
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run_cell(code, cell_id, ns)).result(), ns
+        return pool.submit(asyncio.run, run_cell(code, cell_id, ns, **hooks)).result(), ns
 
 
 def test_cells_share_a_namespace():
@@ -76,3 +76,58 @@ def test_defined_names_finds_assignments_defs_and_imports():
     code = "import numpy as np\nfrom math import sqrt\nT, D = 4, 8\ndef softmax(z):\n    inner = 1\nclass C: pass"
     assert {"np", "sqrt", "T", "D", "softmax", "C"} <= defined_names(code)
     assert defined_names("x = (") == set()
+
+
+class Hooks:
+    """finish/cleanup hooks that record their calls, and raise what they are told to."""
+
+    def __init__(self, finish_raises=None):
+        self.calls, self.finish_raises = [], finish_raises
+
+    def finish(self):
+        self.calls.append("finish")
+        if self.finish_raises:
+            raise self.finish_raises
+
+    def cleanup(self):
+        self.calls.append("cleanup")
+
+
+def test_finish_runs_after_the_code_even_when_it_failed_and_cleanup_always():
+    hooks = Hooks()
+    result, _ = run("x = 1", finish=hooks.finish, cleanup=hooks.cleanup)
+    assert result.ok and hooks.calls == ["finish", "cleanup"]
+    hooks = Hooks()
+    result, _ = run("1 / 0", finish=hooks.finish, cleanup=hooks.cleanup)
+    assert result.error_name == "ZeroDivisionError" and hooks.calls == ["finish", "cleanup"]
+
+
+def test_stop_during_finish_is_a_plain_stop_and_cleanup_still_runs():
+    """Stop while the page renders figures: "Stopped.", no machinery frames, figures closed."""
+    hooks = Hooks(finish_raises=KeyboardInterrupt())
+    result, _ = run("x = 1", finish=hooks.finish, cleanup=hooks.cleanup)
+    assert (result.ok, result.error, result.error_name) == (False, "Stopped.", "KeyboardInterrupt")
+    assert hooks.calls == ["finish", "cleanup"]
+
+
+def test_stop_during_the_code_skips_finish_but_not_cleanup():
+    hooks = Hooks()
+    result, _ = run("raise KeyboardInterrupt", finish=hooks.finish, cleanup=hooks.cleanup)
+    assert result.error == "Stopped." and hooks.calls == ["cleanup"]
+
+
+def test_an_error_in_finish_is_reported_like_the_cells_own():
+    hooks = Hooks(finish_raises=ValueError("x and y must be the same size"))
+    result, _ = run("x = 1", finish=hooks.finish, cleanup=hooks.cleanup)
+    assert not result.ok and result.error_name == "ValueError"
+    assert result.error.strip() == "ValueError: x and y must be the same size"
+    assert hooks.calls == ["finish", "cleanup"]
+
+
+def test_input_says_it_is_not_supported_in_the_page():
+    ns = {"__builtins__": {**__builtins__, "input": no_input} if isinstance(__builtins__, dict)
+          else {**vars(__builtins__), "input": no_input}}
+    result, _ = run("name = input('Your name? ')", ns)
+    assert result.error_name == "RuntimeError"
+    assert result.error.splitlines()[-1] == f"RuntimeError: {INPUT_MESSAGE}"
+    assert "Errno" not in result.error and 'Cell "c1", line 1' in result.error

@@ -11,6 +11,7 @@ function ``post(type, payload, transfer)``. From then on:
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,8 @@ from js import Object  # type: ignore[import-not-found]  # only exists in Pyodid
 from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
 from . import bridge
-from .figures import collect_figures
-from .runner import defined_names, run_cell
+from .figures import close_figures, collect_figures, quiet_show
+from .runner import defined_names, no_input, run_cell
 
 #: The namespace every cell of the page shares, like a notebook kernel's.
 NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
@@ -32,6 +33,8 @@ def start(post) -> None:
     global _post
     _post = post
     bridge.install_sink(_send_event)
+    builtins.input = no_input  # there is no stdin in the page: say so instead of "OSError: [Errno 29]"
+    quiet_show()
 
 
 def _convert(value: Any, transfer: list) -> Any:
@@ -66,12 +69,15 @@ def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str 
     return f"`{missing}` is defined in cell \"{owners[0]}\": run that cell first."
 
 
-async def run(code: str, cell_id: str, other_cells=None):
-    """Run one cell; return {ok, value, error, errorName, hint} as a JS object."""
-    result = await run_cell(code, cell_id, NAMESPACE)
-    cells = dict(other_cells) if other_cells is not None else {}
+def _post_figures() -> None:
     for png in collect_figures():
         _post("figure", to_js({"format": "png", "data": to_js(png)}, dict_converter=Object.fromEntries), None)
+
+
+async def run(code: str, cell_id: str, other_cells=None):
+    """Run one cell; return {ok, value, error, errorName, hint} as a JS object."""
+    result = await run_cell(code, cell_id, NAMESPACE, finish=_post_figures, cleanup=close_figures)
+    cells = dict(other_cells) if other_cells is not None else {}
     reply = {
         "ok": result.ok,
         "value": result.value_repr,

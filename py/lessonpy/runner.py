@@ -13,6 +13,7 @@ import linecache
 import sys
 import traceback
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 #: Cell source files are named like this, so tracebacks say "cell 2, line 3".
@@ -67,39 +68,81 @@ def _describe_cell_frames(text: str) -> str:
     return text.replace(f'File "{CELL_PREFIX}', 'Cell "').replace('>", line', '", line')
 
 
-async def run_cell(code: str, cell_id: str, namespace: dict[str, Any]) -> CellResult:
-    """Compile and run *code* in *namespace*; never raise for the reader's mistakes."""
+async def run_cell(code: str, cell_id: str, namespace: dict[str, Any], *,
+                   finish: Callable[[], None] | None = None,
+                   cleanup: Callable[[], None] | None = None) -> CellResult:
+    """Compile and run *code* in *namespace*; never raise for the reader's mistakes.
+
+    *finish* runs after the code, whether it succeeded or failed, inside the part that Stop
+    interrupts and whose errors are reported (the page renders the cell's figures there);
+    *cleanup* runs whatever happened, even after a Stop (the page closes the figures there,
+    so a figure interrupted mid-render does not come back with the next run).
+    """
     filename = cell_filename(cell_id)
     _register_source(filename, code)
     try:
-        tree = ast.parse(code, filename=filename, mode="exec")
-        body, last = _split_last_expression(tree)
-        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # so `await asyncio.sleep(1)` works in a cell
-        body_code = compile(body, filename, "exec", flags=flags)
-        last_code = compile(last, filename, "eval", flags=flags) if last else None
-        result = eval(body_code, namespace)  # noqa: S307 - running the reader's code is the point
-        if result is not None and hasattr(result, "__await__"):
-            await result
-        value = None
-        if last_code is not None:
-            value = eval(last_code, namespace)  # noqa: S307
-            if value is not None and hasattr(value, "__await__"):
-                value = await value
-        namespace["_"] = value if value is not None else namespace.get("_")
-        return CellResult(ok=True, value_repr=None if value is None else _safe_repr(value))
+        try:
+            value = await _execute(code, filename, namespace)
+            result = CellResult(ok=True, value_repr=None if value is None else _safe_repr(value))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any failure of reader code is reported, not raised
+            result = _failure(exc)
+        if finish is not None:
+            finish()
+        return result
     except KeyboardInterrupt:
         return CellResult(ok=False, error="Stopped.", error_name="KeyboardInterrupt")
-    except SystemExit as exc:
+    except BaseException as exc:  # noqa: BLE001 - finish() failed on what the reader's code left behind
+        return _failure(exc)
+    finally:
+        if cleanup is not None:
+            try:
+                cleanup()
+            except KeyboardInterrupt:  # a second Stop landed in the cleanup: finish it all the same
+                cleanup()
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+async def _execute(code: str, filename: str, namespace: dict[str, Any]) -> Any:
+    """Run the cell; return the value of a last bare expression (None if there is none)."""
+    tree = ast.parse(code, filename=filename, mode="exec")
+    body, last = _split_last_expression(tree)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # so `await asyncio.sleep(1)` works in a cell
+    body_code = compile(body, filename, "exec", flags=flags)
+    last_code = compile(last, filename, "eval", flags=flags) if last else None
+    result = eval(body_code, namespace)  # noqa: S307 - running the reader's code is the point
+    if result is not None and hasattr(result, "__await__"):
+        await result
+    value = None
+    if last_code is not None:
+        value = eval(last_code, namespace)  # noqa: S307
+        if value is not None and hasattr(value, "__await__"):
+            value = await value
+    namespace["_"] = value if value is not None else namespace.get("_")
+    return value
+
+
+def _failure(exc: BaseException) -> CellResult:
+    """The reader-facing result of an exception raised by the reader's code."""
+    if isinstance(exc, SystemExit):
         # sys.exit() in a cell must not kill the interpreter the whole page shares.
         return CellResult(ok=False, error=f"SystemExit: {exc.code!r} (the cell stopped; Python is still running)",
                           error_name="SystemExit")
-    except BaseException as exc:  # noqa: BLE001 - any failure of reader code is reported, not raised
-        missing = exc.name if isinstance(exc, NameError) else None
-        text = _describe_cell_frames(format_reader_traceback(exc))
-        return CellResult(ok=False, error=text, error_name=type(exc).__name__, missing_name=missing)
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+    missing = exc.name if isinstance(exc, NameError) else None
+    text = _describe_cell_frames(format_reader_traceback(exc))
+    return CellResult(ok=False, error=text, error_name=type(exc).__name__, missing_name=missing)
+
+
+#: What input() says in the page, where there is no keyboard prompt to read from.
+INPUT_MESSAGE = ("input() is not supported in this page: there is no keyboard prompt here. "
+                 "Set the value in the code instead, e.g. name = 'Ada'")
+
+
+def no_input(prompt: object = "") -> str:
+    """Stands in for the builtin input() in the page (Pyodide's would fail with "OSError: [Errno 29]")."""
+    raise RuntimeError(INPUT_MESSAGE)
 
 
 def _safe_repr(value: Any, limit: int = 20_000) -> str:
