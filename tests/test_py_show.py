@@ -253,6 +253,35 @@ def test_tokens_problems(events):
     shows_error(events, r"tokens: pass a list of labels, got int", weights=w, tokens=4)
 
 
+class BadLabel:
+    def __str__(self):
+        raise ValueError("no name yet")
+
+
+def test_a_label_that_cannot_become_text_is_a_show_error(events):
+    shows_error(events, r"^tokens: label 1 cannot be turned into text: str\(\) raised ValueError: no name yet$",
+                weights=np.full((3, 3), 1 / 3), tokens=["a", BadLabel(), "c"])
+
+
+def test_an_endless_tokens_iterator_is_a_quick_show_error(events):
+    import itertools
+    import time
+    started = time.perf_counter()
+    shows_error(events, r"^tokens: got more than T=3 labels; pass one label per position$",
+                weights=np.full((3, 3), 1 / 3), tokens=itertools.count())
+    assert time.perf_counter() - started < 1
+    def broken():
+        yield "a"
+        raise OSError("file vanished")
+    shows_error(events, r"^tokens: reading the labels raised OSError: file vanished$",
+                weights=np.full((3, 3), 1 / 3), tokens=broken())
+
+
+def test_a_generator_of_exactly_T_labels_is_fine(events):
+    show_attention(weights=np.full((3, 3), 1 / 3), tokens=(f"w{i}" for i in range(3)))
+    assert last_payload(events)["tokens"] == ["w0", "w1", "w2"]
+
+
 def test_title_and_target_types(events):
     shows_error(events, r"title: expected a string, got int", weights=np.eye(2), title=3)
     assert last_payload(events)["title"] is None

@@ -14,6 +14,7 @@ with the same one-line message (so the cell's output shows it too).
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -270,12 +271,24 @@ def _check_tokens(tokens, T):
                         f"e.g. {tokens.split()!r}" if isinstance(tokens, str)
                         else "tokens: pass a list of labels, one per position")
     try:
-        labels = [str(t) for t in tokens]
+        items = list(itertools.islice(iter(tokens), T + 1))  # T + 1 at most: an endless iterator ends here
     except TypeError:
         raise ShowError(f"tokens: pass a list of labels, got {type(tokens).__name__}") from None
-    if len(labels) != T:
-        raise ShowError(f"tokens: got {len(labels)} labels for T={T} positions; "
+    except Exception as err:  # a generator of the reader's that fails part-way
+        raise ShowError(f"tokens: reading the labels raised {type(err).__name__}: {_one_line(err)}") from None
+    if len(items) > T and not hasattr(tokens, "__len__"):
+        raise ShowError(f"tokens: got more than T={T} labels; pass one label per position")
+    if len(items) != T:
+        count = len(tokens) if hasattr(tokens, "__len__") else len(items)
+        raise ShowError(f"tokens: got {count} labels for T={T} positions; "
                         "pass one label per position")
+    labels = []
+    for i, item in enumerate(items):
+        try:
+            labels.append(str(item))
+        except Exception as err:  # the reader's own class with a broken __str__
+            raise ShowError(f"tokens: label {i} cannot be turned into text: str() raised "
+                            f"{type(err).__name__}: {_one_line(err)}") from None
     return [t if len(t) <= MAX_LABEL else t[:MAX_LABEL - 1] + "…" for t in labels]
 
 
