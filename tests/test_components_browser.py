@@ -87,9 +87,9 @@ def shown(value: float) -> str:
 
 
 def token_name(tokens, i):
-    """Mirror of table.js tokenName: repeated tokens are told apart by position."""
+    """Mirror of table.js tokenName: direction-isolated (FSI … PDI), repeated tokens told apart by position."""
     t = tokens[i]
-    return f"'{t}' (position {i})" if tokens.count(t) > 1 else f"'{t}'"
+    return f"'\u2068{t}\u2069' (position {i})" if tokens.count(t) > 1 else f"'\u2068{t}\u2069'"
 
 
 # JS: colour of one pixel per cell (3 px inside its top-left corner, away from text and grid).
@@ -395,7 +395,7 @@ def test_stepper_reveals_rows_in_order(page):
         forward.click()
     assert page.evaluate("document.querySelector('.attn-view').dataset.reveal") == "6,1,0"
     status = page.locator(".attn-step-status").inner_text()
-    assert "Softmax of row 'the'" in status and "Step 7 of 18" in status
+    assert "Softmax of row '\u2068the\u2069'" in status and "Step 7 of 18" in status
     colours = page.evaluate(CELL_COLOURS, ["weights"])
     assert all(tuple(c) != hex_empty for c in colours[0])
     assert all(tuple(c) == hex_empty for c in colours[1])

@@ -142,10 +142,10 @@ def test_click_and_arrow_key_move_the_selection_and_summary(page):
     canvas.click(position={"x": g["rects"][0]["x"] + g["cell"] * 0.5, "y": g["top"] + g["cell"] * 1.5})
     summary = view.locator(".attn-summary-host")
     expect(view.locator(".attn-view")).to_have_attribute("data-selected", "1")
-    expect(summary).to_contain_text("'cat' sends")
+    expect(summary).to_contain_text("'\u2068cat\u2069' sends")
     page.keyboard.press("ArrowDown")
     expect(view.locator(".attn-view")).to_have_attribute("data-selected", "2")
-    expect(summary).to_contain_text("'sat' sends")
+    expect(summary).to_contain_text("'\u2068sat\u2069' sends")
 
 
 def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
@@ -172,6 +172,37 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
     steps.get_by_role("button", name="Next: one step forward").click()
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 1 of 9")
+
+
+# JS: the left edges of two words of the view's summary, as laid out on the screen.
+WORD_X = """([wid, words]) => {
+  const host = document.querySelector(`#widget-${wid} .attn-summary-host`);
+  const walker = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!words.every((w) => node.data.includes(w))) continue;
+    return words.map((w) => {
+      const range = document.createRange();
+      const at = node.data.indexOf(w);
+      range.setStart(node, at);
+      range.setEnd(node, at + w.length);
+      return range.getBoundingClientRect().left;
+    });
+  }
+  return null;
+}"""
+
+
+def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
+    """U+202E in a token used to reverse the rest of the summary sentence."""
+    steps = widget(page, "steps")
+    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+                     "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', '\\u202eevil'], target='steps')")
+    expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
+    expect(steps.locator(".attn-summary-host")).to_contain_text("sends 33% of its attention")
+    sends, attention = page.evaluate(WORD_X, ["steps", ["sends", "attention"]])
+    assert sends < attention, "the words after the label were laid out right to left"
+    headers = steps.locator(".attn-table-weights th[scope=row]")
+    expect(headers.nth(2)).to_have_attribute("dir", "auto")
 
 
 # ---------------------------------------------------------------------------- dk-explorer

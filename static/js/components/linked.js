@@ -8,6 +8,7 @@ import { createQueryRow } from "./queryrow.js";
 import { createOutput } from "./output.js";
 import { createTable, createSummary } from "./table.js";
 import { createStepper } from "./stepper.js";
+import { isolate } from "./matrix.js";
 import { checkPayload } from "./validate.js";
 import { el } from "../dom.js";
 
@@ -158,7 +159,7 @@ export function createAttentionView(container, options = {}) {
     if (!w || row === null) { tables.query.update(null); return; }
     tables.query.update({
       matrix: { shape: [w.cols, 1], dtype: "float32", data: w.data.subarray(row * w.cols, (row + 1) * w.cols) },
-      rowLabels: checked.tokens, colLabels: [`weight from ${checked.tokens[row]}`],
+      rowLabels: checked.tokens, colLabels: [`weight from ${isolate(checked.tokens[row])}`],
     });
   }
 

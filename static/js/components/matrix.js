@@ -111,10 +111,18 @@ export function watchLayout(canvas, redraw) {
   };
 }
 
-/** Make a token readable on an axis: visible whitespace, at most n characters. */
+/**
+ * Wrap a reader's label in Unicode isolates (FSI … PDI), so its own direction marks (an
+ * Arabic word, a stray U+202E) cannot reverse the sentence or label it is joined into.
+ */
+export function isolate(s) {
+  return `\u2068${s}\u2069`;
+}
+
+/** Make a token readable on an axis: visible whitespace, at most n characters, direction isolated. */
 export function shortLabel(s, n = 8) {
   const t = String(s).replace(/\n/g, "⏎").replace(/\s/g, "·") || "∅";
-  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+  return isolate(t.length > n ? `${t.slice(0, n - 1)}…` : t);
 }
 
 /** Format a number for people: fixed decimals, real minus sign. */

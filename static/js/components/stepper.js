@@ -3,6 +3,8 @@
 // computed here; the stepper only tells the linked view how many rows of each matrix to reveal.
 // With prefers-reduced-motion there is no timed playback: Play jumps to the end of a phase.
 
+import { isolate } from "./matrix.js";
+
 const PHASES = [
   { key: "scores", verb: (t) => `Scores: query ${t} is dotted with every key (its row of Q·Kᵀ).` },
   { key: "weights", verb: (t) => `Softmax of row ${t}: its scores become weights that sum to 1.` },
@@ -68,7 +70,7 @@ export function createStepper(view, options = {}) {
     const rows = Math.min(T(), ((step - 1) % perPhase() + 1) * rowsPerStep());
     const tokens = view.tokens();
     const first = rows - rowsPerStep();
-    const who = rowsPerStep() === 1 ? `'${tokens[rows - 1]}'` : `rows ${Math.max(0, first)}–${rows - 1}`;
+    const who = rowsPerStep() === 1 ? `'${isolate(tokens[rows - 1])}'` : `rows ${Math.max(0, first)}–${rows - 1}`;
     return `Step ${step} of ${n} (${phase + 1}/3): ${PHASES[phase].verb(who)}`;
   }
 

@@ -2,7 +2,7 @@
 // selected row. These build DOM only inside the container they are given.
 
 import { checkArray } from "./validate.js";
-import { fmt } from "./matrix.js";
+import { fmt, isolate } from "./matrix.js";
 
 const MAX_FULL_ROWS = 64; // above this a full table would be a wall of numbers: show the selected row
 
@@ -11,7 +11,7 @@ export function tokenName(tokens, i) {
   const t = String(tokens[i] ?? i);
   const shown = t.trim() === "" ? "␣" : t.trim();
   const repeated = tokens.filter((x) => String(x) === t).length > 1;
-  return repeated ? `'${shown}' (position ${i})` : `'${shown}'`;
+  return repeated ? `'${isolate(shown)}' (position ${i})` : `'${isolate(shown)}'`;
 }
 
 /**
@@ -70,6 +70,7 @@ export function createTable(container, options = {}) {
     for (let c = 0; c < cols; c++) {
       const th = document.createElement("th");
       th.scope = "col";
+      th.dir = "auto"; // a reader's label: its direction stays inside the cell
       th.textContent = colLabels[c];
       hr.appendChild(th);
     }
@@ -82,6 +83,7 @@ export function createTable(container, options = {}) {
       if (r === selected) { tr.setAttribute("aria-current", "true"); tr.className = "attn-selected"; }
       const th = document.createElement("th");
       th.scope = "row";
+      th.dir = "auto";
       th.textContent = rowLabels[r];
       tr.appendChild(th);
       for (let c = 0; c < cols; c++) {
