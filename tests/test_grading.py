@@ -237,6 +237,10 @@ EXACT_ATTENTION = {
             "weights = softmax(Q @ K.T)", "weights = softmax(Q @ K.T) / np.sqrt(d_k)"),
         "you scaled after the softmax: each row of your weights sums to 0.25 (1/√d_k) instead of 1. Divide the "
         "scores before the softmax: softmax(Q @ K.T / np.sqrt(d_k))"),
+    "divided by d_k after the softmax": (
+        STABLE, "    weights = softmax(Q @ K.T) / K.shape[-1]\n    return weights @ V, weights",
+        "you scaled after the softmax: each row of your weights sums to 0.0625 (1/d_k) instead of 1. Divide the "
+        "scores before the softmax: softmax(Q @ K.T / np.sqrt(d_k))"),
     "naive softmax in np.longdouble": (
         "    e = np.exp(np.asarray(z, dtype=np.longdouble))\n"
         "    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float64)", RIGHT, OVERFLOW),

@@ -209,9 +209,12 @@ def _rows_mistake(weights: np.ndarray, Q, K) -> str:
     if np.allclose(weights.sum(axis=0), 1.0):
         return "your weights' rows do not sum to 1: its columns do — take the softmax along each row (axis=-1), over the keys"
     sums = weights.sum(axis=-1)
-    if np.allclose(sums, 1 / np.sqrt(d_k)) and _same(weights * np.sqrt(d_k), _softmax_rows(Q @ K.T)):
-        return (f"you scaled after the softmax: each row of your weights sums to {1 / np.sqrt(d_k):g} (1/√d_k) "
-                "instead of 1. Divide the scores before the softmax: softmax(Q @ K.T / np.sqrt(d_k))")
+    c = float(sums.mean())
+    if c > 0 and np.allclose(sums, c) and _same(weights / c, _softmax_rows(Q @ K.T)):
+        named = {1 / np.sqrt(d_k): " (1/√d_k)", 1 / d_k: " (1/d_k)", np.sqrt(d_k): " (√d_k)"}
+        which = next((text for value, text in named.items() if np.isclose(c, value)), "")
+        return (f"you scaled after the softmax: each row of your weights sums to {c:.4g}{which} instead of 1. "
+                "Divide the scores before the softmax: softmax(Q @ K.T / np.sqrt(d_k))")
     return "your weights' rows do not sum to 1"
 
 
