@@ -145,8 +145,9 @@ def test_idle_connections_are_closed_and_connections_are_capped(site):
         time.sleep(0.5)
         assert threading.active_count() - before <= 2, "one thread per idle connection"
         started = time.perf_counter()
-        assert idle[0].recv(1) == b""  # the server hung up on it
-        assert time.perf_counter() - started < 8
+        for sock in idle:  # the server hangs up on each: timed out, or dropped while every slot was taken
+            assert sock.recv(1) == b""
+        assert time.perf_counter() - started < 9
         response, body = request(url, "/")  # and still serves
         assert response.status == 200 and b"home" in body
         for sock in idle:
