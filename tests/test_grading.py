@@ -251,6 +251,14 @@ EXACT_ATTENTION = {
 }
 
 
+def test_the_hard_coded_d_k_the_check_recognises_is_the_starters():
+    """The check names √STARTER_D_K as "d_k of the starter's example": the starter must still use it."""
+    import re
+    from lessonpy.exercises import STARTER_D_K
+    sizes = re.findall(r"size=\((\d+), (\d+)\)", EXERCISES["stable-attention"]["starter"])
+    assert sizes and int(sizes[0][1]) == STARTER_D_K, sizes  # Q's (T, d_k)
+
+
 @pytest.mark.parametrize("name", sorted(EXACT_ATTENTION))
 def test_attention_names_the_mistake(name):
     softmax, body, expected = EXACT_ATTENTION[name]
