@@ -196,7 +196,7 @@ def render_maths(lessons: list[Lesson]) -> None:
 
 def _check_fences_closed(tokens: list[Token], text: str, path: Path) -> None:
     """Refuse a fence that is never closed: Markdown would make the rest of the file its code."""
-    lines = text.splitlines()
+    lines = re.split(r"\r\n|\r|\n", text)  # markdown-it's lines: str.splitlines() would also split at U+2028
     for token in tokens:
         if token.type != "fence" or not token.map:
             continue

@@ -85,7 +85,7 @@ def test_mistakes_are_reported_as_file_and_line(tmp_path, text, line, fragment):
 
 
 def test_closed_fences_of_every_kind_are_fine(tmp_path):
-    text = ("---\ntitle: T\n---\n\n````markdown\n```python\nx\n```\n````\n\n> ```\n> quoted\n> ```\n\n"
+    text = ("---\ntitle: T\n---\nA line\u2028separator and a form\x0cfeed are not line breaks.\n\n````markdown\n```python\nx\n```\n````\n\n> ```\n> quoted\n> ```\n\n"
             "- item\n\n  ~~~\n  listed\n  ~~~~\n\n```\nlast, closed at the end of the file\n```")
     lesson = read_lesson(write(tmp_path, text))
     assert lesson.cells == []
