@@ -4,6 +4,7 @@ Needs CPU torch: `pip install torch==2.13.0` (that exact spec; others download
 GBs of CUDA builds). Skipped when torch is missing.
 """
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,7 +15,8 @@ torch = pytest.importorskip(
     "torch", reason="PyTorch not installed; `pip install torch==2.13.0` (CPU build) to run these")
 
 # the scaffold imports `from config import GPTConfig`, as in the reader's folder
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "py" / "scaffold"))
+SCAFFOLD = Path(__file__).resolve().parent.parent / "py" / "scaffold"
+sys.path.insert(0, str(SCAFFOLD))
 
 from attention import MultiHeadAttention  # noqa: E402
 from config import GPTConfig  # noqa: E402
@@ -95,8 +97,8 @@ def test_numpy_version_matches_torch(attn, x):
         y = attn(x.double()).numpy()
     y_np = multi_head_attention(
         x.double().numpy(),
-        attn.qkv.weight.detach().numpy(),  # (3C, C), nn.Linear's (out, in)
-        attn.proj.weight.detach().numpy(),  # (C, C)
+        attn.in_proj.weight.detach().numpy(),  # (3C, C), nn.Linear's (out, in)
+        attn.out_proj.weight.detach().numpy(),  # (C, C)
         n_head=attn.n_head,
     )
     np.testing.assert_allclose(y_np, y, rtol=1e-5, atol=1e-5)
@@ -106,6 +108,61 @@ def test_numpy_version_matches_torch(attn, x):
 def test_numpy_version_matches_torch_float32(attn, x):
     with torch.no_grad():
         y = attn(x).numpy()
-    y_np = multi_head_attention(x.numpy(), attn.qkv.weight.detach().numpy(),
-                                attn.proj.weight.detach().numpy(), n_head=12)
+    y_np = multi_head_attention(x.numpy(), attn.in_proj.weight.detach().numpy(),
+                                attn.out_proj.weight.detach().numpy(), n_head=12)
     np.testing.assert_allclose(y_np, y, rtol=1e-4, atol=1e-5)
+
+
+def test_heads_get_consecutive_channels_and_merge_undoes_the_split(attn):
+    # channel c of position t holds 1000 t + c: head h must hold channels h*D .. h*D + D-1 of every position
+    x = (1000 * torch.arange(3.0)[:, None] + torch.arange(768.0)).expand(2, 3, 768)
+    heads = attn.split_heads(x)
+    assert heads.shape == (2, 12, 3, 64)
+    assert torch.equal(heads[1, 5, 2], 2000 + torch.arange(5 * 64, 6 * 64.0))
+    assert torch.equal(attn.merge_heads(heads), x)
+
+
+def test_module_matches_torch_scaled_dot_product_attention(attn, x):
+    """The scores, softmax and blend equal PyTorch's fused kernel on the same q, k, v."""
+    F = torch.nn.functional
+    with torch.no_grad():
+        q, k, v = (attn.split_heads(t) for t in attn.in_proj(x).chunk(3, dim=-1))
+        expected = attn.out_proj(attn.merge_heads(F.scaled_dot_product_attention(q, k, v)))
+        got = attn(x)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    # and a wrong scale (no division by sqrt(D)) is far from it, so the comparison can fail
+    with torch.no_grad():
+        unscaled = attn.out_proj(attn.merge_heads(F.scaled_dot_product_attention(q, k, v, scale=1.0)))
+    assert (unscaled - got).abs().max() > 1e-3
+
+
+def test_module_matches_torch_multihead_attention_with_the_same_weights(attn, x):
+    ref = torch.nn.MultiheadAttention(768, 12, bias=False, batch_first=True).eval()
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(attn.in_proj.weight)
+        ref.out_proj.weight.copy_(attn.out_proj.weight)
+        expected, weights = ref(x, x, x, average_attn_weights=False)
+        got = attn(x)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    assert weights.shape == (2, 12, 8, 8)
+
+
+def test_biases_when_the_config_asks_for_them():
+    attn = MultiHeadAttention(GPTConfig(bias=True))
+    n = sum(p.numel() for p in attn.parameters())
+    assert n == attention_param_count(768, bias=True) == 4 * 768**2 + 4 * 768
+
+
+def test_the_laptop_script_prints_what_the_lesson_promises(tmp_path):
+    """The lesson tells the reader to run check_attention.py next to the two modules: do exactly that."""
+    for name in ("config.py", "attention.py", "check_attention.py"):
+        (tmp_path / name).write_text((SCAFFOLD / name).read_text(encoding="utf-8"), encoding="utf-8")
+    run = subprocess.run([sys.executable, "check_attention.py"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "output shape: (2, 8, 768)",
+        "parameters: 2,359,296 = 4 * 768**2: True",
+        "same as torch.nn.MultiheadAttention: True",
+        "position 0 reads position 7, its future: True",
+    ]

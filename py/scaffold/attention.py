@@ -1,54 +1,56 @@
-"""Multi-head self-attention, as in GPT-2 (Lesson 4: no causal mask yet).
+"""Multi-head self-attention for the course's GPT (lesson 4; lesson 5 adds the causal mask).
 
-Put this file next to config.py and run it on your laptop with PyTorch.
+Save next to config.py. Letters used in the shape comments:
+    B sequences in a batch    T positions per sequence    C = n_embd channels
+    H = n_head heads          D = C // H channels per head
 """
 
 import math
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
+from torch import nn
 
 from config import GPTConfig
 
 
 class MultiHeadAttention(nn.Module):
-    """Every position mixes in information from every position: (B, T, C) -> (B, T, C)."""
+    """H heads of softmax(q k^T / sqrt(D)) v side by side, then one mixing matrix: (B, T, C) -> (B, T, C).
+
+    The two projections have the names torch.nn.MultiheadAttention gives them
+    (in_proj, out_proj), so its weights and ours can be compared one to one.
+    """
 
     def __init__(self, config: GPTConfig):
         super().__init__()
-        assert config.n_embd % config.n_head == 0, "n_embd must split evenly into heads"
         self.n_head = config.n_head
-        self.n_embd = config.n_embd
-        self.head_size = config.head_size  # D = C // H
-        # query, key and value projections for all heads in one matmul: C -> 3C
-        self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
-        # after the heads are put side by side again, mix them: C -> C
-        self.proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
-        self.attn_dropout = nn.Dropout(config.dropout)  # on the attention weights
-        self.resid_dropout = nn.Dropout(config.dropout)  # on what we add back to the residual stream
+        C = config.n_embd
+        # queries, keys and values of every head from one matrix. nn.Linear keeps its
+        # weight as (out, in) = (3C, C) and computes x @ weight.T; rows 0..C-1 give q,
+        # rows C..2C-1 give k, the rest give v
+        self.in_proj = nn.Linear(C, 3 * C, bias=config.bias)
+        # the heads' outputs, laid end to end, are C wide; this matrix mixes them
+        self.out_proj = nn.Linear(C, C, bias=config.bias)
+        self.weights_dropout = nn.Dropout(config.dropout)  # drops attention weights while training
+        self.out_dropout = nn.Dropout(config.dropout)  # drops what goes back into the residual stream
+
+    def split_heads(self, t: torch.Tensor) -> torch.Tensor:
+        """Give each head its D channels of q, k or v: (B, T, C) -> (B, H, T, D)."""
+        t = t.unflatten(-1, (self.n_head, -1))  # (B, T, C) -> (B, T, H, D): channel h*D + d -> [h, d]
+        return t.transpose(1, 2)  # (B, T, H, D) -> (B, H, T, D): heads act like a batch axis
+
+    def merge_heads(self, t: torch.Tensor) -> torch.Tensor:
+        """Lay the heads' outputs end to end again: (B, H, T, D) -> (B, T, C)."""
+        t = t.transpose(1, 2)  # (B, H, T, D) -> (B, T, H, D)
+        return t.flatten(2)  # (B, T, H, D) -> (B, T, C); copies, since the transpose is not contiguous
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        B, T, C = x.size()  # batch, sequence length, embedding width (n_embd)
-        H, D = self.n_head, self.head_size
+        q, k, v = self.in_proj(x).chunk(3, dim=-1)  # (B, T, 3C) -> three (B, T, C)
+        q, k, v = self.split_heads(q), self.split_heads(k), self.split_heads(v)  # each (B, H, T, D)
 
-        # one projection, then cut into q, k, v
-        q, k, v = self.qkv(x).split(self.n_embd, dim=2)  # 3 x (B, T, C)
-        # give each head its own D channels, and move heads next to batch so the
-        # matmuls below run over (B, H) at once
-        q = q.view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
-        k = k.view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
-        v = v.view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
-
-        # scores of every query against every key; dividing by sqrt(D) keeps their
-        # spread near 1 whatever the head size, so softmax does not saturate
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))  # (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
-        # no causal mask yet: every position sees the future too. Lesson 5 adds it here.
-        att = F.softmax(att, dim=-1)  # (B, H, T, T), each row sums to 1
-        att = self.attn_dropout(att)
-        y = att @ v  # (B, H, T, T) @ (B, H, T, D) -> (B, H, T, D)
-
-        # heads side by side again: transpose back, then copy into one block of memory
-        # (view needs contiguous memory) and flatten the heads into C channels
-        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, H, T, D) -> (B, T, H, D) -> (B, T, C)
-        return self.resid_dropout(self.proj(y))  # (B, T, C)
+        # every query against every key of its own head; dividing by sqrt(D) takes the
+        # head size out of the scores' variance (Step 2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
+        # lesson 5 masks the future here, before the softmax; for now every position sees all T
+        weights = self.weights_dropout(scores.softmax(dim=-1))  # (B, H, T, T), each row sums to 1
+        heads = weights @ v  # (B, H, T, T) @ (B, H, T, D) -> (B, H, T, D)
+        return self.out_dropout(self.out_proj(self.merge_heads(heads)))  # (B, T, C)
