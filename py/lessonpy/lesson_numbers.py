@@ -23,6 +23,12 @@ from . import cat_example as cat
 # the lesson's settings, shared by the cells and this module
 DRAFT_SEED = 6  # Step 2, the draft's experiment
 DRAFT_T, DRAFT_DK = 4, 64
+FIXED_SEEDS = 200  # the fixed experiment's row entropies: 200 seeds x 4 rows
+LOOKUP = {"keys": ((1.0, 0.0), (0.0, 1.0), (0.7, 0.7)), "values": (10.0, 20.0, 30.0), "query": (1.0, 0.2),
+          "spreads": (1, 4, 16, 64)}
+INIT_SEED, INIT_C, INIT_D, INIT_T, INIT_DRAWS = 1, 768, 64, 16, 20
+GPT2_INIT_STD = 0.02  # GPT-2's weights ~ N(0, 0.02^2) (transformers' GPT2Config.initializer_range)
+GPT2_DROPOUT = 0.1  # GPT-2's attn/resid/embd dropout (GPT2Config.*_pdrop)
 SWEEP_SEED, SWEEP_T, SWEEP_ROWS = 0, 8, 256
 SWEEP_DKS = (4, 16, 64, 256, 1024)
 GPT2 = {"n_embd": 768, "n_head": 12, "n_layer": 12, "vocab_size": 50257, "block_size": 1024}
@@ -30,15 +36,20 @@ BIG_SCORES = (1000.0, 999.0, 998.0)
 
 #: cell id -> the numbers (keys of :func:`numbers`) that cell prints
 CELL_PRINTS = {
+    "lookup": ["lookup_answer_first", "lookup_answer_last", "lookup_jac_first", "lookup_jac_last"],
     "draft": ["draft_min", "draft_max", "draft_nan_rows"],
-    "draft-scaled": ["draft_scaled_std", "draft_scaled_maxw0", "draft_scaled_entropy0", "draft_log_T"],
+    "draft-scaled": ["draft_scaled_std", "draft_scaled_maxw_mean", "draft_scaled_entropy_mean", "draft_log_T"],
     "draft-why": ["draft_q_var"],
-    "draft-fixed": ["fixed_q_var", "fixed_std", "fixed_entropy0"],
+    "draft-fixed": ["fixed_q_var", "fixed_std", "fixed_entropy_mean", "fixed_entropy_std"],
+    "init-rules": ["init_log_T", "init_d_qvar", "init_d_std", "init_d_top", "init_c_qvar", "init_c_std",
+                   "init_gpt2_qvar", "init_gpt2_std", "init_gpt2_entropy",
+                   "init_torch_qvar", "init_torch_std", "init_torch_entropy"],
     "sweep": ["sweep_log_T", "sweep_raw_std_first", "sweep_raw_std_last", "sweep_scaled_std_last",
               "sweep_raw_entropy_first", "sweep_raw_entropy_last", "sweep_scaled_entropy_last",
-              "sweep_raw_maxw_last", "sweep_scaled_maxw_last"],
+              "sweep_raw_maxw_last", "sweep_scaled_maxw_last",
+              "sweep_raw_jac_first", "sweep_raw_jac_256", "sweep_raw_jac_last", "sweep_scaled_jac_last"],
     "overflow": ["exp_limit", "stable_big0"],
-    "params": ["attn_params", "attn_params_12"],
+    "params": ["attn_params", "attn_params_12", "attn_weights_h12", "attn_weights_h1"],
     # --- issue 7 part 4, new sections (helper lessonnew): averaging, the cat example, order, cost ---
     "average": ["avg_uniform_w"],
     "cat": ["cat_score", "cat_weight", "cat_flat", "cat_out_noun"],
@@ -46,6 +57,11 @@ CELL_PRINTS = {
     "permute": ["cat_weight"],
     "cost": ["cost_mib_first", "cost_mib_last", "cost_mib64_last", "cost_gpt2_mib"],
 }
+
+
+#: cells that print timings measured as they run: when re-run, only the numbers they print
+#: for the text (their CELL_PRINTS) must come out the same
+TIMED_CELLS = frozenset({"cost"})
 
 
 def entropy(p):
@@ -60,26 +76,33 @@ def softmax(z, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def draft_experiment(seed=DRAFT_SEED, T=DRAFT_T, d_k=DRAFT_DK):
-    """Step 2's "draft" cells: projections with N(0, 1) entries, then the same x with N(0, 1/d_k)."""
+def make_qk(w_std, seed=DRAFT_SEED, T=DRAFT_T, d_k=DRAFT_DK):
+    """The cell "draft"'s ``make_qk``: q and k of T random tokens, projection entries ~ N(0, w_std**2)."""
     rng = np.random.default_rng(seed)
-    W_q = rng.standard_normal((d_k, d_k))
-    W_k = rng.standard_normal((d_k, d_k))
+    W_q = rng.standard_normal((d_k, d_k)) * w_std
+    W_k = rng.standard_normal((d_k, d_k)) * w_std
     x = rng.standard_normal((T, d_k))
-    q, k = x @ W_q, x @ W_k
+    return x @ W_q, x @ W_k
+
+
+def draft_experiment(seed=DRAFT_SEED, T=DRAFT_T, d_k=DRAFT_DK, n_seeds=FIXED_SEEDS):
+    """Step 2's experiment: projections with N(0, 1) entries, then N(0, 1/fan_in) (fan_in = d_k here)."""
+    q, k = make_qk(1.0, seed, T, d_k)
     s = q @ k.T
     with np.errstate(over="ignore", invalid="ignore"):
         naive = np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
     s_scaled = s / np.sqrt(d_k)
     w = softmax(s_scaled)
-    qf, kf = x @ (W_q / np.sqrt(d_k)), x @ (W_k / np.sqrt(d_k))
+    qf, kf = make_qk(1 / np.sqrt(d_k), seed, T, d_k)
     sf = qf @ kf.T / np.sqrt(d_k)
-    wf = softmax(sf)
+    rows = np.concatenate([entropy(softmax(a @ b.T / np.sqrt(d_k)))
+                           for a, b in (make_qk(1 / np.sqrt(d_k), s_, T, d_k) for s_ in range(n_seeds))])
     return {
         "min": float(s.min()), "max": float(s.max()), "nan_rows": int(np.isnan(naive).any(axis=-1).sum()),
-        "scaled_std": float(s_scaled.std()), "scaled_maxw0": float(w[0].max()),
-        "scaled_entropy0": float(entropy(w[0])), "log_T": math.log(T), "q_var": float(q.var()),
-        "fixed_q_var": float(qf.var()), "fixed_std": float(sf.std()), "fixed_entropy0": float(entropy(wf[0])),
+        "scaled_std": float(s_scaled.std()), "scaled_maxw_mean": float(w.max(axis=-1).mean()),
+        "scaled_entropy_mean": float(entropy(w).mean()), "log_T": math.log(T), "q_var": float(q.var()),
+        "fixed_q_var": float(qf.var()), "fixed_std": float(sf.std()),
+        "fixed_rows": rows,
     }
 
 
@@ -94,11 +117,56 @@ def sweep(seed=SWEEP_SEED, T=SWEEP_T, n=SWEEP_ROWS, d_ks=SWEEP_DKS):
         row = {"d_k": d_k}
         for name, z in (("raw", s), ("scaled", s / np.sqrt(d_k))):
             p = softmax(z)
+            size = jacobian_size(p)
             row[f"{name}_std"] = float(z.std())
             row[f"{name}_entropy"] = float(entropy(p).mean())
             row[f"{name}_maxw"] = float(p.max(axis=-1).mean())
+            row[f"{name}_jac"] = float(np.median(size))
+            row[f"{name}_jac_max"] = float(size.max())
+            row[f"{name}_jac_tiny"] = float((size < 1e-3).mean())  # share of rows passing almost nothing
         rows.append(row)
     return rows
+
+
+def jacobian_size(p):
+    """Frobenius norm of each row's softmax Jacobian diag(p) - p p^T, as the "sweep" cell computes it: (..., T) -> (...)."""
+    J = p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+    return np.sqrt((J ** 2).sum(axis=(-2, -1)))
+
+
+def lookup():
+    """The "lookup" cell: one query against three keys, the scores spread by growing factors."""
+    keys, values, query = (np.array(LOOKUP[k]) for k in ("keys", "values", "query"))
+    rows = []
+    for spread in LOOKUP["spreads"]:
+        p = softmax(spread * (keys @ query))
+        J = np.diag(p) - np.outer(p, p)
+        rows.append({"spread": spread, "weights": p, "answer": float(p @ values), "jac": float(np.linalg.norm(J))})
+    return rows
+
+
+def init_rules(seed=INIT_SEED, C=INIT_C, D=INIT_D, T=INIT_T, n=INIT_DRAWS):
+    """The "init-rules" cell, draw for draw: four ways to initialise W_q and W_k at GPT-2's sizes."""
+    rng = np.random.default_rng(seed)
+    bound = 1 / np.sqrt(C)
+    draw = {
+        "d": lambda: rng.normal(0, 1 / np.sqrt(D), (C, D)),
+        "c": lambda: rng.normal(0, 1 / np.sqrt(C), (C, D)),
+        "gpt2": lambda: rng.normal(0, GPT2_INIT_STD, (C, D)),
+        "torch": lambda: rng.uniform(-bound, bound, (C, D)),
+    }
+    out = {}
+    for name, make in draw.items():
+        q_var, std, top, ent = [], [], [], []
+        for _ in range(n):
+            x = rng.standard_normal((T, C))
+            q, k = x @ make(), x @ make()
+            s = q @ k.T / np.sqrt(D)
+            p = softmax(s)
+            q_var.append(q.var()); std.append(s.std()); top.append(p.max(axis=-1).mean()); ent.append(entropy(p).mean())
+        out[name] = {"qvar": float(np.mean(q_var)), "std": float(np.mean(std)), "top": float(np.mean(top)),
+                     "entropy": float(np.mean(ent))}
+    return out
 
 
 def gpt2_small_params(n_embd=768, n_head=12, n_layer=12, vocab_size=50257, block_size=1024):
@@ -160,6 +228,8 @@ def weights_mib(T, itemsize):
 def numbers():
     """Every number the lesson's text states, formatted the way the text shows it."""
     d = draft_experiment()
+    look = lookup()
+    init = init_rules()
     rows = sweep()
     first, last = rows[0], rows[-1]
     C, L, H = GPT2["n_embd"], GPT2["n_layer"], GPT2["n_head"]
@@ -172,13 +242,10 @@ def numbers():
         "draft_min": f"{d['min']:.0f}", "draft_max": f"{d['max']:.0f}",
         "draft_nan_rows": str(d["nan_rows"]),
         "draft_scaled_std": f"{d['scaled_std']:.1f}",
-        "draft_scaled_maxw0": f"{d['scaled_maxw0']:.3f}",
-        "draft_scaled_entropy0": f"{d['scaled_entropy0']:.3f}",
         "draft_log_T": f"{d['log_T']:.3f}",
         "draft_q_var": f"{d['q_var']:.1f}",
         "fixed_q_var": f"{d['fixed_q_var']:.2f}",
         "fixed_std": f"{d['fixed_std']:.2f}",
-        "fixed_entropy0": f"{d['fixed_entropy0']:.3f}",
         "draft_expected_raw_std": f"{DRAFT_DK ** 1.5:.0f}",  # d_k^(3/2)
         "draft_expected_scaled_std": str(DRAFT_DK),  # d_k^(3/2) / sqrt(d_k)
         # Step 2: the honest experiment (cell "sweep")
@@ -208,6 +275,27 @@ def numbers():
         "qkv_params": 3 * C * C,
         "proj_params": C * C,
         **new_section_numbers(),
+        # ---- issue 7 (lesson branch): soft lookup, representative means, init rules, Jacobian, heads' cost ----
+        # cell "lookup"
+        "lookup_answer_first": f"{look[0]['answer']:.2f}", "lookup_answer_last": f"{look[-1]['answer']:.2f}",
+        "lookup_spread_last": str(look[-1]["spread"]),
+        "lookup_jac_first": f"{look[0]['jac']:.5f}", "lookup_jac_last": f"{look[-1]['jac']:.5f}",
+        # cells "draft-scaled" and "draft-fixed": means over rows (and seeds) instead of row 0
+        "draft_scaled_maxw_mean": f"{d['scaled_maxw_mean']:.3f}",
+        "draft_scaled_entropy_mean": f"{d['scaled_entropy_mean']:.3f}",
+        "fixed_rows": str(d["fixed_rows"].size),
+        "fixed_entropy_mean": f"{d['fixed_rows'].mean():.3f}", "fixed_entropy_std": f"{d['fixed_rows'].std():.3f}",
+        # cell "init-rules": 1/D vs 1/C (fan-in) at GPT-2's sizes, and what GPT-2 and nn.Linear do
+        "init_log_T": f"{math.log(INIT_T):.3f}",
+        **{f"init_{rule}_{stat}": f"{init[rule][stat]:.{places}f}"
+           for rule in init for stat, places in (("qvar", 2), ("std", 2), ("top", 3), ("entropy", 3))},
+        "gpt2_init_std": f"{GPT2_INIT_STD}", "gpt2_dropout": f"{GPT2_DROPOUT}",
+        # cell "sweep": the median row's softmax Jacobian
+        "sweep_raw_jac_first": f"{first['raw_jac']:.4f}", "sweep_raw_jac_last": f"{last['raw_jac']:.4f}",
+        "sweep_raw_jac_256": f"{rows[-2]['raw_jac']:.4f}", "sweep_scaled_jac_last": f"{last['scaled_jac']:.4f}",
+        # cell "params": what heads do cost, H * T^2 attention weights per sequence and layer
+        "gpt2_block_size": GPT2["block_size"],
+        "attn_weights_h12": H * GPT2["block_size"] ** 2, "attn_weights_h1": GPT2["block_size"] ** 2,
     }
 
 
