@@ -196,8 +196,9 @@ def example_inputs(T=4, D=8, seed=0):
       "tokens": list of T labels
       "x":      (T, D) token vectors, entries ~ N(0, 1)
       "W_q", "W_k", "W_v": (D, D) projections for ``Q = x @ W_q`` (in, out layout),
-                entries ~ N(0, 1/D) so that Q, K, V entries have variance ~1,
-                the regime where dividing scores by sqrt(D) gives unit variance
+                entries ~ N(0, 1/fan_in) with fan_in = D (x is D wide), so that
+                Q, K, V entries have variance ~1, the regime where dividing
+                scores by sqrt(D) gives unit variance
     The same (T, D, seed) always gives the same arrays.
     """
     if T < 1 or D < 1:

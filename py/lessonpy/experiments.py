@@ -10,7 +10,7 @@ Two questions, kept apart because they have different answers:
    standard deviation of ~D = 64: still saturated. The plain np.exp also overflows.
 
 2. What does sqrt(d_k) scaling actually fix?  :func:`scaling_sweep` takes q and
-   k with unit-variance entries (what a well-initialised projection produces),
+   k with unit-variance entries (what a projection with variance 1/fan_in gives),
    sweeps d_k, and measures the spread of the scores and how peaked the softmax
    rows are, with and without the scaling.
 
@@ -41,8 +41,8 @@ DEFAULT_D_KS = (4, 8, 16, 32, 64, 128, 256, 512)
 
 #: How q and k are made in :func:`scaling_sweep`:
 #:   "unit":      q, k entries ~ N(0, 1) directly (the textbook assumption)
-#:   "projected": q = x @ W_q with x ~ N(0, 1) and W ~ N(0, 1/d_k), i.e. a properly
-#:                initialised projection; entries come out with variance ~1
+#:   "projected": q = x @ W_q with x ~ N(0, 1) and W ~ N(0, 1/d_k): variance 1/fan_in,
+#:                since x is d_k wide here; entries come out with variance ~1
 #:   "draft":     q = x @ W_q with W ~ N(0, 1), the draft's Step 2; variance ~d_k
 INITS = ("unit", "projected", "draft")
 
@@ -221,7 +221,7 @@ def draft_step2(seed=0, T=4, D=64):
       entropy_row0_unscaled / _scaled   with a stable softmax, scores / 1 or / sqrt(D)
       max_weight_scaled        mean winner weight per row after / sqrt(D)
       scaled_score_std         std after / sqrt(D) (~D, still far from 1)
-      fixed_*                  the same x with W ~ N(0, 1/D): entropy and max weight
+      fixed_*                  the same x with W ~ N(0, 1/D) (1/fan_in, as x is D wide): entropy and max weight
                                after / sqrt(D), the regime the scaling was made for
     """
     r = np.random.RandomState(seed)
@@ -239,7 +239,7 @@ def draft_step2(seed=0, T=4, D=64):
 
     scaled = scores / math.sqrt(D)
     p_unscaled, p_scaled = softmax(scores), softmax(scaled)
-    # the same tokens through properly initialised projections (variance 1/D)
+    # the same tokens through projections of variance 1/fan_in (x is D wide, so 1/D)
     Q_fixed, K_fixed = x @ (W_q / math.sqrt(D)), x @ (W_k / math.sqrt(D))
     p_fixed = softmax(Q_fixed @ K_fixed.T / math.sqrt(D))
     return {
