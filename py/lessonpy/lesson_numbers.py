@@ -129,7 +129,7 @@ def sweep(seed=SWEEP_SEED, T=SWEEP_T, n=SWEEP_ROWS, d_ks=SWEEP_DKS):
 
 
 def jacobian_size(p):
-    """Frobenius norm of each row's softmax Jacobian diag(p) - p p^T, as the "sweep" cell computes it: (..., T) -> (...)."""
+    """Frobenius norm of each row's softmax Jacobian diag(p) - p p^T, as the "sweep" cell has it: (..., T) -> (...)."""
     J = p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
     return np.sqrt((J ** 2).sum(axis=(-2, -1)))
 

@@ -49,7 +49,8 @@ class MultiHeadAttention(nn.Module):
 
         # every query against every key of its own head; dividing by sqrt(D) takes the
         # head size out of the scores' variance (Step 2)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
+        # .mT swaps the last two axes: (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
+        scores = q @ k.mT / math.sqrt(q.size(-1))
         # lesson 5 masks the future here, before the softmax; for now every position sees all T
         weights = self.weights_dropout(scores.softmax(dim=-1))  # (B, H, T, T), each row sums to 1
         heads = weights @ v  # (B, H, T, T) @ (B, H, T, D) -> (B, H, T, D)
