@@ -18,7 +18,7 @@ class GPTConfig:
     bias: bool = False  # GPT-2 and nanoGPT's default have biases; nanoGPT's option False is a bit faster
 
     def __post_init__(self):
-        # each head gets an equal slice of the channels, so they must divide evenly
+        # q, k and v (C wide each) are cut into n_head equal slices, so C must divide evenly
         if self.n_head < 1 or self.n_embd < 1:
             raise ValueError(f"n_head and n_embd must be positive, got "
                              f"n_head={self.n_head}, n_embd={self.n_embd}")
