@@ -1,4 +1,4 @@
-"""Multi-head self-attention for the course's GPT (lesson 4; lesson 5 adds the causal mask).
+"""Multi-head self-attention for the course's GPT (lesson 4; lesson 5 adds the mask).
 
 Save next to config.py. Letters used in the shape comments:
     B sequences in a batch    T positions per sequence    C = n_embd channels
@@ -14,9 +14,9 @@ from config import GPTConfig
 
 
 class MultiHeadAttention(nn.Module):
-    """H heads of softmax(q k^T / sqrt(D)) v side by side, then one mixing matrix: (B, T, C) -> (B, T, C).
+    """H heads of softmax(q k^T / sqrt(D)) v, then one mixing matrix: (B, T, C) -> (B, T, C).
 
-    The two projections have the names torch.nn.MultiheadAttention gives them
+    The projections have the names torch.nn.MultiheadAttention gives them
     (in_proj, out_proj), so its weights and ours can be compared one to one.
     """
 
@@ -24,34 +24,34 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         self.n_head = config.n_head
         C = config.n_embd
-        # queries, keys and values of every head from one matrix. nn.Linear keeps its
-        # weight as (out, in) = (3C, C) and computes x @ weight.T; rows 0..C-1 give q,
-        # rows C..2C-1 give k, the rest give v
+        # queries, keys and values of every head from one matrix. nn.Linear keeps
+        # its weight as (out, in) = (3C, C) and computes x @ weight.T; rows 0..C-1
+        # give q, rows C..2C-1 give k, the rest give v
         self.in_proj = nn.Linear(C, 3 * C, bias=config.bias)
         # the heads' outputs, laid end to end, are C wide; this matrix mixes them
         self.out_proj = nn.Linear(C, C, bias=config.bias)
-        self.weights_dropout = nn.Dropout(config.dropout)  # drops attention weights while training
-        self.out_dropout = nn.Dropout(config.dropout)  # drops what goes back into the residual stream
+        # dropout on the attention weights, and on what goes back to the residual stream
+        self.weights_dropout = nn.Dropout(config.dropout)
+        self.out_dropout = nn.Dropout(config.dropout)
 
     def split_heads(self, t: torch.Tensor) -> torch.Tensor:
         """Give each head its D channels of q, k or v: (B, T, C) -> (B, H, T, D)."""
-        t = t.unflatten(-1, (self.n_head, -1))  # (B, T, C) -> (B, T, H, D): channel h*D + d -> [h, d]
-        return t.transpose(1, 2)  # (B, T, H, D) -> (B, H, T, D): heads act like a batch axis
+        t = t.unflatten(-1, (self.n_head, -1))  # (B, T, H, D): channel h*D + d -> [h, d]
+        return t.transpose(1, 2)  # (B, H, T, D): heads act like a batch axis
 
     def merge_heads(self, t: torch.Tensor) -> torch.Tensor:
         """Lay the heads' outputs end to end again: (B, H, T, D) -> (B, T, C)."""
-        t = t.transpose(1, 2)  # (B, H, T, D) -> (B, T, H, D)
-        return t.flatten(2)  # (B, T, H, D) -> (B, T, C); copies, since the transpose is not contiguous
+        t = t.transpose(1, 2)  # (B, T, H, D)
+        return t.flatten(2)  # (B, T, C); copies, as the transpose is not contiguous
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        q, k, v = self.in_proj(x).chunk(3, dim=-1)  # (B, T, 3C) -> three (B, T, C)
-        q, k, v = self.split_heads(q), self.split_heads(k), self.split_heads(v)  # each (B, H, T, D)
+        q, k, v = self.in_proj(x).chunk(3, dim=-1)  # (B, T, 3C) -> 3 x (B, T, C)
+        q, k, v = map(self.split_heads, (q, k, v))  # 3 x (B, H, T, D)
 
-        # every query against every key of its own head; dividing by sqrt(D) takes the
-        # head size out of the scores' variance (Step 2)
-        # .mT swaps the last two axes: (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
-        scores = q @ k.mT / math.sqrt(q.size(-1))
-        # lesson 5 masks the future here, before the softmax; for now every position sees all T
-        weights = self.weights_dropout(scores.softmax(dim=-1))  # (B, H, T, T), each row sums to 1
+        # every query against every key of its own head (.mT swaps the last two
+        # axes); dividing by sqrt(D) takes the head size out of the scores' variance
+        scores = q @ k.mT / math.sqrt(q.size(-1))  # (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
+        # lesson 5 masks the future here, before the softmax; for now all T are seen
+        weights = self.weights_dropout(scores.softmax(dim=-1))  # (B, H, T, T), rows sum to 1
         heads = weights @ v  # (B, H, T, T) @ (B, H, T, D) -> (B, H, T, D)
         return self.out_dropout(self.out_proj(self.merge_heads(heads)))  # (B, T, C)
