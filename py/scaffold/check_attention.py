@@ -1,4 +1,5 @@
-"""Check attention.py on your own machine: `python check_attention.py` next to config.py and attention.py."""
+"""Check attention.py on your own machine: put this file next to config.py and
+attention.py, then run `python check_attention.py`."""
 
 import torch
 
@@ -7,8 +8,9 @@ from config import GPTConfig
 
 config = GPTConfig()  # GPT-2 small: C = 768, H = 12
 torch.manual_seed(0)
-mine = MultiHeadAttention(config).eval()  # eval(): dropout off, so every run gives the same numbers
-tokens = torch.randn(2, 8, config.n_embd)  # a batch of 2 sequences of 8 positions, as lesson 3 would hand over
+mine = MultiHeadAttention(config).eval()  # eval(): dropout off, runs repeat exactly
+# what lesson 3 would hand over: 2 sequences of 8 positions, C numbers each
+tokens = torch.randn(2, 8, config.n_embd)
 
 # 1. the output has the input's shape: one new vector per position
 with torch.no_grad():
@@ -19,10 +21,11 @@ print("output shape:", tuple(out.shape))
 count = sum(p.numel() for p in mine.parameters())
 print(f"parameters: {count:,} = 4 * {config.n_embd}**2: {count == 4 * config.n_embd**2}")
 
-# 3. PyTorch's own multi-head attention, given our weights, computes the same thing
-theirs = torch.nn.MultiheadAttention(config.n_embd, config.n_head, bias=False, batch_first=True).eval()
+# 3. PyTorch's own multi-head attention, given our weights, computes the same
+C, H = config.n_embd, config.n_head
+theirs = torch.nn.MultiheadAttention(C, H, bias=False, batch_first=True).eval()
 with torch.no_grad():
-    theirs.in_proj_weight.copy_(mine.in_proj.weight)  # (3C, C): q, k, v rows in the same order
+    theirs.in_proj_weight.copy_(mine.in_proj.weight)  # (3C, C): q, k, v rows, same order
     theirs.out_proj.weight.copy_(mine.out_proj.weight)  # (C, C)
     reference, _ = theirs(tokens, tokens, tokens, need_weights=False)
 print("same as torch.nn.MultiheadAttention:", torch.allclose(out, reference, atol=1e-5))
