@@ -47,6 +47,11 @@ _LAYOUT = {
 class ShowError(ValueError):
     """What the reader passed to :func:`show_attention` can't be drawn; the message says why."""
 
+    def _render_traceback_(self):
+        # IPython's hook (the downloaded notebook): one line, as the page shows it, not a
+        # traceback through lessonpy's own code
+        return [f"{type(self).__name__}: {self}"]
+
 
 def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
                    out=None, tokens=None, title=None, target=None):

@@ -1,0 +1,77 @@
+"""The lesson as a Jupyter notebook: what the downloaded ``.ipynb`` loads with ``%load_ext lessonpy.notebook``.
+
+In the page, :mod:`lessonpy.pyodide_glue` installs the bridge's sink and the canvases draw the
+arrays. Outside the page nothing is installed; this extension is the one place that says
+"not in the page" and what to do instead:
+
+* ``show_attention`` (and anything else that emits ``"arrays"``) draws with matplotlib
+  (:mod:`lessonpy.show_mpl`) in the cell that called it; a :class:`~lessonpy.show.ShowError`
+  shows as its one-line message, as the page shows it (its ``_render_traceback_``).
+* Exercises: a cell starting with ``%%exercise ID`` hands its code to the check, without
+  running it in the notebook's namespace (the page never does either); the cell after it
+  calls :func:`check_exercise`, which grades that code with :func:`lessonpy.grading.grade`:
+  the same stages, the same checks, the same messages as the page's "Check my answer".
+  The answer is taken from the cell magic rather than from IPython's input history, so it is
+  always the exercise's own cell, however often and in whatever order cells were run.
+"""
+
+from __future__ import annotations
+
+from . import bridge, grading, show_mpl
+
+#: The code of each exercise's ``%%exercise ID`` cell, as last run.
+answers: dict[str, str] = {}
+
+
+def _sink(event_type: str, payload: dict) -> None:
+    if event_type == "arrays" and payload.get("view") == "attention":
+        show_mpl.draw(payload)  # the inline backend shows it when the cell ends
+
+
+def exercise(line: str, cell: str) -> None:
+    """``%%exercise ID``: keep the cell's code as the answer to exercise ID (the next cell checks it)."""
+    exercise_id = line.strip()
+    if not exercise_id:
+        print("Name the exercise: %%exercise ID (the id its check cell uses).")
+        return
+    answers[exercise_id] = cell
+    print(f"Your answer to {exercise_id!r} is ready: run the next cell to check it.")
+
+
+def check_exercise(exercise_id: str, check: str, timeout: float = 5.0) -> None:
+    """Grade the last-run ``%%exercise ID`` cell with the page's checks and print the verdict."""
+    code = answers.get(exercise_id)
+    if code is None:
+        print(f"Run the %%exercise {exercise_id} cell above first: it hands your answer to this check.")
+        return
+    print(report(grading.grade(code, check, timeout=timeout)))
+
+
+def report(result: dict) -> str:
+    """A graded result as text: a summary line, each check with ✓ or ✗, the error, what the code printed."""
+    checks = result["checks"]
+    if result["correct"]:
+        lines = [f"Solved! All {len(checks)} checks pass."]
+    elif result["stage"] == "checks":
+        failed = sum(not c["correct"] for c in checks)
+        lines = [f"Not yet: {failed} of {len(checks)} checks fail."]
+    else:
+        lines = [f"Not checked ({result['stage']})."]
+    lines += [f"{'✓' if c['correct'] else '✗'} {c['message']}" for c in checks]
+    if result["error"]:
+        lines.append(result["error"])
+    if result["output"]:
+        lines += ["Your code printed:", result["output"].rstrip("\n")]
+    return "\n".join(lines)
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext lessonpy.notebook``: draw with matplotlib, ``%%exercise`` and ``check_exercise``."""
+    bridge.install_sink(_sink)
+    ipython.register_magic_function(exercise, magic_kind="cell", magic_name="exercise")
+    ipython.push({"check_exercise": check_exercise})
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext lessonpy.notebook``: back to recording events."""
+    bridge.install_sink(None)

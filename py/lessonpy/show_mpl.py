@@ -1,0 +1,76 @@
+"""Draw a ``show_attention`` payload with matplotlib, for Python outside the page.
+
+The page draws the arrays on canvases; a Jupyter notebook (or any CPython) has no
+canvas, so :mod:`lessonpy.notebook` routes the same ``"arrays"`` events here. The
+payload is the one :func:`lessonpy.show.show_attention` built and checked, so the
+validation and its messages stay in one place; this module only draws.
+
+One figure per call: the weights as a heatmap with the tokens on both axes (the
+scores beside it when there are any), and one query's row of weights as bars.
+Nothing here picks a backend: in Jupyter the figure shows inline, under Agg it is
+simply made, and :func:`draw` returns it either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Write each weight in its cell while the heatmap is this small (beyond, the numbers crowd).
+ANNOTATE_MAX_T = 8
+
+
+def draw(payload: dict, row: int = 0):
+    """Draw one attention payload; return the matplotlib Figure (None for an error event).
+
+    *row* is the query whose weights become bars (the page lets the reader click one;
+    here it is the first).
+    """
+    if "error" in payload or "arrays" not in payload:
+        return None  # show_attention raises ShowError with the message: the cell shows it
+    import matplotlib.pyplot as plt  # loaded on first use: pages that never plot never pay for it
+
+    arrays, tokens = payload["arrays"], payload["tokens"]
+    weights = np.asarray(arrays["weights"], dtype=np.float64)  # (T, T)
+    T = weights.shape[0]
+    row = min(max(row, 0), T - 1)
+    heatmaps = [("scores", arrays["scores"])] if "scores" in arrays else []
+    heatmaps.append(("weights", weights))
+    panels = len(heatmaps) + 1
+    fig, axes = plt.subplots(1, panels, figsize=(3.6 * panels, 3.4), layout="constrained")
+    for ax, (name, values) in zip(axes, heatmaps):
+        _heatmap(fig, ax, name, np.asarray(values, dtype=np.float64), tokens)
+    _query_row(axes[-1], weights[row], tokens, row)
+    caption = payload.get("title") or (f"show_attention → {payload['target']}" if payload.get("target") else None)
+    if caption:
+        fig.suptitle(caption)
+    return fig
+
+
+def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
+    """A (T, T) matrix: rows are queries, columns keys, labelled with the tokens."""
+    T = values.shape[0]
+    shown = np.where(np.isfinite(values), values, np.nan)  # a masked -inf score shows as empty
+    image = ax.imshow(shown, cmap="viridis", vmin=0.0 if name == "weights" else None,
+                      vmax=1.0 if name == "weights" else None)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_title(name)
+    ax.set_xticks(range(T), tokens, rotation=90 if T > 6 else 0)
+    ax.set_yticks(range(T), tokens)
+    ax.set_xlabel("key")
+    ax.set_ylabel("query")
+    if T <= ANNOTATE_MAX_T:
+        for i in range(T):
+            for j in range(T):
+                if np.isfinite(values[i, j]):  # dark text on the bright half of viridis, light on the dark
+                    ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8,
+                            color="black" if image.norm(values[i, j]) > 0.5 else "white")
+
+
+def _query_row(ax, weights_row: np.ndarray, tokens: list[str], row: int) -> None:
+    """Where one query sends its attention: one bar per key."""
+    T = len(weights_row)
+    ax.bar(range(T), weights_row, color="#3b6ea8")
+    ax.set_ylim(0, 1)
+    ax.set_xticks(range(T), tokens, rotation=90 if T > 6 else 0)
+    ax.set_title(f"query {row} ({tokens[row]}): its weights")
+    ax.set_ylabel("weight")

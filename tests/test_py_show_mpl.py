@@ -1,0 +1,54 @@
+"""show_attention outside the page: the payload it checked, drawn with matplotlib (Agg, no display)."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from lessonpy import bridge, show_mpl  # noqa: E402
+from lessonpy.show import ShowError, show_attention  # noqa: E402
+
+
+def payload_of(**arrays):
+    """What show_attention emits for *arrays* (recorded: no page, no sink)."""
+    bridge.install_sink(None)
+    before = len(bridge.recorded)
+    show_attention(**arrays)
+    assert len(bridge.recorded) == before + 1
+    return bridge.recorded[-1][1]
+
+
+def axis(fig, title):
+    return next(ax for ax in fig.axes if ax.get_title().startswith(title))
+
+
+def test_the_heatmaps_and_the_query_row_show_the_readers_arrays_with_token_labels():
+    rng = np.random.default_rng(1)
+    Q, K = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    payload = payload_of(Q=Q, K=K, tokens=["a", "cat", "sat"], title="mine")
+    fig = show_mpl.draw(payload)
+    scores_ax, weights_ax, row_ax = axis(fig, "scores"), axis(fig, "weights"), axis(fig, "query 0 (a)")
+    weights = payload["arrays"]["weights"]
+    assert [t.get_text() for t in weights_ax.get_xticklabels()] == ["a", "cat", "sat"]
+    assert [t.get_text() for t in scores_ax.get_yticklabels()] == ["a", "cat", "sat"]
+    np.testing.assert_allclose(weights_ax.images[0].get_array(), weights)
+    np.testing.assert_allclose([bar.get_height() for bar in row_ax.patches], weights[0])
+    assert fig._suptitle.get_text() == "mine"
+
+
+def test_weights_alone_draw_without_a_scores_panel_and_another_row_can_be_chosen():
+    w = np.array([[0.5, 0.5], [0.1, 0.9]])
+    fig = show_mpl.draw(payload_of(weights=w), row=1)
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == ["weights", "query 1 (t1): its weights"]
+    np.testing.assert_allclose([bar.get_height() for bar in axis(fig, "query 1").patches], w[1])
+
+
+def test_an_error_event_draws_nothing_the_error_is_raised_in_the_cell():
+    bridge.install_sink(None)
+    with pytest.raises(ShowError):
+        show_attention(weights=[[2.0, 0.0], [0.0, 1.0]])
+    event = bridge.recorded[-1][1]
+    assert "error" in event and show_mpl.draw(event) is None
