@@ -27,6 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sitebuild.bundle import BundleError, bundle_codemirror
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
+from sitebuild.notebook import write_notebook
 from sitebuild.policy import CSP
 from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
 from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
@@ -157,11 +158,14 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: di
             "bootPackages": BOOT_PACKAGES,
             "mplFontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
         }
-        page = env.get_template("lesson.html").render(
-            root="../../", lesson=lesson, body=render_lesson_body(lesson, md), toc=lesson.headings,
-            prev=prev, next=nxt, config_json=json_for_script(config), **common)
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
+        wheel_name = wheel.rsplit("/", 1)[-1]
+        notebook = {"href": write_notebook(lesson, out.parent, wheel_name).name, "wheel": wheel,
+                    "wheel_name": wheel_name}
+        page = env.get_template("lesson.html").render(
+            root="../../", lesson=lesson, body=render_lesson_body(lesson, md), toc=lesson.headings,
+            prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
 
 

@@ -18,3 +18,17 @@ def exercise_fences(path: Path = ATTENTION) -> list[tuple[str, str, int]]:
 def exercise_fences_text(path: Path = ATTENTION) -> str:
     """The exercise fences alone, as Markdown, to build into a page of their own."""
     return "\n".join(f"```exercise id={ident}\n{body}```\n" for ident, body, _ in exercise_fences(path))
+
+
+def fences_of(lesson, kind: str) -> list[tuple[str, dict, dict]]:
+    """(content, options, env) of every fence ```KIND of a parsed lesson, as its fence renderer gets them."""
+    from sitebuild.lessons import parse_fence_info
+
+    found = []
+    for token in lesson.tokens:
+        if token.type == "fence":
+            line = token.map[0] + 1
+            lang, flags, options = parse_fence_info(token.info, lesson.source_path, line)
+            if lang == kind:
+                found.append((token.content, options, {"path": lesson.source_path, "line": line, "flags": flags}))
+    return found

@@ -1,0 +1,151 @@
+"""The lesson's notebook (sitebuild/notebook.py): valid nbformat, and everything of the page in it, in order.
+
+Whatever the lesson holds: the expected cells, numbers, quizzes and exercises are read from the
+lesson itself (and its numbers module), never typed in here. tests/test_notebook_run.py runs it.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from sitebuild.blocks import parse_exercise, parse_quiz
+from lesson_source import fences_of
+from sitebuild.lessons import read_lesson
+from sitebuild.numbers import PLACEHOLDER, load_numbers
+from sitebuild.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
+from sitebuild.widgets import OPTIONS as WIDGET_OPTIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON = ROOT / "lessons" / "attention.md"
+WHEEL = "lessonpy-0.1.0-py3-none-any.whl"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return read_lesson(LESSON, maths=False)
+
+
+@pytest.fixture(scope="module")
+def nb(lesson):
+    return lesson_notebook(lesson, WHEEL)
+
+
+def markdown(nb):
+    return "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_the_notebook_is_valid_nbformat_and_survives_a_round_trip(nb, tmp_path, lesson):
+    nbformat.validate(nb)
+    path = write_notebook(lesson, tmp_path, WHEEL)
+    again = nbformat.read(path, as_version=4)
+    nbformat.validate(again)
+    assert [c.source for c in again.cells] == [c.source for c in nb.cells]
+    assert len({c.id for c in nb.cells}) == len(nb.cells), "cell ids must be unique"
+
+
+def test_every_runnable_cell_is_a_code_cell_in_page_order_with_the_same_code(nb, lesson):
+    cells = [c for c in nb.cells if c.cell_type == "code" and "cell" in c.metadata["lesson"]]
+    assert [c.metadata["lesson"]["cell"] for c in cells] == [cell.id for cell in lesson.cells]
+    assert [c.source for c in cells] == [cell.code for cell in lesson.cells]
+
+
+def test_the_first_code_cell_installs_numpy_matplotlib_and_the_wheel_then_loads_the_extension(nb):
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    lines = [l for l in first.source.splitlines() if not l.startswith("#")]
+    assert lines == ["%pip install numpy matplotlib", f"%pip install --no-deps --force-reinstall {WHEEL}",
+                     "%load_ext lessonpy.notebook"]
+    assert WHEEL in first.source.split("%pip")[0], "the comment says where the wheel comes from"
+
+
+def test_numbers_are_filled_in_and_maths_stays_tex(nb, lesson):
+    text = markdown(nb)
+    assert not PLACEHOLDER.search(text)
+    values = load_numbers(lesson.meta["numbers"], (LESSON.parent,))
+    used = set(PLACEHOLDER.findall(LESSON.read_text(encoding="utf-8")))
+    for name in used:
+        value = values[name]
+        assert value in text or value.replace(",", "{,}") in text, name
+    assert "$$" in text and r"\sqrt{d_k}" in text, "display and inline maths keep their TeX for Jupyter"
+    assert 'class="katex' not in text
+
+
+def test_placeholders_in_maths_get_tex_commas_and_code_is_left_alone(tmp_path):
+    (tmp_path / "nbnums.py").write_text("def numbers():\n    return {'big': 2359296, 'std': '0.93'}\n")
+    source = tmp_path / "tiny.md"
+    source.write_text(textwrap.dedent("""\
+        ---
+        title: Tiny
+        numbers: nbnums
+        ---
+        ## One
+
+        In prose {{ num.big }} and {{ num.std }}; in maths $4C^2 = {{ num.big }}$; in code `{{ num.big }}`.
+        """))
+    nb = lesson_notebook(read_lesson(source, maths=False), WHEEL)
+    text = markdown(nb)
+    assert "In prose 2,359,296 and 0.93; in maths $4C^2 = 2{,}359{,}296$; in code `{{ num.big }}`." in text
+
+
+def test_quizzes_keep_every_choice_and_fold_the_answers(nb, lesson):
+    cells = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    quizzes = [parse_quiz(*fence) for fence in fences_of(lesson, "quiz")]
+    assert quizzes
+    for quiz in quizzes:
+        cell = next(s for s in cells if quiz["question"].strip() in s)
+        shown, answer = cell.split("<details>", 1)
+        for choice in quiz["choices"]:
+            assert choice["text"].strip() in shown
+            assert choice["why"].strip() in answer, "each choice's explanation is in the folded answer"
+        letters = [f"**{'ABCDEFGHIJ'[i]}**" for i, c in enumerate(quiz["choices"]) if c["correct"]]
+        assert answer.split("\n\n")[1].startswith(letters[0])
+
+
+def test_each_exercise_is_a_starter_cell_and_a_check_cell_with_hints_and_solution_folded(nb, lesson):
+    exercises = [parse_exercise(*fence) for fence in fences_of(lesson, "exercise")]
+    assert exercises
+    cells = list(nb.cells)
+    for ex in exercises:
+        i = next(i for i, c in enumerate(cells) if c.metadata.get("lesson", {}).get("exercise") == ex["id"])
+        assert cells[i].source == f"%%exercise {ex['id']}\n{ex['starter'].rstrip()}"
+        assert cells[i + 1].source == f"check_exercise({ex['id']!r}, check={ex['check']!r}, timeout={ex['timeout']!r})"
+        prompt = cells[i - 1].source
+        assert ex["prompt"].strip() in prompt and f"```python\n{ex['solution']}```" in prompt
+        assert prompt.count("<summary>Hint") == len(ex["hints"])
+
+
+def test_included_python_files_become_writefile_cells_with_the_files_text(nb, lesson):
+    includes = [t.meta["include"] for t in lesson.tokens if t.type == "fence" and "include" in t.meta]
+    assert includes
+    for rel in includes:
+        name = rel.rsplit("/", 1)[-1]
+        cell = next(c for c in nb.cells if c.source.startswith(f"%%writefile {name}\n"))
+        assert cell.source == f"%%writefile {name}\n" + (ROOT / rel).read_text(encoding="utf-8").rstrip("\n")
+
+
+def test_every_kind_of_widget_has_a_note():
+    assert set(WIDGET_OPTIONS) <= set(WIDGET_NOTES), "say what the new widget shows, for the notebook"
+
+
+def test_each_widget_leaves_a_note_saying_what_it_shows_on_the_page(nb, lesson):
+    widgets = fences_of(lesson, "widget")
+    text = markdown(nb)
+    assert text.count("> **On the page:**") == len(widgets)
+    for _, _, env in widgets:
+        assert WIDGET_NOTES[env["flags"][0]] in text
+
+
+def test_the_built_site_has_the_notebook_and_the_page_links_it(built_site, lesson):
+    folder = built_site / "lessons" / lesson.slug
+    built = nbformat.read(folder / f"{lesson.slug}.ipynb", as_version=4)
+    nbformat.validate(built)
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    assert f'href="{lesson.slug}.ipynb" download>Download notebook</a>' in page
+    wheel = re.search(r'href="\.\./\.\./(assets/[^"]+\.whl)" download', page)
+    assert wheel and (built_site / wheel.group(1)).is_file()
+    setup = next(c for c in built.cells if c.cell_type == "code")
+    assert Path(wheel.group(1)).name in setup.source
