@@ -17,6 +17,7 @@ registerFeature("[data-quiz]", "./quiz.js");
 registerFeature("[data-exercise]", "./exercises.js");
 registerFeature("[data-widget]", "./widgets.js");
 registerFeature("[data-copy]", "./copy.js");
+registerFeature("[data-notebook]", "./notebook.js");
 initFeatures({ runtime, lesson: config.lesson, root: document, cells });
 await cells.ready;
 document.body.dataset.cells = "ready"; // every editor is in place
