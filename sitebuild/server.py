@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .policy import CSP_HEADER
 
-COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".zip", ".whl", ".css", ".html", ".svg", ".map", ".txt", ".tar"}
+COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".ipynb", ".zip", ".whl", ".css", ".html", ".svg", ".map", ".txt", ".tar"}
 #: Seconds a connection may sit without sending a request before it is closed.
 IDLE_TIMEOUT_S = 30
 #: Connections served at once; more wait (up to IDLE_TIMEOUT_S) for a free slot.
@@ -52,6 +52,7 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
         ".mjs": "text/javascript",
         ".js": "text/javascript",
         ".json": "application/json",
+        ".ipynb": "application/x-ipynb+json",  # the lesson as a notebook (sitebuild/notebook.py)
         ".whl": "application/zip",
         ".zip": "application/zip",
         ".svg": "image/svg+xml",

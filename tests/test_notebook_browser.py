@@ -57,6 +57,8 @@ def test_download_notebook_gives_the_lessons_notebook(page, built_site):
     expect(link).to_have_attribute("download", "")
     expect(page.get_by_role("navigation", name="On this page").get_by_role("link", name=re.compile("notebook"))) \
         .to_have_attribute("href", "#take-home")
+    served = page.request.get(link.evaluate("a => a.href"))
+    assert served.headers["content-type"] == "application/x-ipynb+json"
     name, data = download(page, link)
     assert name == "attention.ipynb"
     nbformat.validate(nbformat.from_dict(data))
