@@ -53,11 +53,16 @@ def notebook_name(lesson: Lesson) -> str:
 def lesson_notebook(lesson: Lesson, wheel_name: str) -> nbformat.NotebookNode:
     """The notebook of *lesson*; its first cell installs the helpers from *wheel_name* next to it."""
     builder = _Builder(lesson)
-    builder.markdown(f"# {lesson.title}\n\n"
-                     "This notebook is the lesson's page, to keep experimenting in Jupyter, VS Code or Colab. "
-                     "Run the cells in order (or *Run all*); the quiz answers are folded under each question, "
-                     "and each exercise has a cell for your answer and a cell that checks it. The interactive "
-                     "widgets stay on the page: a short note says what each one shows.")
+    kinds = {t.info.split(maxsplit=1)[0] for t in lesson.tokens if t.type == "fence" and t.info.strip()}
+    intro = ["This notebook is the lesson's page, to keep experimenting in Jupyter, VS Code or Colab. "
+             "Run the cells in order (or *Run all*)."]
+    if "quiz" in kinds:
+        intro.append("The quiz answers are folded under each question.")
+    if "exercise" in kinds:
+        intro.append("Each exercise has a cell for your answer and a cell that checks it.")
+    if "widget" in kinds:
+        intro.append("The interactive widgets stay on the page: a short note says what each one shows.")
+    builder.markdown(f"# {lesson.title}\n\n" + " ".join(intro))
     builder.flush()
     builder.code(_setup_code(wheel_name), {"setup": True})
     builder.walk()

@@ -149,3 +149,34 @@ def test_the_built_site_has_the_notebook_and_the_page_links_it(built_site, lesso
     assert wheel and (built_site / wheel.group(1)).is_file()
     setup = next(c for c in built.cells if c.cell_type == "code")
     assert Path(wheel.group(1)).name in setup.source
+
+
+def test_python_files_are_written_whole_other_code_stays_markdown(tmp_path):
+    (tmp_path / "py").mkdir()
+    (tmp_path / "py" / "helper.py").write_text("a = 1\nb = 2\nc = 3\n")
+    source = tmp_path / "files.md"
+    source.write_text(textwrap.dedent("""\
+        ---
+        title: Files
+        ---
+        ```python include=py/helper.py
+        ```
+
+        ```python include=py/helper.py lines=2-3
+        ```
+
+        ```python copy title=hello.py
+        print("hello")
+        ```
+
+        ```sh
+        pip install torch
+        ```
+        """))
+    nb = lesson_notebook(read_lesson(source, root=tmp_path, maths=False), WHEEL)
+    code = [c.source for c in nb.cells if c.cell_type == "code"][1:]  # after the setup cell
+    assert code == ["%%writefile helper.py\na = 1\nb = 2\nc = 3", '%%writefile hello.py\nprint("hello")']
+    text = markdown(nb)
+    assert "**helper.py**\n\n```python\nb = 2\nc = 3\n```" in text
+    assert "```sh\npip install torch\n```" in text
+    assert "quiz" not in text.split("\n\n")[1], "the introduction mentions only what the lesson has"

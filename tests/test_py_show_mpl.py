@@ -52,3 +52,14 @@ def test_an_error_event_draws_nothing_the_error_is_raised_in_the_cell():
         show_attention(weights=[[2.0, 0.0], [0.0, 1.0]])
     event = bridge.recorded[-1][1]
     assert "error" in event and show_mpl.draw(event) is None
+
+
+def test_with_values_the_output_gets_a_panel_of_its_own():
+    rng = np.random.default_rng(2)
+    Q, K, V = rng.standard_normal((4, 8)), rng.standard_normal((4, 8)), rng.standard_normal((4, 3))
+    payload = payload_of(Q=Q, K=K, V=V)
+    fig = show_mpl.draw(payload)
+    out = axis(fig, "out")
+    np.testing.assert_allclose(out.images[0].get_array(), payload["arrays"]["out"])
+    assert [t.get_text() for t in out.get_yticklabels()] == ["t0", "t1", "t2", "t3"]
+    assert sum(ax.get_visible() and bool(ax.get_title()) for ax in fig.axes) == 4

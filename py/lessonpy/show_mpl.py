@@ -5,8 +5,9 @@ canvas, so :mod:`lessonpy.notebook` routes the same ``"arrays"`` events here. Th
 payload is the one :func:`lessonpy.show.show_attention` built and checked, so the
 validation and its messages stay in one place; this module only draws.
 
-One figure per call: the weights as a heatmap with the tokens on both axes (the
-scores beside it when there are any), and one query's row of weights as bars.
+One figure per call, like the page's linked view: the weights as a heatmap with the
+tokens on both axes, the scores and the output beside it when there are any, and one
+query's row of weights as bars.
 Nothing here picks a backend: in Jupyter the figure shows inline, under Agg it is
 simply made, and :func:`draw` returns it either way.
 """
@@ -31,15 +32,20 @@ def draw(payload: dict, row: int = 0):
 
     arrays, tokens = payload["arrays"], payload["tokens"]
     weights = np.asarray(arrays["weights"], dtype=np.float64)  # (T, T)
-    T = weights.shape[0]
-    row = min(max(row, 0), T - 1)
-    heatmaps = [("scores", arrays["scores"])] if "scores" in arrays else []
-    heatmaps.append(("weights", weights))
+    row = min(max(row, 0), weights.shape[0] - 1)
+    # the page's linked view: scores, weights, the output, and one query's row
+    heatmaps = [(name, np.asarray(arrays[name], dtype=np.float64)) for name in ("scores", "weights", "out")
+                if name in arrays]
     panels = len(heatmaps) + 1
-    fig, axes = plt.subplots(1, panels, figsize=(3.6 * panels, 3.4), layout="constrained")
+    nrows = 1 if panels <= 3 else 2
+    ncols = -(-panels // nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.8 * ncols, 3.4 * nrows), layout="constrained", squeeze=False)
+    axes = list(axes.ravel())
     for ax, (name, values) in zip(axes, heatmaps):
-        _heatmap(fig, ax, name, np.asarray(values, dtype=np.float64), tokens)
-    _query_row(axes[-1], weights[row], tokens, row)
+        _heatmap(fig, ax, name, values, tokens)
+    _query_row(axes[len(heatmaps)], weights[row], tokens, row)
+    for ax in axes[panels:]:
+        ax.set_visible(False)
     caption = payload.get("title") or (f"show_attention → {payload['target']}" if payload.get("target") else None)
     if caption:
         fig.suptitle(caption)
@@ -47,22 +53,25 @@ def draw(payload: dict, row: int = 0):
 
 
 def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
-    """A (T, T) matrix: rows are queries, columns keys, labelled with the tokens."""
-    T = values.shape[0]
+    """A matrix whose rows are the positions: (T, T) scores or weights (columns: the keys), or (T, d_v) out."""
+    rows, cols = values.shape
     shown = np.where(np.isfinite(values), values, np.nan)  # a masked -inf score shows as empty
     image = ax.imshow(shown, cmap="viridis", vmin=0.0 if name == "weights" else None,
-                      vmax=1.0 if name == "weights" else None)
+                      vmax=1.0 if name == "weights" else None, aspect="auto" if rows != cols else None)
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(name)
-    ax.set_xticks(range(T), tokens, rotation=90 if T > 6 else 0)
-    ax.set_yticks(range(T), tokens)
-    ax.set_xlabel("key")
-    ax.set_ylabel("query")
-    if T <= ANNOTATE_MAX_T:
-        for i in range(T):
-            for j in range(T):
+    ax.set_yticks(range(rows), tokens)
+    ax.set_ylabel("position" if name == "out" else "query")
+    if name == "out":
+        ax.set_xlabel("feature")
+    else:
+        ax.set_xticks(range(cols), tokens, rotation=90 if cols > 6 else 0)
+        ax.set_xlabel("key")
+    if rows <= ANNOTATE_MAX_T and cols <= ANNOTATE_MAX_T:
+        for i in range(rows):
+            for j in range(cols):
                 if np.isfinite(values[i, j]):  # dark text on the bright half of viridis, light on the dark
-                    ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8,
+                    ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=7,
                             color="black" if image.norm(values[i, j]) > 0.5 else "white")
 
 
