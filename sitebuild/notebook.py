@@ -25,7 +25,7 @@ from nbformat import v4
 from . import math as lesson_math
 from . import numbers as lesson_numbers
 from .blocks import parse_exercise, parse_quiz
-from .lessons import Lesson, make_parser, parse_fence_info
+from .lessons import Lesson, LessonError, make_parser, parse_fence_info
 
 #: What each widget is on the page, for the note that stands in for it in the notebook.
 WIDGET_NOTES = {
@@ -134,6 +134,9 @@ class _Builder:
         tokens = self.lesson.tokens
         start = 0  # the first source line not yet used
         for token in tokens:
+            if token.meta.get("cell_id") and token.level != 0:
+                raise LessonError(self.lesson.source_path, token.map[0] + 1, "a runnable cell inside a list or a quote "
+                                  "cannot become a notebook cell: put it on its own, outside the list")
             if token.level != 0 or not token.map:
                 continue
             if token.type == "front_matter":

@@ -15,7 +15,7 @@ import pytest
 
 from sitebuild.blocks import parse_exercise, parse_quiz
 from lesson_source import fences_of
-from sitebuild.lessons import read_lesson
+from sitebuild.lessons import LessonError, read_lesson
 from sitebuild.numbers import PLACEHOLDER, load_numbers
 from sitebuild.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
 from sitebuild.widgets import OPTIONS as WIDGET_OPTIONS
@@ -180,3 +180,10 @@ def test_python_files_are_written_whole_other_code_stays_markdown(tmp_path):
     assert "**helper.py**\n\n```python\nb = 2\nc = 3\n```" in text
     assert "```sh\npip install torch\n```" in text
     assert "quiz" not in text.split("\n\n")[1], "the introduction mentions only what the lesson has"
+
+
+def test_a_runnable_cell_inside_a_list_is_refused_with_its_line(tmp_path):
+    source = tmp_path / "nested.md"
+    source.write_text("---\ntitle: Nested\n---\n- a step:\n\n  ```python run id=inside\n  print(1)\n  ```\n")
+    with pytest.raises(LessonError, match=r"nested\.md:6: a runnable cell inside a list"):
+        lesson_notebook(read_lesson(source, maths=False), WHEEL)
