@@ -103,6 +103,7 @@ class _Builder:
         self.cells: list = []
         self.pending: list[str] = []  # Markdown waiting for the next cell boundary
         self.count = itertools.count()
+        self.md = make_parser()  # the page's own Markdown rules, to tell maths from text and code
         self.values = None
         module = lesson.meta.get("numbers")
         if module:
@@ -163,7 +164,7 @@ class _Builder:
         counter = itertools.count()
         marked = lesson_numbers.PLACEHOLDER.sub(lambda _: _SLOT.format(next(counter)), text)
         kinds: dict[int, str] = {}
-        for token in make_parser().parse(marked):
+        for token in self.md.parse(marked):
             for leaf in (token.children or []) if token.type == "inline" else [token]:
                 kind = "maths" if leaf.type in lesson_math.MATH_TOKENS else "text" if leaf.type == "text" else "code"
                 for slot in _SLOT_RE.findall(leaf.content):
