@@ -26,6 +26,7 @@ from . import math as lesson_math
 from . import numbers as lesson_numbers
 from .blocks import parse_exercise, parse_quiz
 from .lessons import Lesson, LessonError, make_parser, parse_fence_info
+from .widgets import parse_widget
 
 #: What each widget is on the page, for the note that stands in for it in the notebook.
 WIDGET_NOTES = {
@@ -38,6 +39,9 @@ WIDGET_NOTES = {
     "heads": "the attention patterns of several heads of one input side by side, with the number of heads to "
              "choose. Here, the multi-head cell above computes them in `att`.",
 }
+
+#: The widgets that draw what a cell's ``show_attention(target=ID)`` sends.
+VIEW_WIDGETS = ("attention-view", "step-through")
 
 #: While a prose chunk is parsed, its ``{{ num.* }}`` placeholders are replaced by these slots, to
 #: learn which sit in maths (written 2{,}359), in text, or in code (left alone, as on the page).
@@ -64,7 +68,7 @@ def lesson_notebook(lesson: Lesson, wheel_name: str) -> nbformat.NotebookNode:
         intro.append("The interactive widgets stay on the page: a short note says what each one shows.")
     builder.markdown(f"# {lesson.title}\n\n" + " ".join(intro))
     builder.flush()
-    builder.code(_setup_code(wheel_name), {"setup": True})
+    builder.code(_setup_code(wheel_name, _view_settings(lesson)), {"setup": True})
     builder.walk()
     nb = v4.new_notebook(cells=builder.cells, metadata={
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -82,8 +86,8 @@ def write_notebook(lesson: Lesson, folder: Path, wheel_name: str) -> Path:
     return path
 
 
-def _setup_code(wheel_name: str) -> str:
-    return (
+def _setup_code(wheel_name: str, views: dict[str, dict]) -> str:
+    code = (
         "# What this notebook needs: numpy, matplotlib and the lesson's own helpers, lessonpy.\n"
         f"# lessonpy is the wheel {wheel_name}, linked next to \"Download notebook\" on the\n"
         "# lesson's page: save it in the same folder as this notebook (in Colab, upload it first).\n"
@@ -92,6 +96,26 @@ def _setup_code(wheel_name: str) -> str:
         f"%pip install --no-deps --force-reinstall {wheel_name}\n"
         "%load_ext lessonpy.notebook"
     )
+    if views:
+        code += ("\n# the titles and first query rows of the page's views, for show_attention's figures\n"
+                 f"page_views({views!r})")
+    return code
+
+
+def _view_settings(lesson: Lesson) -> dict[str, dict]:
+    """{view id: {title, row}} of the views that show_attention targets, where the fence sets them."""
+    settings = {}
+    for token in lesson.tokens:
+        if token.type != "fence" or not token.info.startswith("widget"):
+            continue
+        line = token.map[0] + 1
+        _, flags, options = parse_fence_info(token.info, lesson.source_path, line)
+        spec = parse_widget(token.content, options, {"path": lesson.source_path, "line": line, "flags": flags})
+        if spec["name"] in VIEW_WIDGETS:
+            chosen = {key: spec["options"][key] for key in ("title", "row") if spec["options"].get(key) is not None}
+            if chosen:
+                settings[spec["id"]] = chosen
+    return settings
 
 
 class _Builder:

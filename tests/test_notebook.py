@@ -6,6 +6,7 @@ lesson itself (and its numbers module), never typed in here. tests/test_notebook
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from pathlib import Path
@@ -19,6 +20,7 @@ from sitebuild.lessons import LessonError, read_lesson
 from sitebuild.numbers import PLACEHOLDER, load_numbers
 from sitebuild.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
 from sitebuild.widgets import OPTIONS as WIDGET_OPTIONS
+from sitebuild.widgets import parse_widget
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lessons" / "attention.md"
@@ -57,9 +59,24 @@ def test_every_runnable_cell_is_a_code_cell_in_page_order_with_the_same_code(nb,
 def test_the_first_code_cell_installs_numpy_matplotlib_and_the_wheel_then_loads_the_extension(nb):
     first = next(c for c in nb.cells if c.cell_type == "code")
     lines = [l for l in first.source.splitlines() if not l.startswith("#")]
-    assert lines == ["%pip install numpy matplotlib", f"%pip install --no-deps --force-reinstall {WHEEL}",
-                     "%load_ext lessonpy.notebook"]
+    assert lines[:3] == ["%pip install numpy matplotlib", f"%pip install --no-deps --force-reinstall {WHEEL}",
+                         "%load_ext lessonpy.notebook"]
     assert WHEEL in first.source.split("%pip")[0], "the comment says where the wheel comes from"
+
+
+def test_the_first_cell_tells_the_figures_the_title_and_row_each_view_starts_with(nb, lesson):
+    expected = {}
+    for fence in fences_of(lesson, "widget"):
+        spec = parse_widget(*fence)
+        chosen = {k: spec["options"][k] for k in ("title", "row") if spec["options"].get(k) is not None}
+        if spec["name"] in ("attention-view", "step-through") and chosen:
+            expected[spec["id"]] = chosen
+    lines = next(c for c in nb.cells if c.cell_type == "code").source.splitlines()
+    calls = [l for l in lines if l.startswith("page_views(")]
+    if not expected:
+        assert not calls
+        return
+    assert len(calls) == 1 and ast.literal_eval(calls[0][len("page_views("):-1]) == expected
 
 
 def test_numbers_are_filled_in_and_maths_stays_tex(nb, lesson):

@@ -63,3 +63,21 @@ def test_with_values_the_output_gets_a_panel_of_its_own():
     np.testing.assert_allclose(out.images[0].get_array(), payload["arrays"]["out"])
     assert [t.get_text() for t in out.get_yticklabels()] == ["t0", "t1", "t2", "t3"]
     assert sum(ax.get_visible() and bool(ax.get_title()) for ax in fig.axes) == 4
+
+
+def test_in_a_notebook_the_figure_takes_the_title_and_row_of_the_page_view_it_targets():
+    import matplotlib.pyplot as plt
+    from lessonpy import notebook
+
+    plt.close("all")
+    notebook.page_views({"cat": {"title": "Built by hand", "row": 2}})
+    bridge.install_sink(notebook._sink)
+    try:
+        w = np.array([[0.5, 0.5, 0.0], [0.2, 0.8, 0.0], [0.1, 0.1, 0.8]])
+        show_attention(weights=w, tokens=["a", "b", "c"], target="cat")
+    finally:
+        bridge.install_sink(None)
+        notebook.views.clear()
+    fig = plt.gcf()
+    assert fig._suptitle.get_text() == "Built by hand"
+    np.testing.assert_allclose([bar.get_height() for bar in axis(fig, "query 2 (c)").patches], w[2])

@@ -5,7 +5,8 @@ arrays. Outside the page nothing is installed; this extension is the one place t
 "not in the page" and what to do instead:
 
 * ``show_attention`` (and anything else that emits ``"arrays"``) draws with matplotlib
-  (:mod:`lessonpy.show_mpl`) in the cell that called it; a :class:`~lessonpy.show.ShowError`
+  (:mod:`lessonpy.show_mpl`) in the cell that called it, with the title and query row of the
+  page's view it targets (:func:`page_views`, called by the notebook's first cell); a :class:`~lessonpy.show.ShowError`
   shows as its one-line message, as the page shows it (its ``_render_traceback_``).
 * Exercises: a cell starting with ``%%exercise ID`` hands its code to the check, without
   running it in the notebook's namespace (the page never does either); the cell after it
@@ -21,11 +22,20 @@ from . import bridge, grading, show_mpl
 
 #: The code of each exercise's ``%%exercise ID`` cell, as last run.
 answers: dict[str, str] = {}
+#: How the page's views start, by id: {"title": ..., "row": ...} (see :func:`page_views`).
+views: dict[str, dict] = {}
+
+
+def page_views(settings: dict[str, dict]) -> None:
+    """Tell the figures what the page's views say: a view's title, and the query row it starts on."""
+    views.update(settings)
 
 
 def _sink(event_type: str, payload: dict) -> None:
     if event_type == "arrays" and payload.get("view") == "attention":
-        show_mpl.draw(payload)  # the inline backend shows it when the cell ends
+        view = views.get(payload.get("target") or "", {})
+        # the inline backend shows the figure when the cell ends
+        show_mpl.draw(payload, row=view.get("row") or 0, title=view.get("title"))
 
 
 def exercise(line: str, cell: str) -> None:
@@ -69,7 +79,7 @@ def load_ipython_extension(ipython) -> None:
     """``%load_ext lessonpy.notebook``: draw with matplotlib, ``%%exercise`` and ``check_exercise``."""
     bridge.install_sink(_sink)
     ipython.register_magic_function(exercise, magic_kind="cell", magic_name="exercise")
-    ipython.push({"check_exercise": check_exercise})
+    ipython.push({"check_exercise": check_exercise, "page_views": page_views})
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -20,11 +20,11 @@ import numpy as np
 ANNOTATE_MAX_T = 8
 
 
-def draw(payload: dict, row: int = 0):
+def draw(payload: dict, row: int = 0, title: str | None = None):
     """Draw one attention payload; return the matplotlib Figure (None for an error event).
 
-    *row* is the query whose weights become bars (the page lets the reader click one;
-    here it is the first).
+    *row* is the query whose weights become bars (the page lets the reader click one);
+    *title* is the caption when the call gave none (the page's view has one).
     """
     if "error" in payload or "arrays" not in payload:
         return None  # show_attention raises ShowError with the message: the cell shows it
@@ -46,7 +46,7 @@ def draw(payload: dict, row: int = 0):
     _query_row(axes[len(heatmaps)], weights[row], tokens, row)
     for ax in axes[panels:]:
         ax.set_visible(False)
-    caption = payload.get("title") or (f"show_attention → {payload['target']}" if payload.get("target") else None)
+    caption = payload.get("title") or title or (f"show_attention → {payload['target']}" if payload.get("target") else None)
     if caption:
         fig.suptitle(caption)
     return fig
