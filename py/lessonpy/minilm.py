@@ -1,0 +1,103 @@
+"""MiniLM-L6 (all-MiniLM-L6-v2), a trained BERT-style encoder, in plain NumPy you can read and edit.
+
+6 layers, each: 12 heads of self-attention (width 384, head size 32, no mask: every token sees
+every token), then a 2-layer MLP with GELU; LayerNorm after each, as BERT does ("post-norm").
+:func:`forward` returns every layer's and head's attention weights, and the Q, K, V they came from.
+
+Shapes: T tokens, C = 384 channels, H = 12 heads, D = C // H = 32.
+The weights are a dict name -> float32 array, read from a safetensors file by :func:`read_safetensors`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+LAYERS, HEADS, WIDTH, EPS = 6, 12, 384, 1e-12
+DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+
+
+def read_safetensors(data: bytes) -> dict:
+    """safetensors: 8 bytes (little-endian header length), a JSON header, then raw little-endian buffers.
+    Returns name -> float32 array (float16 files too: the sums are done in float32)."""
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    body = memoryview(data)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = info["data_offsets"]
+        array = np.frombuffer(body[start:end], dtype=DTYPES[info["dtype"]]).reshape(info["shape"])
+        # compute in fp32 whatever the file stores (integer buffers such as position ids stay as they are)
+        out[name] = array.astype(np.float32) if array.dtype.kind == "f" else array
+    return out
+
+
+def erf(x):
+    """Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): NumPy has no erf, and BERT's GELU needs one."""
+    s, x = np.sign(x), np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * x)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return s * (1.0 - poly * np.exp(-x * x))
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def layer_norm(x, w, b):
+    """Normalise each row of x (T, C) to mean 0 and variance 1, then scale by w and shift by b."""
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + EPS) * w + b
+
+
+def softmax(z):
+    z = z - z.max(-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(-1, keepdims=True)
+
+
+def linear(x, W, name):
+    """x @ W.T + b with W[name + '.weight'] of shape (out, in), as PyTorch stores it."""
+    return x @ W[name + ".weight"].T + W[name + ".bias"]
+
+
+def split_heads(x):
+    """(T, C) -> (H, T, D): head h owns channels h*D ... (h+1)*D - 1."""
+    T = x.shape[0]
+    return x.reshape(T, HEADS, WIDTH // HEADS).transpose(1, 0, 2)
+
+
+def forward(W, ids):
+    """Run the encoder on token ids (T,). Returns a dict of float32 arrays:
+    ``weights`` (L, H, T, T), each row sums to 1; ``q``, ``k``, ``v`` (L, H, T, D); ``hidden`` (T, C)."""
+    ids = np.asarray(ids)
+    T, positions = len(ids), len(W["embeddings.position_embeddings.weight"])
+    if not 1 <= T <= positions:
+        raise ValueError(f"MiniLM reads 1 to {positions} tokens at a time, got {T}")
+    x = (W["embeddings.word_embeddings.weight"][ids]
+         + W["embeddings.position_embeddings.weight"][:T]
+         + W["embeddings.token_type_embeddings.weight"][0])
+    x = layer_norm(x, W["embeddings.LayerNorm.weight"], W["embeddings.LayerNorm.bias"])
+    saved = {"weights": [], "q": [], "k": [], "v": []}
+    for layer in range(LAYERS):
+        p = f"encoder.layer.{layer}."
+        q = split_heads(linear(x, W, p + "attention.self.query"))
+        k = split_heads(linear(x, W, p + "attention.self.key"))
+        v = split_heads(linear(x, W, p + "attention.self.value"))
+        weights = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]))  # (H, T, T), no mask
+        heads = weights @ v  # (H, T, D)
+        merged = heads.transpose(1, 0, 2).reshape(T, WIDTH)
+        x = layer_norm(x + linear(merged, W, p + "attention.output.dense"),
+                       W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"])
+        hidden = gelu(linear(x, W, p + "intermediate.dense"))
+        x = layer_norm(x + linear(hidden, W, p + "output.dense"),
+                       W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"])
+        for name, value in zip(saved, (weights, q, k, v)):
+            saved[name].append(value)
+    out = {name: np.stack(values).astype(np.float32) for name, values in saved.items()}
+    out["hidden"] = x.astype(np.float32)
+    return out
