@@ -1,0 +1,298 @@
+"""Attention of two real trained models on a few sentences, shipped as small files, and what it shows.
+
+The data (``static/data/realheads/<model>.npz``, made by ``python3 -m sitebuild.realheads.extract``):
+
+* ``meta``: UTF-8 JSON (as uint8): the model's name, ``layers``, ``heads``, ``kv_heads``, ``head_dim``,
+  ``causal``, the ``sentences`` (``text``, display ``tokens``, token ``ids``), and the ``featured`` heads
+  (``job``, ``layer``, ``head``, ``score``, ``count``) with their ``q``/``k``/``v`` shipped.
+* ``w<s>``: the attention weights of sentence s, every layer and head, as uint8 levels w * 255 rounded to
+  nearest (error <= 1/510 < 0.002 per weight). A causal model's rows are stored as the lower triangle only
+  (row t keeps its t + 1 first weights), row after row; an encoder's as full T x T rows.
+* ``q<s>``, ``k<s>``, ``v<s>``: float16 (F, T, D) for the F featured heads, in ``featured`` order; for the
+  causal model RoPE is already applied to q and k.
+
+Rows are *not* renormalised after decoding: many tiny weights rounding to 0 would make the big ones grow
+by up to ~0.02, ten times the quantisation error. A decoded row sums to 1 within T / 510.
+
+Python computes, JavaScript draws: :meth:`Heads.pattern` and friends return float32 arrays that the page's
+view receives flat, with their shape, like every other array (see :mod:`lessonpy.show`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+LEVELS = 255
+#: Largest error of one decoded weight: half a quantisation step.
+WEIGHT_ERROR = 0.5 / LEVELS
+#: The extraction refuses featured heads whose weights, recomputed from the float16 Q and K, move further
+#: than this from the float32 model's, so the reader's attention on the shipped Q, K reproduces the shipped
+#: pattern within WEIGHT_ERROR + QK_ERROR (about 0.004). Measured: 6.2e-4 (MiniLM), 1.8e-3 (SmolLM2, whose
+#: large sink scores magnify float16's relative error of 2**-11); float32 Q, K would add 280 KB.
+QK_ERROR = 2e-3
+MODELS = ("minilm", "smollm2")
+#: where the committed data lives in the project (CPython); the page fetches the same files from the site
+DATA_DIR = Path(__file__).resolve().parents[2] / "static" / "data" / "realheads"
+#: the site path of the data, relative to the worker script (assets/<hash>/js/worker.js)
+SITE_PATH = "../data/realheads/"
+
+
+class HeadsError(ValueError):
+    """The data is missing, malformed, or asked for something it does not hold."""
+
+
+# ---------------------------------------------------------------------------- the file format
+
+def triangle_index(T):
+    """The flat indices of the lower triangle (diagonal included) of a T x T matrix, row after row."""
+    rows, cols = np.tril_indices(T)
+    return rows * T + cols
+
+
+def encode_weights(w, causal):
+    """(L, H, T, T) weights in [0, 1] -> flat uint8: levels rounded to nearest, lower triangle if causal."""
+    L, H, T, _ = w.shape
+    flat = w.reshape(L, H, T * T)
+    if causal:
+        flat = flat[..., triangle_index(T)]
+    return np.rint(np.clip(flat, 0.0, 1.0) * LEVELS).astype(np.uint8).ravel()
+
+
+def decode_weights(data, L, H, T, causal):
+    """The inverse of :func:`encode_weights`: float32 (L, H, T, T), zeros above the diagonal if causal."""
+    levels = np.asarray(data, dtype=np.uint8)
+    n = T * (T + 1) // 2 if causal else T * T
+    if levels.size != L * H * n:
+        raise HeadsError(f"expected {L * H * n} weight levels for L={L}, H={H}, T={T}, got {levels.size}")
+    out = np.zeros((L, H, T * T), dtype=np.float32)
+    index = triangle_index(T) if causal else slice(None)
+    out[..., index] = levels.reshape(L, H, n).astype(np.float32) / LEVELS
+    return out.reshape(L, H, T, T)
+
+
+def write_npz(path, meta, arrays):
+    """Save one model's data (``meta`` as JSON, ``arrays`` by name), deflate-compressed."""
+    blob = np.frombuffer(json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode(), dtype=np.uint8)
+    np.savez_compressed(path, meta=blob, **arrays)
+
+
+class Heads:
+    """One model's shipped attention data; :func:`load` gives it in the page and in CPython alike."""
+
+    def __init__(self, meta: dict, arrays: dict):
+        self.meta, self.arrays = meta, arrays
+        self.name, self.causal = meta["model"], bool(meta["causal"])
+        self.layers, self.heads, self.head_dim = meta["layers"], meta["heads"], meta["head_dim"]
+        self.sentences = meta["sentences"]
+        self.featured = meta.get("featured", [])
+        self._weights = {}
+
+    @classmethod
+    def from_bytes(cls, npz_bytes: bytes):
+        """Read the data from the bytes of an ``.npz`` file."""
+        try:
+            with np.load(io.BytesIO(npz_bytes)) as z:
+                arrays = {name: z[name] for name in z.files}
+            meta = json.loads(arrays.pop("meta").tobytes().decode())
+            return cls(meta, arrays)
+        except Exception as exc:  # noqa: BLE001 (any broken file gets the same clear message)
+            raise HeadsError(f"not a real-heads data file: {type(exc).__name__}: {exc}") from None
+
+    @classmethod
+    def load(cls, name, folder=None):
+        """Read ``<folder>/<name>.npz`` (default: the committed data)."""
+        if name not in MODELS:
+            raise HeadsError(f"unknown model {name!r}: choose one of {', '.join(MODELS)}")
+        path = Path(folder or DATA_DIR) / f"{name}.npz"
+        if not path.exists():
+            raise HeadsError(f"{path} is missing: run python3 -m sitebuild.realheads.extract")
+        return cls.from_bytes(path.read_bytes())
+
+    def tokens(self, s):
+        """The display tokens of sentence *s* (a list of T strings)."""
+        return self._sentence(s)["tokens"]
+
+    def ids(self, s):
+        """The token ids of sentence *s*: int array (T,)."""
+        return np.asarray(self._sentence(s)["ids"])
+
+    def weights(self, s):
+        """Every layer's and head's weights on sentence *s*: float32 (L, H, T, T)."""
+        if s not in self._weights:
+            T = len(self.tokens(s))
+            self._weights[s] = decode_weights(self.arrays[f"w{s}"], self.layers, self.heads, T, self.causal)
+        return self._weights[s]
+
+    def pattern(self, s, layer, head):
+        """One head's weights on sentence *s*: float32 (T, T); row t is how query t spreads its attention."""
+        self._check_head(layer, head)
+        return self.weights(s)[layer, head]
+
+    def featured_head(self, job):
+        """The featured head doing *job* (a dict: job, layer, head, score, count)."""
+        for i, f in enumerate(self.featured):
+            if f["job"] == job:
+                return {**f, "index": i}
+        raise HeadsError(f"{self.name} has no featured head for {job!r}: "
+                         f"choose one of {', '.join(f['job'] for f in self.featured)}")
+
+    def qkv(self, s, job):
+        """The featured head's Q, K, V on sentence *s*: three float32 arrays (T, D). For a causal model
+        RoPE is already in Q and K; what remains to add is the causal mask."""
+        i = self.featured_head(job)["index"]
+        return tuple(self.arrays[f"{name}{s}"][i].astype(np.float32) for name in "qkv")
+
+    def _sentence(self, s):
+        if not isinstance(s, (int, np.integer)) or not 0 <= s < len(self.sentences):
+            raise HeadsError(f"sentence must be 0 ... {len(self.sentences) - 1}, got {s!r}")
+        return self.sentences[s]
+
+    def _check_head(self, layer, head):
+        if not (0 <= layer < self.layers and 0 <= head < self.heads):
+            raise HeadsError(f"{self.name} has layers 0 ... {self.layers - 1} and heads 0 ... {self.heads - 1}, "
+                             f"got layer {layer}, head {head}")
+
+
+def load(name):
+    """The shipped data of model *name* ("minilm" or "smollm2") as :class:`Heads`, read once and kept.
+    In the page (Pyodide) it is downloaded from the site the first time (a few hundred KB); in CPython it is
+    read from the project's ``static/data/realheads/``."""
+    if name not in MODELS:
+        raise HeadsError(f"unknown model {name!r}: choose one of {', '.join(MODELS)}")
+    if name not in _loaded:
+        _loaded[name] = Heads.from_bytes(_download(name)) if sys.platform == "emscripten" else Heads.load(name)
+    return _loaded[name]
+
+
+def _download(name):
+    """Fetch the data file synchronously (a worker may): cells run top to bottom without await."""
+    import js  # Pyodide only: the worker's own URL says where the site's data folder is
+
+    url = js.URL.new(f"{SITE_PATH}{name}.npz", js.location.href).href
+    request = js.XMLHttpRequest.new()
+    request.open("GET", url, False)
+    request.responseType = "arraybuffer"
+    request.send(None)
+    if request.status != 200:
+        raise HeadsError(f"could not download the {name} data from {url}: HTTP {request.status}")
+    return request.response.to_bytes()
+
+
+_loaded: dict = {}
+
+
+# ---------------------------------------------------------------------------- what a head does
+
+def _positions(ids, causal):
+    """For each query t, the earlier (or, without a mask, any other) positions holding the same token."""
+    same = ids[:, None] == ids[None, :]
+    np.fill_diagonal(same, False)
+    return np.tril(same) if causal else same
+
+
+def job_scores(weights, ids, causal):
+    """Scores of every head on one sentence: dict job -> (sum over query positions (L, H), count).
+
+    Each score is a mean over query positions of the weight a head puts where the job says:
+      previous   w[t, t-1], for t >= 1
+      next       w[t, t+1], for t <= T-2 (encoder only: a causal head cannot look ahead)
+      first      w[t, 0], for t >= 1 (for MiniLM token 0 is [CLS]); the "sink"
+      last       w[t, T-1], for t <= T-2 (encoder only: MiniLM's last token is [SEP])
+      same       total weight on the other positions holding the same token as t, over the t where
+                 there is one (for the causal model only earlier ones: a duplicate-token head)
+      induction  total weight on the tokens that *followed* earlier occurrences of token t (position s+1
+                 for each s < t-1 with ids[s] == ids[t]), over the t where there is one
+    """
+    T = len(ids)
+    t = np.arange(T)
+    out = {"previous": (weights[..., t[1:], t[1:] - 1].sum(-1), T - 1),
+           "first": (weights[..., t[1:], 0].sum(-1), T - 1)}
+    if not causal:
+        out["next"] = (weights[..., t[:-1], t[:-1] + 1].sum(-1), T - 1)
+        out["last"] = (weights[..., t[:-1], T - 1].sum(-1), T - 1)
+    same = _positions(ids, causal)
+    rows = np.flatnonzero(same.any(1))
+    out["same"] = ((weights[..., rows, :] * same[rows]).sum((-1, -2)), len(rows))
+    after = np.zeros((T, T), dtype=bool)
+    earlier = _positions(ids, True)
+    for q, s in zip(*np.nonzero(earlier)):
+        if s + 1 < q:
+            after[q, s + 1] = True
+    rows = np.flatnonzero(after.any(1))
+    out["induction"] = ((weights[..., rows, :] * after[rows]).sum((-1, -2)), len(rows))
+    return out
+
+
+def head_scores(heads: Heads):
+    """Every job's score for every head, over all the sentences: dict job -> (scores (L, H), count)."""
+    total = {}
+    for s in range(len(heads.sentences)):
+        for job, (value, n) in job_scores(heads.weights(s), heads.ids(s), heads.causal).items():
+            acc, count = total.get(job, (0.0, 0))
+            total[job] = (acc + value, count + n)
+    return {job: (acc / count, count) for job, (acc, count) in total.items()}
+
+
+def best_heads(heads: Heads, jobs):
+    """The best head for each job: a list of dicts (job, layer, head, score, count, runner_up)."""
+    scores = head_scores(heads)
+    found = []
+    for job in jobs:
+        table, count = scores[job]
+        order = np.argsort(table, axis=None)[::-1]
+        layer, head = np.unravel_index(order[0], table.shape)
+        found.append({"job": job, "layer": int(layer), "head": int(head), "score": round(float(table.flat[order[0]]), 4),
+                      "runner_up": round(float(table.flat[order[1]]), 4), "count": int(count)})
+    return found
+
+
+# ---------------------------------------------------------------------------- the lesson's numbers
+
+#: the featured head (model, job) and sentence each "your attention on a real head" cell uses
+CELL_HEADS = {"real-head-minilm": ("minilm", "previous", 0), "real-head-smollm2": ("smollm2", "induction", 3)}
+#: cell id -> the numbers it prints (merged into lesson_numbers.CELL_PRINTS)
+CELL_PRINTS = {cell: [f"{cell.replace('-', '_')}_diff"] for cell in CELL_HEADS}
+
+
+def reproduce(heads: Heads, s, job):
+    """The reader's Step 1 attention on a featured head's shipped Q, K (plus the causal mask for a causal
+    model): returns (weights (T, T), the largest difference from the shipped pattern)."""
+    from .attention import softmax  # the same stable softmax the lesson builds in Step 1
+
+    f = heads.featured_head(job)
+    Q, K, _ = heads.qkv(s, job)
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if heads.causal:
+        T = len(Q)
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    mine = softmax(scores)
+    return mine, float(np.abs(mine - heads.pattern(s, f["layer"], f["head"])).max())
+
+
+def numbers():
+    """The numbers the lesson's "Real heads" section states, computed from the committed data."""
+    out = {"realheads_weight_error": f"{WEIGHT_ERROR:.4f}", "realheads_qk_error": f"{QK_ERROR:.3f}",
+           "realheads_bound": f"{WEIGHT_ERROR + QK_ERROR:.3f}"}
+    for name in MODELS:
+        heads = Heads.load(name)
+        out[f"{name}_sentences"] = len(heads.sentences)
+        out[f"{name}_heads_total"] = heads.layers * heads.heads
+        # recomputed from the weights as shipped, not copied from the file's own summary
+        for f in best_heads(heads, [f["job"] for f in heads.featured]):
+            key = f"{name}_{f['job']}"
+            out.update({f"{key}_layer": str(f["layer"]), f"{key}_head": str(f["head"]),
+                        f"{key}_score": f"{f['score']:.2f}", f"{key}_runner_up": f"{f['runner_up']:.2f}",
+                        f"{key}_count": f["count"]})
+    for cell, (name, job, s) in CELL_HEADS.items():
+        heads, key = load(name), cell.replace("-", "_")
+        _, diff = reproduce(heads, s, job)
+        f = heads.featured_head(job)
+        total, count = job_scores(heads.weights(s), heads.ids(s), heads.causal)[job]
+        out.update({f"{key}_diff": f"{diff:.4f}", f"{key}_sentence": heads.sentences[s]["text"],
+                    f"{key}_score": f"{total[f['layer'], f['head']] / count:.2f}", f"{key}_count": count})
+    return out

