@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from . import cat_example as cat
+from . import realheads
 
 # the lesson's settings, shared by the cells and this module
 DRAFT_SEED = 6  # Step 2, the draft's experiment
@@ -57,6 +58,7 @@ CELL_PRINTS = {
     "permute": ["cat_weight"],
     "cost": ["cost_mib_first", "cost_mib_last", "cost_mib64_last", "cost_gpt2_mib"],
 }
+CELL_PRINTS.update(realheads.CELL_PRINTS)  # the "Real heads" section's cells
 
 
 #: cells that print timings measured as they run: when re-run, only the numbers they print
@@ -236,7 +238,7 @@ def numbers():
     attn = 4 * C * C
     total = gpt2_small_params(**GPT2)
     big = np.array(BIG_SCORES)
-    return {
+    return realheads.numbers() | {
         # Step 2: the draft's experiment (cells "draft", "draft-scaled", "draft-why", "draft-fixed")
         "draft_seed": str(DRAFT_SEED),
         "draft_min": f"{d['min']:.0f}", "draft_max": f"{d['max']:.0f}",
