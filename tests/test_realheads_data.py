@@ -116,6 +116,14 @@ def test_the_readers_attention_on_the_shipped_q_k_reproduces_every_featured_head
             assert np.abs(mine - heads.pattern(s, f["layer"], f["head"])).max() <= WEIGHT_ERROR + QK_ERROR
 
 
+def test_the_grid_payload_carries_one_array_of_every_head_and_the_named_ones(heads):
+    payload = realheads.grid_payload(heads, 1, target="grid")
+    w = payload["arrays"]["weights"]
+    assert w.dtype == np.float32 and w.shape == (heads.layers, heads.heads, len(heads.tokens(1)), len(heads.tokens(1)))
+    assert payload["tokens"] == heads.tokens(1) and payload["causal"] == heads.causal
+    assert [f["job"] for f in payload["featured"]] == [f["job"] for f in heads.featured]
+
+
 def test_the_lesson_numbers_come_from_the_data():
     values = realheads.numbers()
     for name in realheads.MODELS:

@@ -186,6 +186,19 @@ def _download(name):
 _loaded: dict = {}
 
 
+def grid_payload(heads: Heads, s, target=None):
+    """Everything a thumbnail grid of all the heads of one sentence needs, as the payload of one "arrays"
+    event (``bridge.emit("arrays", grid_payload(...))``): ``arrays.weights`` is float32 (L, H, T, T), which
+    the worker sends as one flat Float32Array plus its shape; ``featured`` names the heads with a job, so a
+    click on any thumbnail can open ``heads.pattern(s, layer, head)`` (and, for a featured head, its Q, K, V)
+    in the linked view."""
+    return {"view": "heads-grid", "target": target, "model": heads.name, "title": heads.meta.get("title", heads.name),
+            "causal": heads.causal, "sentence": s, "text": heads._sentence(s)["text"], "tokens": heads.tokens(s),
+            "layers": heads.layers, "heads": heads.heads,
+            "featured": [{k: f[k] for k in ("job", "layer", "head", "score")} for f in heads.featured],
+            "arrays": {"weights": heads.weights(s)}}
+
+
 # ---------------------------------------------------------------------------- what a head does
 
 def _positions(ids, causal):
