@@ -154,3 +154,18 @@ def test_bad_requests_get_clear_messages():
         heads.pattern(0, 0, 12)
     with pytest.raises(HeadsError, match="no featured head for 'induction'"):
         heads.qkv(0, "induction")
+
+
+def test_the_live_weights_format_round_trips_through_the_readers_safetensors_reader():
+    from lessonpy.minilm import read_safetensors
+
+    from sitebuild.realheads.live import to_safetensors
+
+    rng = np.random.default_rng(1)
+    arrays = {"embeddings.word_embeddings.weight": rng.standard_normal((5, 3)).astype(np.float32),
+              "encoder.layer.0.output.dense.bias": rng.standard_normal(7).astype(np.float32)}
+    back = read_safetensors(to_safetensors(arrays))
+    assert set(back) == set(arrays)
+    for name, a in arrays.items():
+        assert back[name].dtype == np.float32 and back[name].shape == a.shape
+        np.testing.assert_allclose(back[name], a, rtol=2 ** -11)

@@ -76,9 +76,17 @@ def decode_weights(data, L, H, T, causal):
 
 
 def write_npz(path, meta, arrays):
-    """Save one model's data (``meta`` as JSON, ``arrays`` by name), deflate-compressed."""
+    """Save one model's data (``meta`` as JSON, ``arrays`` by name) as a deflated ``.npz`` that
+    ``np.load`` reads; unlike ``np.savez_compressed`` it stamps no date, so the same data gives the same bytes."""
+    import zipfile
+
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode(), dtype=np.uint8)
-    np.savez_compressed(path, meta=blob, **arrays)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for name, a in {"meta": blob, **arrays}.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(a), allow_pickle=False)
+            zf.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0)), buffer.getvalue(),
+                        compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
 
 
 class Heads:
