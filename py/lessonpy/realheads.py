@@ -133,13 +133,15 @@ class Heads:
         """Every layer's and head's weights on sentence *s*: float32 (L, H, T, T)."""
         if s not in self._weights:
             T = len(self.tokens(s))
-            self._weights[s] = decode_weights(self.arrays[f"w{s}"], self.layers, self.heads, T, self.causal)
+            w = decode_weights(self.arrays[f"w{s}"], self.layers, self.heads, T, self.causal)
+            w.setflags(write=False)  # kept for the next call: an edit in a cell must not change the data
+            self._weights[s] = w
         return self._weights[s]
 
     def pattern(self, s, layer, head):
         """One head's weights on sentence *s*: float32 (T, T); row t is how query t spreads its attention."""
         self._check_head(layer, head)
-        return self.weights(s)[layer, head]
+        return self.weights(s)[layer, head].copy()
 
     def featured_head(self, job):
         """The featured head doing *job* (a dict: job, layer, head, score, count)."""
@@ -201,7 +203,7 @@ def grid_payload(heads: Heads, s, target=None):
     click on any thumbnail can open ``heads.pattern(s, layer, head)`` (and, for a featured head, its Q, K, V)
     in the linked view."""
     return {"view": "heads-grid", "target": target, "model": heads.name, "title": heads.meta.get("title", heads.name),
-            "causal": heads.causal, "sentence": s, "text": heads._sentence(s)["text"], "tokens": heads.tokens(s),
+            "causal": heads.causal, "sentence": s, "tokens": heads.tokens(s), "text": heads.sentences[s]["text"],
             "layers": heads.layers, "heads": heads.heads,
             "featured": [{k: f[k] for k in ("job", "layer", "head", "score")} for f in heads.featured],
             "arrays": {"weights": heads.weights(s)}}
