@@ -27,7 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sitebuild.bundle import BundleError, bundle_codemirror
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
-from sitebuild.notebook import write_notebook
+from sitebuild.notebook import lesson_data_files, write_notebook
 from sitebuild.policy import CSP
 from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
 from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
@@ -162,8 +162,11 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: di
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
         wheel_name = wheel.rsplit("/", 1)[-1]
-        notebook = {"href": write_notebook(lesson, out.parent, wheel_name).name, "wheel": wheel,
-                    "wheel_name": wheel_name}
+        data = lesson_data_files(opts.root, lesson)
+        notebook = {"href": write_notebook(lesson, out.parent, wheel_name, [f.name for f in data]).name,
+                    "wheel": wheel, "wheel_name": wheel_name,
+                    "data": [{"name": f.name, "href": f"{assets}/{f.relative_to(opts.root / 'static').as_posix()}"}
+                             for f in data]}
         page = env.get_template("lesson.html").render(
             root="../../", lesson=lesson, body=render_lesson_body(lesson, md), toc=lesson.headings,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)

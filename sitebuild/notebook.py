@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
@@ -54,8 +55,9 @@ def notebook_name(lesson: Lesson) -> str:
     return f"{lesson.slug}.ipynb"
 
 
-def lesson_notebook(lesson: Lesson, wheel_name: str) -> nbformat.NotebookNode:
-    """The notebook of *lesson*; its first cell installs the helpers from *wheel_name* next to it."""
+def lesson_notebook(lesson: Lesson, wheel_name: str, data_files: Sequence[str] = ()) -> nbformat.NotebookNode:
+    """The notebook of *lesson*; its first cell installs the helpers from *wheel_name* next to it and
+    names the *data_files* its cells read from the notebook's folder."""
     builder = _Builder(lesson)
     kinds = {t.info.split(maxsplit=1)[0] for t in lesson.tokens if t.type == "fence" and t.info.strip()}
     intro = ["This notebook is the lesson's page, to keep experimenting in Jupyter, VS Code or Colab. "
@@ -68,7 +70,7 @@ def lesson_notebook(lesson: Lesson, wheel_name: str) -> nbformat.NotebookNode:
         intro.append("The interactive widgets stay on the page: a short note says what each one shows.")
     builder.markdown(f"# {lesson.title}\n\n" + " ".join(intro))
     builder.flush()
-    builder.code(_setup_code(wheel_name, _view_settings(lesson)), {"setup": True})
+    builder.code(_setup_code(wheel_name, _view_settings(lesson), data_files), {"setup": True})
     builder.walk()
     nb = v4.new_notebook(cells=builder.cells, metadata={
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -79,18 +81,29 @@ def lesson_notebook(lesson: Lesson, wheel_name: str) -> nbformat.NotebookNode:
     return nb
 
 
-def write_notebook(lesson: Lesson, folder: Path, wheel_name: str) -> Path:
+def write_notebook(lesson: Lesson, folder: Path, wheel_name: str, data_files: Sequence[str] = ()) -> Path:
     """Write the lesson's notebook into *folder* (the lesson page's folder); return its path."""
     path = folder / notebook_name(lesson)
-    path.write_text(nbformat.writes(lesson_notebook(lesson, wheel_name)), encoding="utf-8")
+    path.write_text(nbformat.writes(lesson_notebook(lesson, wheel_name, data_files)), encoding="utf-8")
     return path
 
 
-def _setup_code(wheel_name: str, views: dict[str, dict]) -> str:
+def lesson_data_files(root: Path, lesson: Lesson) -> list[Path]:
+    """The committed data files a lesson's cells read (the real-heads .npz files, when a cell loads them):
+    its page links them, so that a downloaded notebook can read them from its own folder."""
+    if not any("realheads" in cell.code for cell in lesson.cells):
+        return []
+    return sorted((root / "static" / "data" / "realheads").glob("*.npz"))
+
+
+def _setup_code(wheel_name: str, views: dict[str, dict], data_files: Sequence[str] = ()) -> str:
+    data = (f"# The real-heads cells read {', '.join(data_files)}, linked there too: save them beside it.\n"
+            if data_files else "")
     code = (
         "# What this notebook needs: numpy, matplotlib and the lesson's own helpers, lessonpy.\n"
         f"# lessonpy is the wheel {wheel_name}, linked next to \"Download notebook\" on the\n"
         "# lesson's page: save it in the same folder as this notebook (in Colab, upload it first).\n"
+        f"{data}"
         "# With numpy and matplotlib already installed, this cell works offline.\n"
         "%pip install numpy matplotlib\n"
         f"%pip install --no-deps --force-reinstall {wheel_name}\n"

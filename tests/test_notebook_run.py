@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import site
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ from lessonpy.show import ShowError, show_attention  # noqa: F401 (show_attentio
 from lesson_source import fences_of
 from sitebuild.blocks import parse_exercise
 from sitebuild.lessons import read_lesson
-from sitebuild.notebook import lesson_notebook
+from sitebuild.notebook import lesson_data_files, lesson_notebook
 from sitebuild.numbers import format_value
 from sitebuild.wheel import build_wheel
 
@@ -78,7 +79,11 @@ def executed(tmp_path_factory):
     folder = tmp / "download"
     wheel = build_wheel(ROOT / "py", folder)  # the reader's folder: the wheel next to the notebook
     lesson = read_lesson(LESSON, maths=False)
-    nb = lesson_notebook(lesson, wheel.name)
+    # ... and the real-heads data files the page links beside it
+    data = lesson_data_files(ROOT, lesson)
+    for f in data:
+        shutil.copy(f, folder / f.name)
+    nb = lesson_notebook(lesson, wheel.name, [f.name for f in data])
     # What a reader does next: answer each exercise with its solution and check it again,
     # look at where lessonpy came from, and pass show_attention a bad array.
     solutions = {ex["id"]: ex["solution"] for ex in _exercises(lesson)}

@@ -169,3 +169,14 @@ def test_the_live_weights_format_round_trips_through_the_readers_safetensors_rea
     for name, a in arrays.items():
         assert back[name].dtype == np.float32 and back[name].shape == a.shape
         np.testing.assert_allclose(back[name], a, rtol=2 ** -11)
+
+
+def test_outside_the_project_the_data_is_read_from_the_current_folder(tmp_path, monkeypatch):
+    """A downloaded notebook keeps minilm.npz beside it: Heads.load finds it there, else says where to get it."""
+    committed = realheads.DATA_DIR / "minilm.npz"
+    monkeypatch.setattr(realheads, "DATA_DIR", tmp_path / "no-project")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(HeadsError, match=r"minilm\.npz is not in .*Take it home"):
+        Heads.load("minilm")
+    (tmp_path / "minilm.npz").write_bytes(committed.read_bytes())
+    assert Heads.load("minilm").name == "minilm"

@@ -113,13 +113,18 @@ class Heads:
 
     @classmethod
     def load(cls, name, folder=None):
-        """Read ``<folder>/<name>.npz`` (default: the committed data)."""
+        """Read ``<name>.npz`` from *folder*; by default from the current folder (where a downloaded
+        notebook keeps it) or else the project's committed data."""
         if name not in MODELS:
             raise HeadsError(f"unknown model {name!r}: choose one of {', '.join(MODELS)}")
-        path = Path(folder or DATA_DIR) / f"{name}.npz"
-        if not path.exists():
-            raise HeadsError(f"{path} is missing: run python3 -m sitebuild.realheads.extract")
-        return cls.from_bytes(path.read_bytes())
+        places = [Path(folder)] if folder else [Path.cwd(), DATA_DIR]
+        for place in places:
+            path = place / f"{name}.npz"
+            if path.is_file():
+                return cls.from_bytes(path.read_bytes())
+        raise HeadsError(f"{name}.npz is not in {' or '.join(str(p) for p in places)}: save it next to the "
+                         "notebook (the lesson page links it under 'Take it home'), or in the project run "
+                         "python3 -m sitebuild.realheads.extract")
 
     def tokens(self, s):
         """The display tokens of sentence *s* (a list of T strings)."""
@@ -171,7 +176,7 @@ class Heads:
 def load(name):
     """The shipped data of model *name* ("minilm" or "smollm2") as :class:`Heads`, read once and kept.
     In the page (Pyodide) it is downloaded from the site the first time (a few hundred KB); in CPython it is
-    read from the project's ``static/data/realheads/``."""
+    read from the current folder (a downloaded notebook's) or the project's ``static/data/realheads/``."""
     if name not in MODELS:
         raise HeadsError(f"unknown model {name!r}: choose one of {', '.join(MODELS)}")
     if name not in _loaded:
