@@ -153,6 +153,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: di
         prev, nxt = neighbours(entries, lesson.slug)
         config = {
             "lesson": lesson.slug,
+            "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "pyodideIndexURL": pyodide_base,
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker.js",

@@ -14,7 +14,9 @@ score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has n
 
 Routing of show_attention (done by widgets.js): ``show_attention(..., target=ID)`` draws in
 the attention-view or step-through with that id; without a target it draws in the first
-such widget after the cell that ran, else the last one before it.
+such widget after the cell that ran, else the last one before it. Each widget's section says
+how many cells come before it (``data-cells-before``) and the page config lists the cells in
+order, so the page routes without looking at where elements stand.
 """
 
 from __future__ import annotations
@@ -180,7 +182,8 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])
     label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])
     return (
-        f'<section class="widget widget-{name}" data-widget="{name}" data-widget-id="{wid}" id="widget-{wid}" aria-label="{label}">\n'
+        f'<section class="widget widget-{name}" data-widget="{name}" data-widget-id="{wid}" id="widget-{wid}" '
+        f'data-cells-before="{env.get("cell_index", 0)}" aria-label="{label}">\n'
         f'<p class="widget-loading">{html.escape(LABELS[spec["name"]])}: the picture appears when the page\'s '
         "scripts have loaded.</p>\n"
         f'<script type="application/json" class="widget-data">{json_for_script(data)}</script>\n'

@@ -30,3 +30,8 @@ def chromium_path() -> str:
 def launch(playwright):
     """Start headless Chromium for a test session."""
     return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+
+
+def protocol_errors(page) -> list[str]:
+    """Messages the page and its worker exchanged that static/js/protocol.js does not define."""
+    return page.evaluate("globalThis.lessonPage?.runtime.protocolErrors ?? []")

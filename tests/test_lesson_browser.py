@@ -186,7 +186,7 @@ def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_han
     expect(hand.nth(0)).to_contain_text("previous token")
     expect(hand.nth(1)).to_contain_text("same token")
     # the tables behind the hand-built panels hold what Python computes
-    expected = widgets._heads(4)[0]["arrays"]["hand_weights"]
+    expected = widgets.heads(4)["arrays"]["hand_weights"]
     tables = heads.locator(".heads-table")
     expect(tables).to_have_count(6)
     for i in range(2):

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -89,6 +89,21 @@ def page(context, site_url):
     yield pg
     assert not errors, f"uncaught errors in the page: {errors}"
     assert not csp, f"the page's Content-Security-Policy blocked something: {csp}"
+    assert protocol_errors(pg) == []
+
+
+def test_every_message_of_a_run_is_one_protocol_js_defines(page):
+    code = ("import sys\nimport numpy as np\nimport matplotlib.pyplot as plt\nfrom lessonpy.show import show_attention\n"
+            "print('out'); print('err', file=sys.stderr)\nplt.plot([0, 1])\n"
+            "show_attention(weights=np.eye(2))\nshow_attention(weights=np.ones((2, 2)))")
+    out = run(page, "setup", code)
+    expect(out.locator("img.out-figure")).to_have_count(1)
+    expect(out.locator(".out-error")).to_contain_text("sums to 2")
+    assert protocol_errors(page) == []
+    # The check is live: a message the protocol does not define is recorded.
+    page.evaluate("lessonPage.runtime.worker.onmessage({data: {type: 'show-error', runId: null, message: 'x'}})")
+    assert protocol_errors(page) == ['unknown event type "show-error"']
+    page.evaluate("lessonPage.runtime.protocolErrors.length = 0")
 
 
 def test_status_says_ready_and_page_is_isolated(page):

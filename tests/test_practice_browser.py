@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_source import exercise_fences_text
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +64,7 @@ def page(context, practice_url):
     pg = open_page(context, practice_url)
     yield pg
     assert not pg.errors, f"uncaught errors in the page: {pg.errors}"
+    assert protocol_errors(pg) == []
 
 
 def quiz(page, quiz_id):

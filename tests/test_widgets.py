@@ -28,8 +28,8 @@ def clean_bridge():
 # ---------------------------------------------------------------------------- dk-explorer
 
 def test_unscaled_large_dk_saturates_and_scaling_keeps_rows_soft():
-    hard = widgets.explore(d_k=512, scale=False)
-    soft = widgets.explore(d_k=512, scale=True)
+    hard = widgets.explore(d_k=512, scale=False)["stats"]
+    soft = widgets.explore(d_k=512, scale=True)["stats"]
     assert hard["max_max_weight"] > 0.99 and hard["saturated_rows"] == hard["T"]
     assert min(hard["max_weight"]) > 0.9 and hard["mean_entropy"] < 0.2
     assert soft["max_max_weight"] < 0.9 and soft["saturated_rows"] == 0
@@ -39,18 +39,18 @@ def test_unscaled_large_dk_saturates_and_scaling_keeps_rows_soft():
 
 def test_explorer_agrees_with_the_scaling_sweep():
     for d_k, scale, temperature in [(4, True, 1.0), (64, False, 1.0), (512, True, 0.5), (16, False, 2.0)]:
-        stats = widgets.explore(d_k=d_k, scale=scale, temperature=temperature, seed=3)
+        stats = widgets.explore(d_k=d_k, scale=scale, temperature=temperature, seed=3)["stats"]
         sweep = scaling_sweep(d_ks=[d_k], T=8, scale=scale, temperature=temperature, seed=3)
         assert stats["mean_entropy"] == pytest.approx(sweep["mean_entropy"][0])
         assert stats["mean_max_weight"] == pytest.approx(sweep["mean_max_weight"][0])
         assert stats["all_score_std"] == pytest.approx(sweep["score_std"][0])
 
 
-def test_explorer_emits_the_example_it_describes():
-    stats = widgets.explore(d_k=32, target="ex", request=7)
-    [(kind, payload)] = bridge.recorded
-    assert kind == "arrays" and payload["target"] == "ex" and payload["source"] == "widget"
-    assert payload["request"] == stats["request"] == 7
+def test_explorer_returns_the_example_it_describes():
+    payload = widgets.explore(d_k=32, target="ex")
+    stats = payload["stats"]
+    assert bridge.recorded == []  # one reply to the call, no event beside it
+    assert payload["target"] == "ex" and payload["view"] == "attention"
     w, s = payload["arrays"]["weights"], payload["arrays"]["scores"]
     assert w.dtype == np.float32 and w.shape == (8, 8) and payload["tokens"][:3] == ["the", "cat", "sat"]
     np.testing.assert_allclose(w.max(axis=-1), stats["max_weight"], rtol=1e-6)
@@ -60,8 +60,7 @@ def test_explorer_emits_the_example_it_describes():
 
 
 def test_causal_mask_hides_the_future_and_rows_renormalise():
-    widgets.explore(d_k=64, causal=True)
-    payload = bridge.recorded[-1][1]
+    payload = widgets.explore(d_k=64, causal=True)
     s, w = payload["arrays"]["scores"], payload["arrays"]["weights"]
     upper = np.triu(np.ones_like(s, dtype=bool), k=1)
     assert np.all(np.isneginf(s[upper])) and np.all(np.isfinite(s[~upper]))
@@ -84,8 +83,8 @@ def test_explorer_refuses_out_of_range_settings():
 def test_heads_split_the_same_parameters_for_every_divisor():
     C = 48
     for H in widgets.divisors(C):
-        stats = widgets.heads(n_head=H, C=C, T=8)
-        weights = bridge.recorded[-1][1]["arrays"]["weights"]
+        payload = widgets.heads(n_head=H, C=C, T=8)
+        stats, weights = payload["stats"], payload["arrays"]["weights"]
         assert weights.shape == (H, 8, 8)
         np.testing.assert_allclose(weights.sum(axis=-1), 1, atol=1e-5)
         assert stats["heads_shape"] == [1, H, 8, C // H] and stats["x_shape"] == [1, 8, C]
@@ -96,8 +95,8 @@ def test_heads_split_the_same_parameters_for_every_divisor():
 
 
 def test_one_head_is_plain_attention_on_the_same_input():
-    w1 = widgets._heads(1)[0]["arrays"]["weights"]
-    w4 = widgets._heads(4)[0]["arrays"]["weights"]
+    w1 = widgets.heads(1)["arrays"]["weights"]
+    w4 = widgets.heads(4)["arrays"]["weights"]
     assert not np.allclose(w1[0], w4[0])  # splitting changes what each head sees
     x, W_qkv, _ = widgets._heads_weights(48, 8, 0)
     q, k = x[0] @ W_qkv[:48].T, x[0] @ W_qkv[48:96].T
@@ -107,8 +106,8 @@ def test_one_head_is_plain_attention_on_the_same_input():
 
 
 def test_the_heads_widget_adds_two_hand_built_heads_that_really_specialise():
-    stats = widgets.heads(n_head=4, C=48, T=8)
-    hand = bridge.recorded[-1][1]["arrays"]["hand_weights"]
+    payload = widgets.heads(n_head=4, C=48, T=8)
+    stats, hand = payload["stats"], payload["arrays"]["hand_weights"]
     tokens = stats["tokens"]
     assert hand.shape == (2, 8, 8) and [h["name"] for h in stats["hand_heads"]] == ["previous token", "same token"]
     np.testing.assert_allclose(hand.sum(axis=-1), 1, atol=1e-5)
@@ -125,8 +124,7 @@ def test_the_heads_widget_adds_two_hand_built_heads_that_really_specialise():
     for i in set(range(8)) - set(the):
         assert same[i].argmax() == i and same[i, i] > 0.99
     # the hand-built heads do not depend on H, and are not among the random heads
-    widgets.heads(n_head=2, C=48, T=8)
-    np.testing.assert_array_equal(bridge.recorded[-1][1]["arrays"]["hand_weights"], hand)
+    np.testing.assert_array_equal(widgets.heads(n_head=2, C=48, T=8)["arrays"]["hand_weights"], hand)
 
 
 def test_hand_built_heads_are_softmax_of_their_own_queries_and_keys():
@@ -190,7 +188,7 @@ def test_fence_embeds_the_prerendered_payload(tmp_path):
     assert ex["name"] == "dk-explorer" and ex["options"]["d_k"] == 512 and ex["options"]["scale"] is False
     scores = ex["initial"]["arrays"]["scores"]
     assert scores["shape"] == [8, 8] and scores["data"][1] == "-inf"  # the masked upper triangle
-    expected = widgets._explore(d_k=512, scale=False, causal=True)[1]
+    expected = widgets.explore(d_k=512, scale=False, causal=True)["stats"]
     assert ex["initial"]["stats"]["max_weight"] == expected["max_weight"]
     assert heads["options"] == {"title": None, "C": 48, "T": 8, "heads": 4, "seed": 0}
     assert heads["initial"]["arrays"]["weights"]["shape"] == [4, 8, 8]

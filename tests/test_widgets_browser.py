@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
 from lessonpy import widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import _build_payload
@@ -54,8 +54,10 @@ def page(browser, widgets_url):
     context, pg = open_page(browser, widgets_url, viewport={"width": 1000, "height": 900})
     expect(pg.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
     yield pg
+    unknown = protocol_errors(pg)
     context.close()
     assert not pg.errors, f"uncaught errors in the page: {pg.errors}"
+    assert unknown == [], f"messages protocol.js does not define: {unknown}"
 
 
 def widget(page, wid):
@@ -223,7 +225,7 @@ def explorer_settings(page, d_k, scale, causal=False):
 
 def test_explorer_saturates_without_scaling_and_stays_soft_with_it(page):
     explorer, entropy, max_weight, _ = explorer_settings(page, 512, scale=False)
-    expected = widgets._explore(d_k=512, scale=False)[1]
+    expected = widgets.explore(d_k=512, scale=False)["stats"]
     np.testing.assert_allclose(max_weight, expected["max_weight"], atol=1e-4)
     np.testing.assert_allclose(entropy, expected["row_entropy"], atol=1e-4)
     assert max_weight.max() > 0.9
@@ -232,7 +234,7 @@ def test_explorer_saturates_without_scaling_and_stays_soft_with_it(page):
 
     explorer, entropy, max_weight, _ = explorer_settings(page, 512, scale=True)
     assert max_weight.max() < 0.9
-    np.testing.assert_allclose(entropy, widgets._explore(d_k=512, scale=True)[1]["row_entropy"], atol=1e-4)
+    np.testing.assert_allclose(entropy, widgets.explore(d_k=512, scale=True)["stats"]["row_entropy"], atol=1e-4)
     expect(explorer.locator(".widget-stats")).to_contain_text("0 of 8")
 
 
@@ -261,7 +263,7 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
         expect(heads.locator(".heads-split")).to_contain_text(f"(1, {H}, 8, {48 // H}) = (B, H, T, D)")
         expect(heads.locator(".heads-params")).to_have_attribute("data-count", count)
         expect(heads.locator(".heads-params")).to_contain_text("4 × 48² = 9,216")
-    expected = widgets._heads(3)[0]["arrays"]["weights"]
+    expected = widgets.heads(3)["arrays"]["weights"]
     shown = heads.locator(".heads-table").nth(2).locator("tbody td").evaluate_all(
         "tds => tds.map(td => Number(td.dataset.value))")
     np.testing.assert_allclose(np.array(shown).reshape(8, 8), expected[2], atol=1e-6)

@@ -4,7 +4,8 @@ worker.js imports this module once Python is up and calls :func:`start` with a J
 function ``post(type, payload, transfer)``. From then on:
 
 * :func:`run` executes one cell and returns a plain JS object describing the result;
-* ``lessonpy.bridge.emit`` events are converted here: numpy arrays become
+* :func:`call` calls a lessonpy function for a widget or a grader and returns its value;
+* ``lessonpy.bridge.emit`` events (figures included) and call results are converted here: numpy arrays become
   ``{shape, dtype, data}`` with ``data`` a flat typed array whose buffer is transferred,
   so a 512×512 weights matrix crosses as one memcpy, never as nested JS arrays.
 """
@@ -12,6 +13,7 @@ function ``post(type, payload, transfer)``. From then on:
 from __future__ import annotations
 
 import builtins
+import importlib
 from typing import Any
 
 import numpy as np
@@ -48,15 +50,35 @@ def _convert(value: Any, transfer: list) -> Any:
         return {str(k): _convert(v, transfer) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_convert(v, transfer) for v in value]
+    if isinstance(value, bytes):  # a PNG: a Uint8Array copy, transferred
+        typed = to_js(value)
+        transfer.append(typed.buffer)
+        return typed
     if isinstance(value, np.generic):
         return value.item()
     return value
 
 
-def _send_event(event_type: str, payload: dict[str, Any]) -> None:
+def _to_page(value: Any) -> tuple[Any, Any]:
+    """*value* as a JS object for postMessage, and the list of buffers to transfer with it."""
     transfer: list = []
-    converted = _convert(payload, transfer)
-    _post(event_type, to_js(converted, dict_converter=Object.fromEntries), to_js(transfer))
+    converted = _convert(value, transfer)
+    return to_js(converted, dict_converter=Object.fromEntries), to_js(transfer)
+
+
+def _send_event(event_type: str, payload: dict[str, Any]) -> None:
+    _post(event_type, *_to_page(payload))
+
+
+def call(module: str, func: str, kwargs) -> Any:
+    """Call ``module.func(**kwargs)`` for the page (widgets, graders); return [value, transfer].
+
+    The value crosses like an event's payload: numpy arrays as flat typed arrays, transferred,
+    so a widget's arrays and numbers come back together as the one reply to its request.
+    """
+    kwargs = kwargs.to_py() if hasattr(kwargs, "to_py") else dict(kwargs or {})
+    value = getattr(importlib.import_module(module), func)(**kwargs)
+    return to_js(list(_to_page(value)))
 
 
 def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str | None:
@@ -71,7 +93,7 @@ def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str 
 
 def _post_figures() -> None:
     for png in collect_figures():
-        _post("figure", to_js({"format": "png", "data": to_js(png)}, dict_converter=Object.fromEntries), None)
+        bridge.emit("figure", {"format": "png", "data": png})
 
 
 async def run(code: str, cell_id: str, other_cells=None):

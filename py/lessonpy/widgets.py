@@ -2,12 +2,12 @@
 
 The build calls :func:`prerender` in CPython to put each widget's first picture into the
 page; once Python runs in the page, the widgets call :func:`explore` and :func:`heads`
-through ``runtime.call("lessonpy.widgets", ...)``. Each call emits its arrays with
-``bridge.emit("arrays", payload)`` (typed arrays, transferred) and returns plain stats,
-so the numbers the page prints are the ones computed here. Python computes, JavaScript draws.
+through ``runtime.call("lessonpy.widgets", ...)``. Each call returns one payload: the arrays
+(typed arrays in the reply, transferred) and the stats the page prints beside them, so the
+numbers the page prints are the ones computed here. Python computes, JavaScript draws.
 
-Payloads follow :func:`lessonpy.show.show_attention`'s shape, plus ``"source": "widget"``
-so the page's router knows the calling widget handles them itself.
+Payloads follow :func:`lessonpy.show.show_attention`'s shape (``view``, ``title``, ``tokens``,
+``arrays``, ``stats``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import bridge, cat_example
+from . import cat_example
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
 from .experiments import _unit_draws
@@ -74,8 +74,12 @@ def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None):
 # dk-explorer: how d_k, the 1/sqrt(d_k) scaling, temperature and a causal mask shape softmax
 
 
-def _explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, target=None):
-    """Compute the explorer's picture and numbers; return (payload, stats)."""
+def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, target=None):
+    """The dk-explorer's call: the example's scores and weights, and the numbers printed beside them.
+
+    q and k have unit-variance entries (see experiments.scaling_sweep), one draw per seed,
+    so moving a slider changes only what the slider controls.
+    """
     d_k = _check_int("d_k", d_k, *DK_RANGE)
     T = _check_int("T", T, *T_RANGE)
     temperature = float(temperature)
@@ -122,26 +126,12 @@ def _explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, tar
     how = "scores / √d_k" if scale else "unscaled scores"
     title = (f"d_k = {d_k}, {how}" + (f", temperature {temperature:g}" if temperature != 1 else "")
              + (", causal mask" if causal else ""))
-    payload = {
-        "view": "attention", "source": "widget", "widget": "dk-explorer", "target": target,
+    return {
+        "view": "attention", "widget": "dk-explorer", "target": target,
         "title": title, "tokens": tokens_for(T),
         "arrays": {"scores": s0.astype(np.float32), "weights": p0.astype(np.float32)},
         "stats": stats,
     }
-    return payload, stats
-
-
-def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, target=None, request=None):
-    """The dk-explorer's call: emit the example's scores and weights, return the stats.
-
-    q and k have unit-variance entries (see experiments.scaling_sweep), one draw per seed,
-    so moving a slider changes only what the slider controls. ``request`` is echoed back so
-    the page can drop replies to requests it has since replaced.
-    """
-    payload, stats = _explore(d_k, scale, temperature, causal, T, seed, target)
-    payload["request"] = request
-    bridge.emit("arrays", payload)
-    return {**stats, "request": request}
 
 
 # -----------------------------------------------------------------------------
@@ -163,8 +153,9 @@ def _heads_weights(C, T, seed):
     return x, W_qkv, W_proj
 
 
-def _heads(n_head=4, C=48, T=8, seed=0, target=None):
-    """Compute the heads widget's picture and numbers; return (payload, stats)."""
+def heads(n_head=4, C=48, T=8, seed=0, target=None):
+    """The heads widget's call: the H random heads' patterns (H, T, T) and the two hand-built heads'
+    (2, T, T), with the split's shapes and counts."""
     C = _check_int("C", C, 1, 256)
     T = _check_int("T", T, 2, 32)
     H = _check_int("n_head", n_head, 1, C)
@@ -193,23 +184,13 @@ def _heads(n_head=4, C=48, T=8, seed=0, target=None):
         "hand_heads": [{"name": name, "description": about, "entropy": float(row_entropy(p).mean())}
                        for (name, about), p in zip(HAND_HEADS.items(), hand)],
     }
-    payload = {
-        "view": "heads", "source": "widget", "widget": "heads", "target": target,
+    return {
+        "view": "heads", "widget": "heads", "target": target,
         "title": f"{H} head{'s' if H > 1 else ''} of size D = {C // H}", "tokens": tokens,
         "arrays": {"weights": w.astype(np.float32),  # (H, T, T): one pattern per random head
                    "hand_weights": hand.astype(np.float32)},  # (2, T, T): the hand-built heads
         "stats": stats,
     }
-    return payload, stats
-
-
-def heads(n_head=4, C=48, T=8, seed=0, target=None, request=None):
-    """The heads widget's call: emit the H random heads' patterns (H, T, T) and the two hand-built
-    heads' (2, T, T); return shapes and counts."""
-    payload, stats = _heads(n_head, C, T, seed, target)
-    payload["request"] = request
-    bridge.emit("arrays", payload)
-    return {**stats, "request": request}
 
 
 # -----------------------------------------------------------------------------
@@ -225,10 +206,10 @@ def prerender(name, options=None, target=None):
         return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
                                  tokens=o.get("tokens"), title=o.get("title"), target=target)
     if name == "dk-explorer":
-        return _explore(d_k=o.get("d_k", 64), scale=o.get("scale", True),
-                        temperature=o.get("temperature", 1.0), causal=o.get("causal", False),
-                        T=o.get("T", 8), seed=o.get("seed", 0), target=target)[0]
+        return explore(d_k=o.get("d_k", 64), scale=o.get("scale", True),
+                       temperature=o.get("temperature", 1.0), causal=o.get("causal", False),
+                       T=o.get("T", 8), seed=o.get("seed", 0), target=target)
     if name == "heads":
-        return _heads(n_head=o.get("heads", 4), C=o.get("C", 48), T=o.get("T", 8),
-                      seed=o.get("seed", 0), target=target)[0]
+        return heads(n_head=o.get("heads", 4), C=o.get("C", 48), T=o.get("T", 8),
+                     seed=o.get("seed", 0), target=target)
     raise ValueError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")

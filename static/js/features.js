@@ -1,5 +1,6 @@
 // Optional parts of a lesson page (quizzes, exercises, widgets) are separate modules,
-// loaded only when the page has them. Each exports init({runtime, lesson, root}).
+// loaded only when the page has them. Each exports init({runtime, lesson, root, cells, cellIds}),
+// cellIds being the page's cell ids in page order (from the build).
 const FEATURES = [
   // [selector that marks the feature in the page, module URL relative to this file]
 ];

@@ -18,6 +18,6 @@ registerFeature("[data-exercise]", "./exercises.js");
 registerFeature("[data-widget]", "./widgets.js");
 registerFeature("[data-copy]", "./copy.js");
 registerFeature("[data-notebook]", "./notebook.js");
-initFeatures({ runtime, lesson: config.lesson, root: document, cells });
+initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
 await cells.ready;
 document.body.dataset.cells = "ready"; // every editor is in place

@@ -1,27 +1,120 @@
-// The message protocol between the page (runtime.js) and the Python worker (worker.js).
-// Requests:  {id, type, ...}            page -> worker
-// Replies:   {id, ok: true, result} | {id, ok: false, error}   worker -> page, one per request
-// Events:    {type, runId, ...}         worker -> page, streamed while a request runs
+// The whole message protocol between the page (runtime.js, start-python.js) and the Python
+// worker (worker.js, and Python through lessonpy.bridge). A message that is not defined here is
+// a bug: the page records it (runtime.protocolErrors) and the browser tests fail on it.
+//
+// Requests: {id, type, ...fields}                          page -> worker, one reply each
+// Replies:  {id, ok: true, result} | {id, ok: false, error, fatal}   worker -> page
+// Events:   {type, runId, ...fields}                       worker -> page, streamed while the
+//           request with id runId runs ("fatal" may come with no request at all)
 // Arrays always travel as {shape, dtype, data: TypedArray} with data's buffer transferred.
+
+/**
+ * @typedef {{shape: number[], dtype: "float32", data: Float32Array}} WireArray
+ * @typedef {{url: string, path: string}} FontCache  matplotlib's font cache: where to fetch it, where it goes
+ *
+ * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null}} InitRequest
+ *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
+ *   Reply: {pythonVersion: string, crossOriginIsolated: boolean}.
+ * @typedef {{type: "set-interrupt", buffer: SharedArrayBuffer}} SetInterruptRequest
+ *   Where Stop writes SIGINT. No id and no reply.
+ * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>}} RunRequest
+ *   Run one cell in the page's shared namespace; cells maps every cell id to its code (for hints).
+ *   Reply: {ok: boolean, value: string|null, error: string|null, errorName: string|null, hint: string|null}.
+ * @typedef {{id: number, type: "call", module: string, func: string, kwargs: Object}} CallRequest
+ *   Call a lessonpy function (widgets, graders). Reply: what it returned, with numpy arrays as
+ *   WireArrays (transferred), e.g. a widget's {arrays, tokens, stats, ...} in one piece.
+ *
+ * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
+ *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
+ * @typedef {{type: "stdout"|"stderr", runId: number, text: string}} StreamEvent  a chunk of output
+ * @typedef {{type: "figure", runId: number, format: "png", data: Uint8Array}} FigureEvent
+ *   A matplotlib figure the cell left open (lessonpy.figures, sent through lessonpy.bridge).
+ * @typedef {{type: "arrays", runId: number, view: "attention", title: string|null, target: string|null,
+ *   tokens?: string[], arrays?: Object<string, WireArray>, derived?: string[], stats?: Object, error?: string}} ArraysEvent
+ *   What show_attention sends (lessonpy.show): arrays for a view, or the error that refused them.
+ * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
+ * @typedef {{type: "fatal", runId?: number|null, error: string}} FatalEvent
+ *   Python died where no request could report it (os._exit, a wasm trap), or the worker failed
+ *   to start (start-python.js): the page restarts Python.
+ */
 
 /** Request types (page -> worker). */
 export const Request = Object.freeze({
-  INIT: "init", // {indexURL, wheelURL, bootPackages}: boot Python, load numpy and lessonpy (sent as the worker's name)
-  SET_INTERRUPT: "set-interrupt", // {buffer: SharedArrayBuffer}: where Stop writes SIGINT; no reply
-  RUN: "run", // {code, cellId, cells}: run one cell in the page's shared namespace
-  CALL: "call", // {module, func, kwargs}: call a lessonpy function (widgets, graders); result is plain data
+  INIT: "init",
+  SET_INTERRUPT: "set-interrupt",
+  RUN: "run",
+  CALL: "call",
 });
 
 /** Event types (worker -> page). */
 export const Event = Object.freeze({
-  PROGRESS: "progress", // {stage, fraction}: boot progress, 0..1
-  STDOUT: "stdout", // {text}: a chunk of the running cell's standard output
-  STDERR: "stderr", // {text}: a chunk of its standard error
-  FIGURE: "figure", // {format: "png", data: Uint8Array}: a matplotlib figure the cell drew
-  ARRAYS: "arrays", // {view, arrays: {name: {shape, dtype, data}}, ...}: arrays for the components
-  SHOW_ERROR: "show-error", // {message, target}: arrays handed to a view were rejected
-  NOTICE: "notice", // {text}: something the reader should know (e.g. "Loading matplotlib…")
+  PROGRESS: "progress",
+  STDOUT: "stdout",
+  STDERR: "stderr",
+  FIGURE: "figure",
+  ARRAYS: "arrays",
+  NOTICE: "notice",
+  FATAL: "fatal",
 });
 
 /** Interrupt-buffer values (Pyodide reads them between bytecodes). */
 export const SIGINT = 2;
+
+// The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
+// come on top. Kept beside the typedefs above; protocolError checks messages against it.
+const REQUEST_FIELDS = {
+  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache"], []],
+  [Request.SET_INTERRUPT]: [["buffer"], []],
+  [Request.RUN]: [["code", "cellId", "cells"], []],
+  [Request.CALL]: [["module", "func", "kwargs"], []],
+};
+const EVENT_FIELDS = {
+  [Event.PROGRESS]: [["stage", "fraction"], ["at"]],
+  [Event.STDOUT]: [["text"], []],
+  [Event.STDERR]: [["text"], []],
+  [Event.FIGURE]: [["format", "data"], []],
+  [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "stats", "error"]],
+  [Event.NOTICE]: [["text"], []],
+  [Event.FATAL]: [["error"], []],
+};
+const REPLY_FIELDS = [["id", "ok"], ["result", "error", "fatal"]];
+
+/** The fields of every message, by direction and type: {request, event, reply} (for tests and docs). */
+export const FIELDS = Object.freeze({ request: REQUEST_FIELDS, event: EVENT_FIELDS, reply: REPLY_FIELDS });
+
+function fieldError(what, message, [required, optional], extra) {
+  const allowed = new Set([...required, ...optional, ...extra]);
+  const missing = required.filter((k) => !(k in message));
+  if (missing.length) return `${what} lacks ${missing.join(", ")}`;
+  const unknown = Object.keys(message).filter((k) => !allowed.has(k));
+  if (unknown.length) return `${what} has fields the protocol does not define: ${unknown.join(", ")}`;
+  return null;
+}
+
+/**
+ * Why `message` (travelling `direction`: "request" page -> worker, "reply" or "event"
+ * worker -> page) is not one the protocol defines, or null when it is.
+ */
+export function protocolError(direction, message) {
+  if (!message || typeof message !== "object") return `a ${direction} must be an object`;
+  if (direction === "request") {
+    const fields = REQUEST_FIELDS[message.type];
+    if (!fields) return `unknown request type ${JSON.stringify(message.type)}`;
+    const extra = message.type === Request.SET_INTERRUPT ? [] : ["id"];
+    if (extra.length && !Number.isInteger(message.id)) return `request ${message.type} needs an integer id`;
+    return fieldError(`request ${message.type}`, message, fields, ["type", ...extra]);
+  }
+  if (direction === "reply") {
+    if (!Number.isInteger(message.id)) return "a reply needs the integer id of its request";
+    return fieldError("reply", message, REPLY_FIELDS, []);
+  }
+  if (direction === "event") {
+    const fields = EVENT_FIELDS[message.type];
+    if (!fields) return `unknown event type ${JSON.stringify(message.type)}`;
+    return fieldError(`event ${message.type}`, message, fields, ["type", "runId"]);
+  }
+  return `unknown direction ${direction}`;
+}
+
+/** Is a message from the worker a reply (it answers a request) rather than an event? */
+export const isReply = (message) => message?.id !== undefined;

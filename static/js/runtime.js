@@ -1,5 +1,5 @@
 // The page's handle on the Python worker: start it, send requests, stream events, stop runaway code.
-import { Event, Request, SIGINT } from "./protocol.js";
+import { Event, Request, SIGINT, isReply, protocolError } from "./protocol.js";
 
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
 const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
@@ -33,6 +33,7 @@ export class PythonRuntime extends EventTarget {
     this.ranCells = new Set(); // cells that have run in the current interpreter
     this.ready = null; // promise of the current boot
     this.currentRun = null; // id of the request being executed
+    this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
     // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
     this.interruptBuffer = interruptBuffer;
   }
@@ -45,7 +46,9 @@ export class PythonRuntime extends EventTarget {
 
   async #boot() {
     this.#status({ state: "loading", stage: "Starting", fraction: 0 });
-    const { worker, initId, buffered, startedAt } = takeWorker(this.config, this.interruptBuffer);
+    const { worker, init: initRequest, sent, buffered, startedAt } = takeWorker(this.config, this.interruptBuffer);
+    for (const message of sent) this.#checkProtocol("request", message); // start-python.js cannot import protocol.js
+    const initId = initRequest.id;
     // Milestones of this boot (ms since navigation), for the benchmark and the curious.
     this.timings = [["worker created", startedAt]];
     this.worker = worker;
@@ -56,7 +59,7 @@ export class PythonRuntime extends EventTarget {
       if (booted) this.restart().catch(() => {}); // a crash after start-up: restart and replay
     };
     const init = new Promise((resolve, reject) => {
-      this.pending.set(initId, { resolve, reject, type: Request.INIT, onEvent: (event) => {
+      this.pending.set(initId, { resolve, reject, type: Request.INIT, cellId: null, onEvent: (event) => {
         if (event.type === Event.PROGRESS && event.at) this.timings.push([event.stage, event.at - performance.timeOrigin]);
         if (event.type === Event.PROGRESS && event.stage !== "ready") {
           this.#status({ state: "loading", stage: event.stage, fraction: event.fraction });
@@ -104,6 +107,11 @@ export class PythonRuntime extends EventTarget {
     await this.start();
     if (this.interruptBuffer) this.interruptBuffer[0] = 0;
     return this.#request(Request.CALL, { module, func, kwargs }, onEvent);
+  }
+
+  /** The id of the cell whose run has id `runId` (events carry it), or null (a call, or gone). */
+  cellOf(runId) {
+    return this.pending.get(runId)?.cellId ?? null;
   }
 
   /** Stop the running code: interrupt it if we can, else (or if it will not stop) restart Python. */
@@ -158,15 +166,25 @@ export class PythonRuntime extends EventTarget {
 
   #request(type, fields, onEvent) {
     const id = this.nextId++;
+    const message = { id, type, ...fields };
+    this.#checkProtocol("request", message);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onEvent, type });
+      this.pending.set(id, { resolve, reject, onEvent, type, cellId: type === Request.RUN ? fields.cellId : null });
       if (type !== Request.INIT) this.currentRun ??= id;
-      this.worker.postMessage({ id, type, ...fields });
+      this.worker.postMessage(message);
     });
   }
 
+  #checkProtocol(direction, message) {
+    const error = protocolError(direction, message);
+    if (!error) return;
+    this.protocolErrors.push(error);
+    console.error(`protocol.js does not define this ${direction}: ${error}`);
+  }
+
   #onMessage(msg) {
-    if (msg.id !== undefined) {
+    this.#checkProtocol(isReply(msg) ? "reply" : "event", msg);
+    if (isReply(msg)) {
       const entry = this.pending.get(msg.id);
       this.pending.delete(msg.id);
       if (this.currentRun === msg.id) this.currentRun = this.#nextPendingRun();
@@ -176,7 +194,7 @@ export class PythonRuntime extends EventTarget {
       if (msg.fatal) this.restart().catch(() => {}); // Python died: bring a new one up at once
       return;
     }
-    if (msg.type === "fatal") {
+    if (msg.type === Event.FATAL) {
       const booted = this.status?.state === "ready";
       this.#failAll(`Python stopped working: ${msg.error}`, { fatal: true });
       if (booted) this.restart().catch(() => {}); // during start-up the status line reports it instead

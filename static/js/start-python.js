@@ -12,7 +12,8 @@
  */
 globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffer) {
   const abs = (url) => new URL(url, document.baseURI).href;
-  // The init request (id 0, type "init" as in protocol.js) travels as the worker's name,
+  // The init request (protocol.js's InitRequest; a classic script cannot import it, and
+  // runtime.js checks this message against it) travels as the worker's name,
   // which the worker reads as soon as it runs, without waiting for this thread.
   const init = {
     id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
@@ -25,8 +26,10 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
     event.preventDefault();
     buffered.push({ type: "fatal", error: event.message || "the Python worker failed to start" });
   };
-  if (interruptBuffer) worker.postMessage({ type: "set-interrupt", buffer: interruptBuffer.buffer });
-  return { worker, initId: init.id, buffered, startedAt: performance.now() };
+  const sent = [init];
+  if (interruptBuffer) sent.push({ type: "set-interrupt", buffer: interruptBuffer.buffer });
+  if (sent[1]) worker.postMessage(sent[1]);
+  return { worker, init, sent, buffered, startedAt: performance.now() };
 };
 
 (() => {

@@ -1,14 +1,17 @@
 // The lesson's ```widget blocks: attention-view, step-through, dk-explorer and heads.
 // Each widget starts from the payload the build computed (so it draws before Python loads),
 // then shows what Python computes: the explorer and heads call lessonpy.widgets through
-// runtime.call; the views show what cells send with show_attention.
+// runtime.call (arrays and numbers come back as the call's reply); the views show what cells
+// send with show_attention.
 //
 // Routing of show_attention (python's "arrays" events, re-dispatched as lesson:arrays):
 //   target=ID   -> the attention-view or step-through with that id;
-//   no target   -> the first such view after the cell that ran, else the last one before it
-//                  (else the first on the page). An unknown target falls back to this rule and
-//                  says so on the view. Payloads a widget asked for itself ("source": "widget")
-//                  go only to that widget.
+//   no target   -> the first such view after the cell whose run sent it, else the last one
+//                  before it (else the first on the page). An unknown target falls back to
+//                  this rule and says so on the view.
+// Where a cell stands is the build's word, not the DOM's: the page config lists the cells in
+// page order, each widget says how many cells come before it (data-cells-before), and the
+// event's runId says which cell's run sent it (runtime.cellOf).
 import { createAttentionView } from "./components/linked.js";
 import { decodePayload, el } from "./widgets/common.js";
 
@@ -27,9 +30,10 @@ const VIEW_NAMES = new Set(["attention-view", "step-through"]);
  * are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
  * page of them must not spend its first second on pictures nobody can see yet.
  */
-export async function init({ runtime, root }) {
+export async function init({ runtime, root, cellIds = [] }) {
   const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
     section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
+    cellsBefore: Number(section.dataset.cellsBefore ?? 0),
   }));
   const widgets = []; // the started ones, in the order they started
   globalThis.lessonWidgets = widgets; // for tests and the curious
@@ -55,12 +59,12 @@ export async function init({ runtime, root }) {
 
   const views = entries.filter((e) => VIEW_NAMES.has(e.name));
   document.addEventListener("lesson:arrays", async ({ detail }) => {
-    if (!detail || detail.source === "widget" || (detail.view && detail.view !== "attention")) return;
-    const cell = document.querySelector('[data-cell][data-status="running"]');
-    const route = routeArrays(views, detail, cell);
+    if (!detail || (detail.view && detail.view !== "attention")) return;
+    const cellIndex = cellIds.indexOf(runtime.cellOf(detail.runId)); // -1: not sent by a cell
+    const route = routeArrays(views, detail, cellIndex);
     if (!route) return;
     const widget = route.view.widget ?? (await start(route.view));
-    widget?.receive(detail, route, cell);
+    widget?.receive(detail, route, cellIndex);
   });
   return widgets;
 }
@@ -97,16 +101,17 @@ async function startWidget({ section }, runtime) {
 
 /**
  * Which view shows a show_attention payload: {view, note} or null when the page has none.
- * views are in document order; cell is the element of the cell that ran (or null).
+ * views are in page order, each with cellsBefore (how many cells precede it); cellIndex is
+ * the position of the cell that sent the payload among the page's cells (-1: no cell).
  */
-export function routeArrays(views, payload, cell) {
+export function routeArrays(views, payload, cellIndex) {
   if (!views.length) return null;
   const target = typeof payload.target === "string" && payload.target ? payload.target : null;
   const named = target && views.find((v) => v.id === target);
   if (named) return { view: named, note: "" };
   let view = views[0];
-  if (cell) {
-    const after = views.find((v) => cell.compareDocumentPosition(v.section) & Node.DOCUMENT_POSITION_FOLLOWING);
+  if (cellIndex >= 0) {
+    const after = views.find((v) => v.cellsBefore > cellIndex);
     view = after ?? views[views.length - 1];
   }
   const note = target ? `No view is called '${target}' on this page, so it is shown here.` : "";
@@ -129,8 +134,8 @@ function createViewWidget({ section, spec, initial }, { stepper }) {
   describe("Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.");
   return {
     view,
-    receive(payload, { note }, cell) {
-      const label = cell?.getAttribute("aria-label") ?? "a cell";
+    receive(payload, { note }, cellIndex) {
+      const label = cellIndex >= 0 ? `Code cell ${cellIndex + 1}` : "a cell"; // the cell's own label
       view.update(payload);
       const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
       describe(`${what}.${note ? ` ${note}` : ""}`);

@@ -107,7 +107,8 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache }) {
     post(type, payload ? payload : {}, transfer ? Array.from(transfer) : []);
   });
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
-  return { pythonVersion: pyodide.runPython("import sys; sys.version.split()[0]"), crossOriginIsolated: !!interruptBuffer };
+  const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
+  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer } };
 }
 
 let pendingFontCache = null; // {path, bytes} promise until written into matplotlib's folder
@@ -135,28 +136,18 @@ async function run({ code, cellId, cells }) {
   try {
     await loadImports(code);
     const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
-    return result instanceof Map ? Object.fromEntries(result) : result;
+    return { result: result instanceof Map ? Object.fromEntries(result) : result };
   } finally {
     stdout.flush();
     stderr.flush();
   }
 }
 
-async function call({ module, func, kwargs }) {
-  // Widgets and graders call lessonpy functions that take and return plain data.
-  const mod = pyodide.pyimport(module);
-  try {
-    let value = mod[func].callKwargs(kwargs || {});
-    if (value && typeof value.then === "function") value = await value;
-    if (value && typeof value.toJs === "function") {
-      const plain = value.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
-      value.destroy();
-      return plain;
-    }
-    return value;
-  } finally {
-    mod.destroy();
-  }
+function call({ module, func, kwargs }) {
+  // Widgets and graders call lessonpy functions; numpy arrays in what they return come back
+  // as typed arrays whose buffers travel with the reply (lessonpy.pyodide_glue.call).
+  const [result, transfer] = glue.call(module, func, kwargs || {});
+  return { result, transfer: Array.from(transfer) };
 }
 
 function pythonAlive() {
@@ -173,7 +164,7 @@ function pythonAlive() {
 // can restart Python instead of waiting forever.
 function reportIfDead(event, reason) {
   if (!pyodide || pythonAlive()) return;
-  self.postMessage({ type: "fatal", error: String(reason && reason.message ? reason.message : reason) });
+  post(Event.FATAL, { error: String(reason && reason.message ? reason.message : reason) });
   event.preventDefault(); // handled here: the page hears of it once, as a "fatal" message
 }
 self.addEventListener("error", (event) => reportIfDead(event, event.error || event.message));
@@ -187,8 +178,8 @@ async function handle(message) {
   try {
     const handler = handlers[type];
     if (!handler) throw new Error(`unknown request type ${type}`);
-    const result = await handler(message);
-    self.postMessage({ id, ok: true, result });
+    const { result, transfer = [] } = await handler(message); // each handler: {result, transfer?}
+    self.postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
     // A failure of the machinery (not of the reader's code, which run() reports as data),
     // or Python itself died (os._exit, a fatal wasm error): then the page must restart us.

@@ -44,21 +44,19 @@ export function pythonNote(state) {
 
 /**
  * A debounced caller of one lessonpy.widgets function. request(kwargs) schedules a call
- * `delay` ms later (a newer request replaces it); onResult(payload, stats) gets only the
- * reply to the newest request: replies to requests made since are dropped.
+ * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
+ * newest request (its arrays, tokens and stats in one piece): replies to requests made since
+ * are dropped.
  */
 export function createCaller(runtime, func, { delay = 150, onResult, onError, onBusy }) {
   let timer = 0;
   let latest = 0;
   async function send(kwargs, id) {
-    let payload = null;
     try {
-      const stats = await runtime.call("lessonpy.widgets", func, { ...kwargs, request: id }, (msg) => {
-        if (msg.type === "arrays" && msg.request === id) payload = msg;
-      });
+      const payload = await runtime.call("lessonpy.widgets", func, kwargs);
       if (id !== latest) return; // the reader has moved on: a newer call is coming
       onBusy?.(false);
-      onResult(payload, stats);
+      onResult(payload);
     } catch (err) {
       if (id !== latest) return;
       onBusy?.(false);

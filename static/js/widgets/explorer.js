@@ -52,8 +52,8 @@ export function createExplorer({ section, spec, runtime, initial }) {
     temp.setAttribute("aria-valuetext", `temperature ${s.temperature}`);
   }
 
-  function render(payload, s) {
-    const { stats: _, ...drawn } = payload; // the numbers are shown below, not in the view's list
+  function render(payload) {
+    const { stats: s, ...drawn } = payload; // the numbers are shown below, not in the view's list
     view.update(drawn);
     section.dataset.dk = String(s.d_k);
     section.dataset.scale = String(s.scale);
@@ -101,9 +101,9 @@ export function createExplorer({ section, spec, runtime, initial }) {
   }
 
   const caller = createCaller(runtime, "explore", {
-    onResult(payload, s) {
-      if (!payload) { status.textContent = "Python answered without arrays."; return; }
-      render(payload, s);
+    onResult(payload) {
+      const s = payload.stats;
+      render(payload);
       status.textContent = `Computed in Python: d_k = ${s.d_k}, ${s.scale ? "scaled by 1/√d_k" : "not scaled"}, temperature ${s.temperature}${s.causal ? ", causal mask" : ""}.`;
       section.dataset.state = "ready";
     },
@@ -127,6 +127,6 @@ export function createExplorer({ section, spec, runtime, initial }) {
     }
   });
   showSettings();
-  render(initial, initial.stats);
+  render(initial);
   return { view };
 }

@@ -87,9 +87,9 @@ export function createHeads({ section, spec, runtime, initial }) {
   }
 
   const caller = createCaller(runtime, "heads", {
-    onResult(payload, s) {
-      if (!payload) { status.textContent = "Python answered without arrays."; return; }
-      render({ ...payload, stats: s });
+    onResult(payload) {
+      const s = payload.stats;
+      render(payload);
       status.textContent = `Computed in Python: ${s.H} head${s.H > 1 ? "s" : ""} of size ${s.D}.`;
       section.dataset.state = "ready";
     },
