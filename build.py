@@ -28,6 +28,7 @@ from sitebuild.bundle import BundleError, bundle_codemirror
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.notebook import lesson_data_files, write_notebook
+from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
 from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
@@ -74,6 +75,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None) -> 
     font cache is and belongs ({url, path}) for the page's worker."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
+    write_limits_js(work)  # from lessonpy.limits, whatever the tree's copy says
     if font_cache:
         (work / "mpl").mkdir()
         shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)

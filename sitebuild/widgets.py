@@ -23,30 +23,15 @@ from __future__ import annotations
 
 import html
 import math
-from pathlib import Path
 
 import numpy as np
 
 from .blocks import Block
+from .browser_python import lessonpy
 from .lessons import LessonError
 from .render import fence_renderer, json_for_script
 
-# The browser's Python, importable here the same way the tests import it.
-_PY = Path(__file__).resolve().parent.parent / "py"
-
-
-def _lessonpy_widgets():
-    import sys
-    if str(_PY) not in sys.path:
-        sys.path.insert(0, str(_PY))
-    from lessonpy import widgets
-    return widgets
-
-
-def _lessonpy_cat():
-    _lessonpy_widgets()  # puts py/ on sys.path
-    from lessonpy import cat_example
-    return cat_example
+LIMITS = lessonpy("limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
 
 
 def _powers_of_two(lo, hi):
@@ -54,20 +39,21 @@ def _powers_of_two(lo, hi):
 
 
 # Options per widget: key -> (kind, default, lo, hi). kind: int, float, bool, text, tokens, choice.
-_VIEW = {"title": ("text", None, None, None), "T": ("int", 6, 2, 64), "d_k": ("int", 8, 1, 512),
+_V, _E, _H = LIMITS["view"], LIMITS["dk-explorer"], LIMITS["heads"]
+_VIEW = {"title": ("text", None, None, None), "T": ("int", 6, *_V["T"]), "d_k": ("int", 8, *_V["d_k"]),
          "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
-         "row": ("int", None, 0, 63),
+         "row": ("int", None, 0, _V["T"][1] - 1),
          # the picture drawn before Python runs: a seeded random example, or the lesson's hand-built one
          "example": ("choice", "seeded", ["seeded", "cat"], None)}
 OPTIONS: dict[str, dict[str, tuple]] = {
     "attention-view": _VIEW,
     "step-through": {**_VIEW, "interval": ("int", 700, 100, 5000)},
-    "dk-explorer": {"title": ("text", None, None, None), "T": ("int", 8, 2, 32),
-                    "d_k": ("choice", 64, _powers_of_two(4, 512), None), "scale": ("bool", True, None, None),
-                    "temperature": ("float", 1.0, 0.25, 4.0), "causal": ("bool", False, None, None),
+    "dk-explorer": {"title": ("text", None, None, None), "T": ("int", 8, *_E["T"]),
+                    "d_k": ("choice", 64, _powers_of_two(*_E["d_k"]), None), "scale": ("bool", True, None, None),
+                    "temperature": ("float", 1.0, *_E["temperature"]), "causal": ("bool", False, None, None),
                     "seed": ("int", 0, 0, 2**31 - 1)},
-    "heads": {"title": ("text", None, None, None), "C": ("int", 48, 2, 128), "T": ("int", 8, 2, 16),
-              "heads": ("int", 4, 1, 128), "seed": ("int", 0, 0, 2**31 - 1)},
+    "heads": {"title": ("text", None, None, None), "C": ("int", 48, *_H["C"]), "T": ("int", 8, *_H["T"]),
+              "heads": ("int", 4, 1, _H["C"][1]), "seed": ("int", 0, 0, 2**31 - 1)},
 }
 
 LABELS = {
@@ -134,17 +120,18 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
     if v.get("tokens") is not None:
         if "T" in b.data and len(v["tokens"]) != v["T"]:
             b.error(f"{what}: tokens has {len(v['tokens'])} words but T is {v['T']}", ("tokens",))
-        if not 2 <= len(v["tokens"]) <= 64:
-            b.error(f"{what}: tokens needs 2 to 64 words, got {len(v['tokens'])}", ("tokens",))
+        lo, hi = _V["T"]
+        if not lo <= len(v["tokens"]) <= hi:
+            b.error(f"{what}: tokens needs {lo} to {hi} words, got {len(v['tokens'])}", ("tokens",))
         v["T"] = len(v["tokens"])
     if v.get("example") == "cat":
         if v.get("tokens") is not None or "T" in b.data:
             b.error(f"{what}: the cat example brings its own tokens; drop tokens and T", ("example",))
-        v["T"] = len(_lessonpy_cat().SENTENCE)
+        v["T"] = len(lessonpy("cat_example").SENTENCE)
     if v.get("row") is not None and v["row"] >= v["T"]:
         b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
     if name == "heads" and v["C"] % v["heads"]:
-        divisors = _lessonpy_widgets().divisors(v["C"])
+        divisors = lessonpy("widgets").divisors(v["C"])
         b.error(f"{what}: C={v['C']} does not split into {v['heads']} heads; choose one of {divisors}",
                 ("heads",))
 
@@ -175,7 +162,7 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
     """HTML of a widget: a labelled region holding its pre-rendered payload as a JSON data block."""
     spec = parse_widget(content, options, env)
     try:
-        payload = _lessonpy_widgets().prerender(spec["name"], spec["options"], target=spec["id"])
+        payload = lessonpy("widgets").prerender(spec["name"], spec["options"], target=spec["id"])
     except Exception as exc:  # a combination the options check let through
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
     data = {**spec, "initial": encode_payload(payload)}

@@ -21,19 +21,14 @@ import numpy as np
 
 from . import bridge
 from .attention import row_entropy, softmax
+from .limits import MAX_D, MAX_LABEL, MAX_T  # shared with the page (static/js/limits.js)
 
 __all__ = ["ShowError", "show_attention", "MAX_T", "MAX_D"]
 
-#: Largest sequence the view draws: a 512 x 512 heatmap is already 262,144 cells.
-MAX_T = 512
-#: Largest feature size accepted for x, Q, K, V and out (GPT-2 XL has C = 1600).
-MAX_D = 4096
 #: How far a row of weights may stray from summing to 1 (float32 and rounding).
 ROW_SUM_TOL = 1e-3
 #: Below this a weight counts as negative rather than rounding noise.
 NEG_TOL = 1e-6
-#: Labels longer than this are cut, so one long label cannot squash the axes.
-MAX_LABEL = 32
 # float32 can't hold more than ~3.4e38; anything larger would arrive as inf.
 _F32_MAX = float(np.finfo(np.float32).max)
 

@@ -21,6 +21,7 @@ from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, m
                         row_entropy, softmax, split_heads)
 from .experiments import _unit_draws
 from .hand_heads import HAND_HEADS, hand_heads
+from .limits import WIDGET_LIMITS
 from .show import _build_payload
 
 __all__ = ["WIDGETS", "attention_example", "explore", "heads", "prerender", "divisors", "SATURATED"]
@@ -31,10 +32,8 @@ WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads")
 #: A row whose largest weight is above this is "saturated": nearly one-hot.
 SATURATED = 0.9
 
-#: Limits of the explorer's controls (and of what a call may ask for).
-DK_RANGE = (1, 1024)
-TEMPERATURE_RANGE = (0.05, 20.0)
-T_RANGE = (2, 64)
+#: What each widget (and a call from the page) may ask for: lessonpy.limits, shared with the page.
+VIEW, EXPLORER, HEADS = (WIDGET_LIMITS[name] for name in ("view", "dk-explorer", "heads"))
 
 
 def tokens_for(T):
@@ -61,8 +60,8 @@ def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None):
     Exactly what a cell calling ``show_attention(Q=Q, K=K, V=V, tokens=...)`` on
     ``example_inputs(T, d_k, seed)`` would send (scores scaled by 1/sqrt(d_k)).
     """
-    T = _check_int("T", T, *T_RANGE)
-    d_k = _check_int("d_k", d_k, *DK_RANGE)
+    T = _check_int("T", T, *VIEW["T"])
+    d_k = _check_int("d_k", d_k, *VIEW["d_k"])
     ex = example_inputs(T, d_k, seed)
     x = ex["x"]  # (T, d_k)
     Q, K, V = x @ ex["W_q"], x @ ex["W_k"], x @ ex["W_v"]  # (T, d_k) each
@@ -80,12 +79,12 @@ def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, targ
     q and k have unit-variance entries (see experiments.scaling_sweep), one draw per seed,
     so moving a slider changes only what the slider controls.
     """
-    d_k = _check_int("d_k", d_k, *DK_RANGE)
-    T = _check_int("T", T, *T_RANGE)
+    d_k = _check_int("d_k", d_k, *EXPLORER["d_k"])
+    T = _check_int("T", T, *EXPLORER["T"])
     temperature = float(temperature)
-    if not TEMPERATURE_RANGE[0] <= temperature <= TEMPERATURE_RANGE[1]:
-        raise ValueError(f"temperature must be between {TEMPERATURE_RANGE[0]} and {TEMPERATURE_RANGE[1]}, "
-                         f"got {temperature}")
+    lo, hi = EXPLORER["temperature"]
+    if not lo <= temperature <= hi:
+        raise ValueError(f"temperature must be between {lo} and {hi}, got {temperature}")
     # the same unit-variance q, k as experiments.scaling_sweep (cached: a slider move costs
     # one (n, T, T) softmax, not a fresh draw)
     n_trials = max(1, -(-256 // T))  # ceil(256 / T): 256 softmax rows in all
@@ -156,8 +155,8 @@ def _heads_weights(C, T, seed):
 def heads(n_head=4, C=48, T=8, seed=0, target=None):
     """The heads widget's call: the H random heads' patterns (H, T, T) and the two hand-built heads'
     (2, T, T), with the split's shapes and counts."""
-    C = _check_int("C", C, 1, 256)
-    T = _check_int("T", T, 2, 32)
+    C = _check_int("C", C, *HEADS["C"])
+    T = _check_int("T", T, *HEADS["T"])
     H = _check_int("n_head", n_head, 1, C)
     if C % H:
         raise ValueError(f"C={C} does not split into {H} heads; choose one of {divisors(C)}")

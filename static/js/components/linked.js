@@ -194,17 +194,20 @@ export function createAttentionView(container, options = {}) {
       notes.textContent = [...checked.notes, ...problems].join(" ");
       const tokens = checked.tokens;
       const raw = payload.arrays;
-      // Hide a picture whose array was not sent at all; an invalid one shows its message.
+      // Each array was checked once above: the components take the checked ones as they are.
+      // An invalid one goes as it came, so its picture shows its own message.
+      const arr = (key) => checked.arrays[key] ?? raw[key];
+      // Hide a picture whose array was not sent at all.
       figs.scores.fig.hidden = !raw.scores;
       figs.out.fig.hidden = !raw.out;
-      components.scores.update({ arrays: { scores: raw.scores }, tokens });
-      components.weights.update({ arrays: { weights: raw.weights }, tokens });
-      components.query.update({ arrays: { weights: raw.weights }, tokens });
-      components.out.update({ arrays: { out: raw.out, V: checked.arrays.V ? raw.V : undefined, weights: raw.weights }, tokens });
+      components.scores.update({ arrays: { scores: arr("scores") }, tokens });
+      components.weights.update({ arrays: { weights: arr("weights") }, tokens });
+      components.query.update({ arrays: { weights: arr("weights") }, tokens });
+      components.out.update({ arrays: { out: arr("out"), V: checked.arrays.V, weights: arr("weights") }, tokens });
       if (tables) {
         const put = (t, key, colLabels) => {
           t.element.parentElement.hidden = !raw[key];
-          if (raw[key]) t.update({ matrix: raw[key], rowLabels: tokens, colLabels });
+          if (raw[key]) t.update({ matrix: arr(key), rowLabels: tokens, colLabels });
         };
         put(tables.scores, "scores", tokens);
         put(tables.weights, "weights", tokens);

@@ -2,7 +2,11 @@
 // can go wrong on the way (a reader's own code, an old payload, a bug), so every component runs
 // what it is given through here and shows a plain message instead of throwing.
 
-export const MAX_T = 1024; // beyond this a picture stops being useful and the page would slow down
+import { LIMITS } from "../limits.js";
+
+// The largest arrays Python sends (lessonpy.limits, shared): rows are positions, columns are
+// positions or features. Past these a picture stops being useful and the page would slow down.
+const { MAX_T, MAX_D } = LIMITS;
 
 const TYPED = [
   Float32Array, Float64Array, Int8Array, Uint8Array, Uint8ClampedArray,
@@ -37,29 +41,33 @@ function toTypedArray(data, dtype) {
 }
 
 /**
- * Check one array. opts: {name, square, rows (expected row count), allowNegInf}.
- * Returns {ok: true, rows, cols, data, masked, min, max} (min/max over finite values) or
- * {ok: false, message}.
+ * An array that passed checkArray: {ok: true, rows, cols, data (a numeric typed array), masked,
+ * min, max} (min/max over finite values), and still {shape, dtype, data} like what it came from.
+ * The linked view checks each array of a payload once and hands these to its components, which
+ * take them as they are instead of scanning the same numbers again.
  */
-export function checkArray(arr, opts = {}) {
-  // The same array reaches several components in one update: check it once per task.
-  const key = `${opts.name}|${opts.square}|${opts.rows}|${opts.allowNegInf}`;
-  const hit = arr && typeof arr === "object" ? memo.get(arr)?.get(key) : undefined;
-  if (hit && hit.source === arr.data) return hit.result;
-  const result = checkArrayNow(arr, opts);
-  if (arr && typeof arr === "object") {
-    if (!memo.has(arr)) memo.set(arr, new Map());
-    memo.get(arr).set(key, { source: arr.data, result });
-    if (!memoClearing) {
-      memoClearing = true;
-      queueMicrotask(() => { memo = new WeakMap(); memoClearing = false; }); // data may change later
-    }
-  }
-  return result;
+class CheckedArray {
+  constructor(fields) { Object.assign(this, fields); }
+  get shape() { return [this.rows, this.cols]; }
+  get dtype() { return this.data instanceof Float64Array ? "float64" : "float32"; }
 }
 
-let memo = new WeakMap();
-let memoClearing = false;
+/**
+ * Check one array: what the page must know to draw it safely (a 2-D shape within the limits,
+ * numeric data of that length, finite values). Python already told the reader what is wrong
+ * with their arrays (lessonpy.show); this keeps a bad or old payload from breaking a picture.
+ * opts: {name, square, rows (expected row count), allowNegInf}.
+ * Returns a CheckedArray or {ok: false, message}. An array checked before is not scanned again.
+ */
+export function checkArray(arr, opts = {}) {
+  if (arr instanceof CheckedArray) {
+    const reuse = (!opts.square || arr.rows === arr.cols) && (opts.rows === undefined || arr.rows === opts.rows) &&
+      (opts.allowNegInf || !arr.masked);
+    if (reuse) return arr;
+    return checkArrayNow({ shape: arr.shape, dtype: arr.dtype, data: arr.data }, opts); // for its message
+  }
+  return checkArrayNow(arr, opts);
+}
 
 function checkArrayNow(arr, opts) {
   const name = opts.name ?? "array";
@@ -77,7 +85,8 @@ function checkArrayNow(arr, opts) {
   if (rows === 0 || cols === 0) return fail(`it is empty (shape [${rows}, ${cols}]), so there is nothing to draw`);
   if (opts.square && rows !== cols) return fail(`expected a square T×T matrix, got shape [${rows}, ${cols}]`);
   if (opts.rows !== undefined && rows !== opts.rows) return fail(`expected ${opts.rows} rows (one per token), got ${rows}`);
-  if (rows > MAX_T || cols > MAX_T) return fail(`shape [${rows}, ${cols}] is larger than ${MAX_T} in a dimension`);
+  if (rows > MAX_T) return fail(`shape [${rows}, ${cols}] has more than ${MAX_T} rows`);
+  if (cols > MAX_D) return fail(`shape [${rows}, ${cols}] has more than ${MAX_D} columns`);
   const data = toTypedArray(arr.data, arr.dtype);
   if (typeof data === "string") return fail(data);
   if (data.length !== rows * cols) {
@@ -107,7 +116,7 @@ function checkArrayNow(arr, opts) {
     return fail(`it holds ${bad} value${bad > 1 ? "s" : ""} that ${bad > 1 ? "are" : "is"} not a finite number (first: ${what} at row ${r}, column ${c})`);
   }
   if (masked === data.length) return fail("every value is masked (-Infinity)");
-  return { ok: true, rows, cols, data, masked, min, max };
+  return new CheckedArray({ ok: true, rows, cols, data, masked, min, max });
 }
 
 /** Token labels for T rows: the given strings, or positions when they are missing or do not fit. */

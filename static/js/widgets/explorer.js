@@ -3,6 +3,7 @@
 // arrays that come back: score range and spread, each row's entropy against log T, and the
 // scores / weights pictures sliding from soft to one-hot.
 import { createAttentionView } from "../components/linked.js";
+import { LIMITS } from "../limits.js";
 import { createCaller, el, labelled, num, pythonNote, watchPython } from "./common.js";
 
 const log2 = Math.log2;
@@ -11,11 +12,13 @@ export function createExplorer({ section, spec, runtime, initial }) {
   const o = spec.options;
   const controls = el("fieldset", "widget-controls");
   controls.append(el("legend", "", "Settings"));
-  const dk = Object.assign(el("input"), { type: "range", min: "2", max: "9", step: "1", value: String(log2(o.d_k)) });
+  const [dkMin, dkMax] = LIMITS.widgets["dk-explorer"].d_k; // powers of two, as the build checks
+  const [tMin, tMax] = LIMITS.widgets["dk-explorer"].temperature;
+  const dk = Object.assign(el("input"), { type: "range", min: String(log2(dkMin)), max: String(log2(dkMax)), step: "1", value: String(log2(o.d_k)) });
   const dkOut = labelled(controls, dk, "Head size d_k", { output: true });
   const scale = Object.assign(el("input"), { type: "checkbox", checked: o.scale });
   labelled(controls, scale, "Divide the scores by √d_k", { after: true });
-  const temp = Object.assign(el("input"), { type: "range", min: "-2", max: "2", step: "0.25", value: String(log2(o.temperature)) });
+  const temp = Object.assign(el("input"), { type: "range", min: String(log2(tMin)), max: String(log2(tMax)), step: "0.25", value: String(log2(o.temperature)) });
   const tempOut = labelled(controls, temp, "Temperature", { output: true });
   const causal = Object.assign(el("input"), { type: "checkbox", checked: o.causal });
   labelled(controls, causal, "Causal mask (next lesson: a token sees only itself and earlier tokens)", { after: true });

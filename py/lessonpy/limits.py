@@ -1,0 +1,43 @@
+"""Every limit the lesson's Python and its page share, defined once.
+
+Python checks against these (with messages for the reader); the page reads the same numbers
+from ``static/js/limits.js``, which :func:`limits_js` writes from this module (the build writes
+it into the site, and a test keeps the repository's copy equal), so no limit has a second home.
+"""
+
+from __future__ import annotations
+
+import json
+
+#: Largest sequence a view draws: a 512 x 512 heatmap is already 262,144 cells.
+MAX_T = 512
+#: Largest feature size (columns of x, Q, K, V, out) a view draws (GPT-2 XL has C = 1600).
+MAX_D = 4096
+#: Token labels longer than this are cut, so one long label cannot squash the axes.
+MAX_LABEL = 32
+
+#: The widgets' settings: what a ```widget fence may ask for and what a call from the page may
+#: ask for (the controls offer exactly these). Ranges are (lowest, highest), inclusive.
+WIDGET_LIMITS = {
+    "view": {"T": (2, 64), "d_k": (1, 512)},  # attention-view and step-through
+    "dk-explorer": {"T": (2, 32), "d_k": (4, 512), "temperature": (0.25, 4.0)},  # d_k: powers of two
+    "heads": {"T": (2, 16), "C": (2, 128)},
+}
+
+
+def for_page() -> dict:
+    """The limits the page needs, as plain data."""
+    widgets = {name: {key: list(r) for key, r in ranges.items()} for name, ranges in WIDGET_LIMITS.items()}
+    return {"MAX_T": MAX_T, "MAX_D": MAX_D, "widgets": widgets}
+
+
+def limits_js() -> str:
+    """The text of static/js/limits.js."""
+    return (
+        "// Generated from py/lessonpy/limits.py (python3 -m sitebuild.page_limits); do not edit.\n"
+        "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
+        "// this copy (which the component fixture loads straight from the repository) equal.\n"
+        "export const LIMITS = Object.freeze({\n"
+        + "".join(f"  {key}: {json.dumps(value)},\n" for key, value in for_page().items())
+        + "});\n"
+    )
