@@ -1,7 +1,7 @@
 // Heatmap of the attention weights: row i is softmax(scores[i]) as computed in Python, so every
 // row sums to 1. Sequential colour map on the fixed range 0..1, so pictures compare across runs.
 
-import { fmt, shortLabel } from "./matrix.js";
+import { fmt, shortLabel } from "./canvas.js";
 import { createTokenMatrix } from "./tokenmatrix.js";
 
 /**

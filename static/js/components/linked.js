@@ -8,7 +8,7 @@ import { createQueryRow } from "./queryrow.js";
 import { createOutput } from "./output.js";
 import { createTable, createSummary } from "./table.js";
 import { createStepper } from "./stepper.js";
-import { isolate } from "./matrix.js";
+import { isolate } from "./canvas.js";
 import { checkPayload } from "./validate.js";
 import { el } from "../dom.js";
 

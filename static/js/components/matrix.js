@@ -6,151 +6,8 @@
 // scaled up without smoothing, so T=512 costs one ImageData fill, not 262,144 fillRects.
 
 import { makeScale, luminance, drawLegend } from "./colormap.js";
-import { checkArray, cssVar, drawMessage } from "./validate.js";
-
-// ---- shared canvas helpers (used by the other components too) ------------------------------
-
-// One draw queue for every component: at most ~20 ms of drawing per animation frame, so several
-// large views updated at once spread over frames instead of making one long task.
-const drawQueue = new Set();
-let drawFrame = 0;
-function runDrawQueue() {
-  drawFrame = 0;
-  const start = performance.now();
-  for (const fn of [...drawQueue]) {
-    if (performance.now() - start > 20) break;
-    drawQueue.delete(fn);
-    try { fn(); } catch (err) { console.error(err); }
-  }
-  if (drawQueue.size) drawFrame = requestAnimationFrame(runDrawQueue);
-}
-/** Ask for fn (a component's render) to run in an upcoming frame; repeated asks coalesce. */
-export function requestDraw(fn) {
-  drawQueue.add(fn);
-  if (!drawFrame) drawFrame = requestAnimationFrame(runDrawQueue);
-}
-/** Run fn now if it is waiting in the queue (returns whether it was). */
-export function flushDraw(fn) {
-  if (!drawQueue.delete(fn)) return false;
-  fn();
-  return true;
-}
-export const cancelDraw = (fn) => drawQueue.delete(fn);
-
-/** Colours and font of a component, read from CSS custom properties (light/dark aware). */
-export function readTheme(canvas) {
-  const family = cssVar(canvas, "font-family", "system-ui, sans-serif");
-  return {
-    fg: cssVar(canvas, "--attn-fg", "#1f2328"),
-    muted: cssVar(canvas, "--attn-muted", "#59636e"),
-    bg: cssVar(canvas, "--attn-bg", "#ffffff"),
-    grid: cssVar(canvas, "--attn-grid", "#d0d7de"),
-    accent: cssVar(canvas, "--attn-accent", "#c2185b"),
-    select: cssVar(canvas, "--attn-select", "#1f2328"),
-    empty: cssVar(canvas, "--attn-empty", "#eef1f4"),
-    masked: cssVar(canvas, "--attn-masked", "#8c959f"),
-    tipBg: cssVar(canvas, "--attn-tip-bg", "#1f2328"),
-    tipFg: cssVar(canvas, "--attn-tip-fg", "#ffffff"),
-    font: (size, weight = "") => `${weight} ${size}px ${family}`.trim(),
-  };
-}
-
-/** Size the backing store for devicePixelRatio; returns a context drawing in CSS pixels. */
-export function prepareCanvas(canvas, cssHeight) {
-  const dpr = window.devicePixelRatio || 1;
-  const width = Math.max(120, canvas.clientWidth || canvas.parentElement?.clientWidth || 320);
-  canvas.style.height = `${Math.ceil(cssHeight)}px`;
-  const w = Math.round(width * dpr);
-  const h = Math.round(cssHeight * dpr);
-  if (canvas.width !== w) canvas.width = w;
-  if (canvas.height !== h) canvas.height = h;
-  const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, cssHeight);
-  return { ctx, width, dpr };
-}
-
-/** Add event listeners ({type: handler}) to a target; returns a function that removes them all. */
-export function listen(target, handlers) {
-  const entries = Object.entries(handlers);
-  for (const [type, handler] of entries) target.addEventListener(type, handler);
-  return () => { for (const [type, handler] of entries) target.removeEventListener(type, handler); };
-}
-
-/** Call redraw when the canvas width or the colour scheme changes. Returns a cleanup function. */
-export function watchLayout(canvas, redraw) {
-  let lastWidth = canvas.clientWidth;
-  let frame = 0;
-  const schedule = () => {
-    if (!frame) frame = requestAnimationFrame(() => { frame = 0; redraw(); });
-  };
-  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
-    if (canvas.clientWidth !== lastWidth) { lastWidth = canvas.clientWidth; schedule(); }
-  }) : null;
-  ro?.observe(canvas);
-  const media = window.matchMedia?.("(prefers-color-scheme: dark)");
-  media?.addEventListener?.("change", schedule);
-  // A page theme switch (class or data-theme on <html>) changes the custom properties we read.
-  const mo = typeof MutationObserver !== "undefined" ? new MutationObserver(schedule) : null;
-  mo?.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "data-theme", "style"] });
-  // devicePixelRatio changes (zoom, another monitor) without a width change: watch the resolution.
-  let dprQuery = null;
-  const onDpr = () => { armDpr(); schedule(); };
-  const armDpr = () => {
-    dprQuery?.removeEventListener?.("change", onDpr);
-    dprQuery = window.matchMedia?.(`(resolution: ${window.devicePixelRatio || 1}dppx)`) ?? null;
-    dprQuery?.addEventListener?.("change", onDpr);
-  };
-  armDpr();
-  return () => {
-    ro?.disconnect();
-    mo?.disconnect();
-    media?.removeEventListener?.("change", schedule);
-    dprQuery?.removeEventListener?.("change", onDpr);
-    if (frame) cancelAnimationFrame(frame);
-  };
-}
-
-/**
- * Wrap a reader's label in Unicode isolates (FSI … PDI), so its own direction marks (an
- * Arabic word, a stray U+202E) cannot reverse the sentence or label it is joined into.
- */
-export function isolate(s) {
-  return `\u2068${s}\u2069`;
-}
-
-/** Make a token readable on an axis: visible whitespace, at most n characters, direction isolated. */
-export function shortLabel(s, n = 8) {
-  const t = String(s).replace(/\n/g, "⏎").replace(/\s/g, "·") || "∅";
-  return isolate(t.length > n ? `${t.slice(0, n - 1)}…` : t);
-}
-
-/** Format a number for people: fixed decimals, real minus sign. */
-export function fmt(v, digits = 3) {
-  if (v === -Infinity) return "−∞ (masked)";
-  if (!Number.isFinite(v)) return String(v);
-  const s = Math.abs(v) >= 1000 ? v.toExponential(2) : v.toFixed(digits);
-  return s.replace("-", "−");
-}
-
-export function drawTooltip(ctx, theme, text, x, y, width, height) {
-  ctx.font = theme.font(12);
-  const lines = String(text).split("\n");
-  const w = Math.max(...lines.map((l) => ctx.measureText(l).width)) + 12;
-  const h = lines.length * 16 + 8;
-  let tx = x + 12;
-  let ty = y + 12;
-  if (tx + w > width - 2) tx = Math.max(2, x - w - 12);
-  if (ty + h > height - 2) ty = Math.max(2, y - h - 12);
-  ctx.fillStyle = theme.tipBg;
-  ctx.globalAlpha = 0.94;
-  ctx.fillRect(tx, ty, w, h);
-  ctx.globalAlpha = 1;
-  ctx.fillStyle = theme.tipFg;
-  ctx.textAlign = "left";
-  ctx.textBaseline = "top";
-  lines.forEach((l, i) => ctx.fillText(l, tx + 6, ty + 5 + i * 16));
-}
+import { canvasLifecycle, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
+import { checkArray } from "./validate.js";
 
 // ---- pooling ------------------------------------------------------------------------------
 
@@ -224,18 +81,12 @@ export function createMatrix(canvas, options = {}) {
   let geometry = null;
   let lastNote = null;
   let imagesDirty = true;
-  let destroyed = false;
   let measured = null; // label widths, measured once per update: {font, rowW, colW}
 
   // Many changes can arrive in one task (update, then select, then reveal): draw once per frame.
-  const schedule = () => { if (!destroyed) requestDraw(render); };
-  const flush = () => flushDraw(render);
+  const schedule = () => life.request();
+  const flush = () => life.flush();
 
-  canvas.tabIndex = 0;
-  // A canvas that takes arrow keys is a small application; its label says what it shows and how.
-  canvas.setAttribute("role", "application");
-  canvas.setAttribute("aria-roledescription", "matrix");
-  canvas.classList.add("attn-canvas");
 
   const totalCols = () => panels.reduce((s, p) => s + p.cols, 0);
 
@@ -265,7 +116,7 @@ export function createMatrix(canvas, options = {}) {
   }
 
   function update(spec) {
-    if (destroyed) return;
+    if (life.destroyed) return;
     try {
       if (!spec || typeof spec !== "object") throw new UserError(`Cannot draw ${opts.name}: nothing was given.`);
       const { built, rows: r } = buildPanels(spec);
@@ -283,8 +134,7 @@ export function createMatrix(canvas, options = {}) {
       panels = [];
       rows = 0;
       error = err instanceof UserError ? err.message : `Cannot draw ${opts.name}: ${err?.message ?? err}`;
-      cancelDraw(render);
-      render(); // a message is cheap and should be there at once
+      life.now(); // a message is cheap and should be there at once
       return;
     }
     schedule();
@@ -396,17 +246,9 @@ export function createMatrix(canvas, options = {}) {
   }
 
   function render() {
-    if (destroyed) return;
-    if (error) {
+    if (drawStatus(canvas, error, panels.length ? "" : `No ${opts.name} to show yet.`)) {
       geometry = null;
-      drawMessage(canvas, error);
-      report("");
-      return;
-    }
-    delete canvas.dataset.message;
-    if (!panels.length) {
-      drawMessage(canvas, `No ${opts.name} to show yet.`);
-      canvas.dataset.message = "";
+      if (error) report("");
       return;
     }
     const theme = readTheme(canvas);
@@ -702,11 +544,12 @@ export function createMatrix(canvas, options = {}) {
   };
   const onBlur = () => { canvas.dataset.keyboard = "0"; schedule(); };
 
-  const unlisten = listen(canvas, {
-    pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onFocus, blur: onBlur,
+  // A canvas that takes arrow keys is a small application; its label says what it shows and how.
+  const life = canvasLifecycle(canvas, {
+    roleDescription: "matrix", render,
+    handlers: { pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onFocus, blur: onBlur },
   });
-  const unwatch = watchLayout(canvas, render);
-  render();
+  life.now();
 
   return {
     update,
@@ -741,10 +584,7 @@ export function createMatrix(canvas, options = {}) {
     error: () => error,
     redraw: render,
     destroy() {
-      destroyed = true;
-      cancelDraw(render);
-      unwatch();
-      unlisten();
+      life.destroy();
       panels = [];
     },
   };

@@ -2,7 +2,8 @@
 // it mixes. The bars left of V show the selected query row's weights: how much of each value row
 // goes into that query's output row.
 
-import { createMatrix, fmt, shortLabel } from "./matrix.js";
+import { fmt, shortLabel } from "./canvas.js";
+import { createMatrix } from "./matrix.js";
 import { normalizeInput, checkTokens, checkArray } from "./validate.js";
 
 /**

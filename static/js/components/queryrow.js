@@ -4,8 +4,8 @@
 // recomputed here: the split is the weights themselves).
 
 import { sequential, SEQUENTIAL_LUT } from "./colormap.js";
-import { readTheme, prepareCanvas, watchLayout, listen, shortLabel, fmt, drawTooltip, requestDraw, flushDraw, cancelDraw } from "./matrix.js";
-import { checkArray, checkTokens, drawMessage, normalizeInput, wrap } from "./validate.js";
+import { canvasLifecycle, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
+import { checkArray, checkTokens, normalizeInput } from "./validate.js";
 import { describeRow, tokenName } from "./table.js";
 
 /**
@@ -23,23 +23,17 @@ export function createQueryRow(canvas, options = {}) {
   let hoverKey = null;
   let reveal = null;
   let geometry = null;
-  let destroyed = false;
   let lastSummary = null;
   let labelMaxCache = null;
 
-  const schedule = () => { if (!destroyed) requestDraw(render); };
-  const flush = () => flushDraw(render);
+  const schedule = () => life.request();
+  const flush = () => life.flush();
   /** Tell listeners (the live region) about the selected row at once, before the next frame. */
   function notify() {
     const text = summary();
     if (text !== lastSummary) { lastSummary = text; opts.onSummary?.(text); }
     canvas.setAttribute("aria-label", error || `Query row view. ${text} Up and down arrows change the query; left and right move between keys.`);
   }
-
-  canvas.tabIndex = 0;
-  canvas.setAttribute("role", "application");
-  canvas.setAttribute("aria-roledescription", "bar chart");
-  canvas.classList.add("attn-canvas");
 
   function summary() {
     if (!w) return error || "";
@@ -50,12 +44,9 @@ export function createQueryRow(canvas, options = {}) {
   const rowWeights = () => w.data.subarray(row * w.cols, (row + 1) * w.cols);
 
   function render() {
-    if (destroyed) return;
     const text = summary();
     notify();
-    if (error) { geometry = null; drawMessage(canvas, error); return; }
-    delete canvas.dataset.message;
-    if (!w) { drawMessage(canvas, "No attention weights to show yet."); canvas.dataset.message = ""; return; }
+    if (drawStatus(canvas, error, w ? "" : "No attention weights to show yet.")) { geometry = null; return; }
     const theme = readTheme(canvas);
     const width = Math.max(160, canvas.clientWidth || 320);
     const probe = canvas.getContext("2d");
@@ -252,11 +243,11 @@ export function createQueryRow(canvas, options = {}) {
     if (handled) ev.preventDefault();
   };
   const onBlur = () => schedule();
-  const unlisten = listen(canvas, {
-    pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onBlur, blur: onBlur,
+  const life = canvasLifecycle(canvas, {
+    roleDescription: "bar chart", render,
+    handlers: { pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onBlur, blur: onBlur },
   });
-  const unwatch = watchLayout(canvas, render);
-  render();
+  life.now();
 
   return {
     update(input) {
@@ -276,7 +267,7 @@ export function createQueryRow(canvas, options = {}) {
         w = null;
         error = `Cannot draw the query row: ${err?.message ?? err}`;
       }
-      if (error || !w) { cancelDraw(render); render(); return; }
+      if (error || !w) { life.now(); return; }
       notify();
       schedule();
     },
@@ -287,11 +278,6 @@ export function createQueryRow(canvas, options = {}) {
     layout: () => { flush(); return geometry ? { ...geometry } : null; },
     error: () => error,
     redraw: render,
-    destroy() {
-      destroyed = true;
-      cancelDraw(render);
-      unwatch();
-      unlisten();
-    },
+    destroy: () => life.destroy(),
   };
 }

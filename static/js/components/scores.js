@@ -2,7 +2,7 @@
 // map centred on 0 with a symmetric range, so the sign of a score reads at a glance; cells a
 // causal mask set to -inf are drawn grey.
 
-import { fmt, shortLabel } from "./matrix.js";
+import { fmt, shortLabel } from "./canvas.js";
 import { createTokenMatrix } from "./tokenmatrix.js";
 
 /**

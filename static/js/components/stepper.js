@@ -3,7 +3,7 @@
 // computed here; the stepper only tells the linked view how many rows of each matrix to reveal.
 // With prefers-reduced-motion there is no timed playback: Play jumps to the end of a phase.
 
-import { isolate } from "./matrix.js";
+import { isolate } from "./canvas.js";
 
 const PHASES = [
   { key: "scores", verb: (t) => `Scores: query ${t} is dotted with every key (its row of Q·Kᵀ).` },

@@ -2,7 +2,7 @@
 // selected row. These build DOM only inside the container they are given.
 
 import { checkArray } from "./validate.js";
-import { fmt, isolate } from "./matrix.js";
+import { fmt, isolate } from "./canvas.js";
 
 const MAX_FULL_ROWS = 64; // above this a full table would be a wall of numbers: show the selected row
 

@@ -1,6 +1,7 @@
 // Input checking for the components. Arrays come from Python as {shape, dtype, data}; anything
-// can go wrong on the way (a reader's own code, an old payload, a bug), so every component runs
-// what it is given through here and shows a plain message instead of throwing.
+// can go wrong on the way (a reader's own code, an old payload, a bug), so what a component is
+// given passes through here (once) and a problem becomes a plain message instead of a throw.
+// Pure functions, no DOM: tests/js/validate.test.mjs runs them under Node.
 
 import { LIMITS } from "../limits.js";
 
@@ -173,62 +174,6 @@ export function checkPayload(payload) {
   result.tokens = t.tokens;
   if (t.note) result.notes.push(t.note);
   return result;
-}
-
-/** Read a CSS custom property from an element, with a fallback. */
-export function cssVar(el, name, fallback) {
-  try {
-    const v = getComputedStyle(el).getPropertyValue(name).trim();
-    return v || fallback;
-  } catch {
-    return fallback;
-  }
-}
-
-/** Draw a message in the middle of a canvas (wrapping lines) and expose it to assistive tech. */
-export function drawMessage(canvas, message) {
-  try {
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(200, canvas.clientWidth || 300);
-    const h = 120;
-    canvas.style.height = `${h}px`;
-    canvas.width = Math.round(w * dpr);
-    canvas.height = Math.round(h * dpr);
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    ctx.fillStyle = cssVar(canvas, "--attn-message-bg", "#fff4e5");
-    ctx.fillRect(0, 0, w, h);
-    ctx.strokeStyle = cssVar(canvas, "--attn-message-border", "#b35806");
-    ctx.lineWidth = 2;
-    ctx.strokeRect(1, 1, w - 2, h - 2);
-    ctx.fillStyle = cssVar(canvas, "--attn-fg", "#222");
-    ctx.font = `14px ${cssVar(canvas, "font-family", "sans-serif")}`;
-    ctx.textAlign = "center";
-    ctx.textBaseline = "middle";
-    const lines = wrap(ctx, message, w - 32);
-    const top = h / 2 - ((lines.length - 1) * 18) / 2;
-    lines.forEach((line, i) => ctx.fillText(line, w / 2, top + i * 18));
-  } catch {
-    // A canvas that cannot draw still gets its text alternative below.
-  }
-  canvas.setAttribute("aria-label", message);
-  canvas.dataset.message = message;
-}
-
-export function wrap(ctx, text, width) {
-  const words = String(text).split(/\s+/);
-  const lines = [];
-  let line = "";
-  for (const word of words) {
-    const next = line ? `${line} ${word}` : word;
-    if (ctx.measureText(next).width > width && line) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  if (line) lines.push(line);
-  return lines.slice(0, 5);
 }
 
 /**
