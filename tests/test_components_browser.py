@@ -11,27 +11,20 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
-import os
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
+pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/components/fixture.html"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-results"
 
 _spec = importlib.util.spec_from_file_location("sample_data", ROOT / "tests/components/sample_data.py")
 sample_data = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sample_data)
-
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
-
 
 # ---- fixtures ---------------------------------------------------------------------------------
 
@@ -52,8 +45,8 @@ def base_url():
     server.server_close()
 
 
-# `browser` is the session's (tests/conftest.py): one Playwright per test run, since a second
-# sync_playwright() cannot start while another module's is still open.
+# `browser` is the session's (tests/conftest.py), like every browser test's: one Playwright per
+# run, and a missing Chromium fails the tests with a message instead of skipping them.
 
 
 def _open(browser, base_url, **context_options):
@@ -249,24 +242,6 @@ def test_canvases_are_keyboard_reachable_and_labelled(page):
     assert page.evaluate("fx.view.store.get()") == 5
 
 
-def test_colour_maps_are_perceptually_ordered(page):
-    maps = page.evaluate("""() => {
-        const { sequential, diverging, luminance } = fx.colormap;
-        const xs = Array.from({ length: 101 }, (_, i) => i / 100);
-        return {
-            seq: xs.map((t) => luminance(sequential(t))),
-            div: xs.map((t) => diverging(2 * t - 1, 1)),
-        }; }""")
-    seq = np.array(maps["seq"])
-    assert np.all(np.diff(seq) > -0.002) and seq[-1] - seq[0] > 0.7  # dark to light, never back
-    div = np.array(maps["div"], dtype=float)
-    lum = luminance(div.T)
-    assert lum.argmax() == 50 and div[50].min() > 240  # white at 0
-    assert np.all(np.abs(lum[:50] - lum[100:50:-1]) < 12)  # luma (0..255) of -v and +v: near-symmetric
-    assert div[0][2] > div[0][0] + 60 and div[-1][0] > div[-1][2] + 100  # blue below, orange above
-    assert not np.any((div[:, 1] > div[:, 0] + 40) & (div[:, 1] > div[:, 2] + 40))  # no green in it
-
-
 # ---- large T ----------------------------------------------------------------------------------
 
 def test_T512_draws_pooled_quickly_without_a_long_task(page):
@@ -306,34 +281,24 @@ def test_T512_draws_pooled_quickly_without_a_long_task(page):
 
 
 # ---- bad input --------------------------------------------------------------------------------
+# Which inputs are refused and with what message is pure JavaScript, tested under Node
+# (tests/js/validate.test.mjs, every bad input for every component). Here: that the message
+# is what the canvas shows, as pixels and as its accessible name, and nothing throws.
 
 BAD_INPUTS = {
     "missing weights": "({arrays: {}})",
-    "no data": "({arrays: {weights: {shape: [2, 2], dtype: 'float32'}}})",
-    "length mismatch": "({arrays: {weights: {shape: [3, 3], dtype: 'float32', data: new Float32Array(8)}}})",
     "NaN": "({arrays: {weights: {shape: [2, 2], dtype: 'float32', data: new Float32Array([NaN, 1, 0, 1])}}})",
-    "Infinity": "({arrays: {weights: {shape: [2, 2], dtype: 'float32', data: new Float32Array([Infinity, 0, 0, 1])}}})",
-    "nested list": "({arrays: {weights: {shape: [2, 2], dtype: 'float32', data: [[1, 0], [0, 1]]}}})",
-    "string data": "({arrays: {weights: {shape: [2, 2], dtype: 'float32', data: 'oops'}}})",
     "T=0": "({arrays: {weights: {shape: [0, 0], dtype: 'float32', data: new Float32Array(0)}}})",
-    "bad shape": "({arrays: {weights: {shape: '2x2', dtype: 'float32', data: new Float32Array(4)}}})",
-    "3-D": "({arrays: {weights: {shape: [1, 2, 2], dtype: 'float32', data: new Float32Array(4)}}})",
-    "not square": "({arrays: {weights: {shape: [2, 3], dtype: 'float32', data: new Float32Array(6)}}})",
     "null": "null",
-    "a number": "42",
 }
 
 
-@pytest.mark.parametrize("kind", ["heatmap", "queryrow", "scores", "output"])
-@pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_bad_arrays_show_a_message_and_never_throw(page, kind, case):
-    expr = BAD_INPUTS[case]
-    if kind == "scores":
-        expr = expr.replace("weights:", "scores:")
-    if kind == "output":
-        expr = expr.replace("weights:", "out:").replace("shape: [2, 3]", "shape: [2, 3, 1]")
+@pytest.mark.parametrize("kind, case", [("heatmap", "NaN"), ("queryrow", "T=0"), ("scores", "missing weights"),
+                                        ("output", "null")])
+def test_a_bad_array_is_drawn_as_its_message(page, kind, case):
+    expr = BAD_INPUTS[case].replace("weights:", {"scores": "scores:", "output": "out:"}.get(kind, "weights:"))
     message = page.evaluate(f"fx.solo('{kind}', {expr})")
-    assert message.startswith("Cannot draw") or message.startswith("No "), message
+    assert message.startswith("Cannot draw"), message
     canvas = page.locator("#solo canvas").last
     assert canvas.get_attribute("aria-label") == message
     painted = page.evaluate("""() => {
@@ -342,18 +307,6 @@ def test_bad_arrays_show_a_message_and_never_throw(page, kind, case):
         let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
         return n; }""")
     assert painted > 0  # the message box was drawn, not a blank canvas
-
-
-def test_specific_messages_say_what_is_wrong(page):
-    msg = lambda expr: page.evaluate(f"fx.solo('heatmap', {expr})")  # noqa: E731
-    assert "needs 9 values but data has 8" in msg(BAD_INPUTS["length mismatch"])
-    assert "NaN at row 0, column 0" in msg(BAD_INPUTS["NaN"])
-    assert "ravel()" in msg(BAD_INPUTS["nested list"])
-    assert "empty" in msg(BAD_INPUTS["T=0"])
-    assert "square" in msg(BAD_INPUTS["not square"])
-    # Flat plain lists and float64 arrays are fine.
-    assert msg("({arrays: {weights: {shape: [2, 2], dtype: 'float64', data: [1, 0, 0.5, 0.5]}}})") == ""
-    assert msg("({arrays: {weights: {shape: [2, 2], dtype: 'float64', data: new Float64Array([1, 0, 0.5, 0.5])}}})") == ""
 
 
 @pytest.mark.parametrize("case", ["null", "missing weights", "NaN", "T=0"])

@@ -9,8 +9,10 @@ import pytest
 from sitebuild.server import serve_in_thread
 
 
-@pytest.fixture()
-def site(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A small site, shared by the module's tests (none of them writes to it)."""
+    tmp_path = tmp_path_factory.mktemp("served")
     root = tmp_path / "site"
     (root / "pyodide" / "0.27.7").mkdir(parents=True)
     (root / "pyodide" / "0.27.7" / "pyodide.asm.wasm").write_bytes(b"\0asm" + b"\1" * 5000)
@@ -33,8 +35,9 @@ def request(base, path, headers=None, method="GET"):
     return response, body
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def server(site):
+    """One server for the module: each shutdown waits out serve_forever's 0.5 s poll."""
     srv, url = serve_in_thread(site, port=0, quiet=True)
     yield url
     srv.shutdown()

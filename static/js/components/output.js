@@ -4,7 +4,10 @@
 
 import { fmt, shortLabel } from "./canvas.js";
 import { createMatrix } from "./matrix.js";
-import { normalizeInput, checkTokens, checkArray } from "./validate.js";
+import { checkArray, checkInput, checkTokens, normalizeInput } from "./validate.js";
+
+/** What the output picture draws, and the rules its input is checked by (V and weights are extras). */
+export const OUTPUT_INPUT = Object.freeze({ key: "out", name: "attention output" });
 
 /**
  * createOutput(canvas, {tokens, onSelect, onDescribe}) -> {update, select, setReveal, destroy, ...}
@@ -17,7 +20,7 @@ export function createOutput(canvas, options = {}) {
   let hasV = false;
   let selectedRow = null;
   const m = createMatrix(canvas, {
-    name: "attention output", rowAxis: "token", colAxis: "dim", map: "diverging",
+    name: OUTPUT_INPUT.name, rowAxis: "token", colAxis: "dim", map: "diverging",
     pool: options.pool ?? "mean", legendLabel: "value", ...options,
   });
 
@@ -31,10 +34,10 @@ export function createOutput(canvas, options = {}) {
   }
 
   function setData(input) {
-    const { arrays, tokens } = normalizeInput(input, "out");
-    const out = arrays.out;
-    const T = Array.isArray(out?.shape) ? Number(out.shape[0]) : 0;
-    const D = Array.isArray(out?.shape) ? Number(out.shape[1]) : 0;
+    const { checked, arrays, tokens } = checkInput(input, OUTPUT_INPUT);
+    const out = checked.ok ? checked : arrays.out; // a bad one goes on as it came: the renderer shows its message
+    const T = checked.ok ? checked.rows : 0;
+    const D = checked.ok ? checked.cols : 0;
     labels = checkTokens(tokens ?? options.tokens, T).tokens;
     // V and weights are extras: a bad one is left out rather than hiding the output.
     const V = arrays.V && checkArray(arrays.V, { rows: T }).ok && arrays.V.shape[1] === D ? arrays.V : null;

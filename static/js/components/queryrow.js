@@ -5,8 +5,11 @@
 
 import { sequential, SEQUENTIAL_LUT } from "./colormap.js";
 import { canvasLifecycle, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
-import { checkArray, checkTokens, normalizeInput } from "./validate.js";
+import { checkInput, checkTokens } from "./validate.js";
 import { describeRow, tokenName } from "./table.js";
+
+/** What the query-row view draws, and the rules its input is checked by. */
+export const QUERYROW_INPUT = Object.freeze({ key: "weights", name: "the attention weights", square: true });
 
 /**
  * createQueryRow(canvas, {tokens, onSelect, onSummary}) -> {update, select, setReveal, summary, layout, destroy}
@@ -252,8 +255,7 @@ export function createQueryRow(canvas, options = {}) {
   return {
     update(input) {
       try {
-        const { arrays, tokens: tk } = normalizeInput(input, "weights");
-        const checked = checkArray(arrays.weights, { name: "the attention weights", square: true });
+        const { checked, tokens: tk } = checkInput(input, QUERYROW_INPUT);
         if (!checked.ok) { w = null; error = checked.message; }
         else {
           w = checked;

@@ -2,21 +2,22 @@
 // what the scores and heatmap components share. They differ only in colour map and labels.
 
 import { createMatrix } from "./matrix.js";
-import { checkTokens, normalizeInput } from "./validate.js";
+import { checkInput, checkTokens } from "./validate.js";
 
 /**
- * createTokenMatrix(canvas, key, settings, cellLabel) -> the matrix renderer, whose update()
- * takes a payload, {[key], tokens}, or the array itself. cellLabel(r, c, value, labels) -> text.
+ * createTokenMatrix(canvas, input, settings, cellLabel) -> the matrix renderer, whose update()
+ * takes a payload, {[input.key], tokens}, or the array itself. input: the component's
+ * {key, name, square, allowNegInf} (see validate.js checkInput). cellLabel(r, c, value, labels) -> text.
  */
-export function createTokenMatrix(canvas, key, settings, cellLabel) {
-  const m = createMatrix(canvas, settings);
+export function createTokenMatrix(canvas, input, settings, cellLabel) {
+  const m = createMatrix(canvas, { ...settings, name: input.name, square: input.square, allowNegInf: input.allowNegInf });
   return {
     ...m,
-    update(input) {
-      const { arrays, tokens } = normalizeInput(input, key);
-      const T = Array.isArray(arrays[key]?.shape) ? arrays[key].shape[0] : 0;
-      const labels = checkTokens(tokens ?? settings.tokens, T).tokens;
-      m.update({ rowLabels: labels, panels: [{ matrix: arrays[key], colLabels: labels, cellLabel }] });
+    update(given) {
+      const { checked, arrays, tokens } = checkInput(given, input);
+      const labels = checkTokens(tokens ?? settings.tokens, checked.ok ? checked.rows : 0).tokens;
+      // A bad array goes on as it came: the renderer shows its message.
+      m.update({ rowLabels: labels, panels: [{ matrix: checked.ok ? checked : arrays[input.key], colLabels: labels, cellLabel }] });
     },
   };
 }

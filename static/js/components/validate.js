@@ -177,6 +177,16 @@ export function checkPayload(payload) {
 }
 
 /**
+ * What a component makes of its update() argument: {checked, arrays, tokens}, where checked is
+ * the array at spec.key checked by spec's rules (a CheckedArray or {ok: false, message}).
+ * spec: {key, name, square, allowNegInf}, exported by each component (tests/js run them).
+ */
+export function checkInput(input, spec) {
+  const { arrays, tokens } = normalizeInput(input, spec.key);
+  return { checked: checkArray(arrays[spec.key], spec), arrays, tokens };
+}
+
+/**
  * Accept what a component's update() may be handed: a whole show_attention payload
  * ({arrays, tokens}), an arrays object ({weights, V, ...}, optionally with tokens), or one array
  * ({shape, data}) that stands for `key`. Returns {arrays, tokens} and never throws.
