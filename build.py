@@ -27,14 +27,15 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sitebuild.bundle import BundleError, bundle_codemirror
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
+from sitebuild.markup import json_for_script, pygments_css
 from sitebuild.notebook import lesson_data_files, write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
+from sitebuild.project import ROOT
 from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
-from sitebuild.render import json_for_script, make_renderer, pygments_css, render_lesson_body
+from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.wheel import build_wheel
 
-ROOT = Path(__file__).resolve().parent
 # Packages loaded while the interpreter boots; matplotlib and friends load on first import.
 BOOT_PACKAGES = ["numpy", "micropip"]
 SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
@@ -191,7 +192,7 @@ def replace_dir(new: Path, target: Path) -> None:
 def build(opts: Options) -> Path:
     """Build the whole site into opts.out_dir; on any failure the previous site stays."""
     started = time.perf_counter()
-    lessons = read_lessons(opts.lessons_dir)
+    lessons = read_lessons(opts.lessons_dir, root=opts.root)
     if not lessons:
         raise BuildError(f"no lessons found: add a .md file to {opts.lessons_dir}")
     course = read_course(opts.lessons_dir)

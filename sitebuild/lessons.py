@@ -38,8 +38,8 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from . import math as lesson_math
 from . import numbers as lesson_numbers
+from .project import ROOT  # include= paths are relative to the project root
 
-ROOT = Path(__file__).resolve().parent.parent  # include= paths are relative to this folder
 
 CELL_ID_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
@@ -180,11 +180,11 @@ def _fill_numbers(tokens: list[Token], path: Path, meta: dict[str, Any], text: s
                                           f"has no {missing!r} (it has: {', '.join(sorted(values)) or 'nothing'})")
 
 
-def render_maths(lessons: list[Lesson]) -> None:
-    """Typeset every formula of *lessons* with KaTeX in one go; a bad one is a LessonError."""
+def render_maths(lessons: list[Lesson], root: Path = ROOT) -> None:
+    """Typeset every formula of *lessons* with KaTeX (from *root*) in one go; a bad one is a LessonError."""
     found = [(lesson, f) for lesson in lessons for f in lesson_math.find_formulas(lesson.tokens)]
     try:
-        failures = lesson_math.render_formulas([f for _, f in found])
+        failures = lesson_math.render_formulas([f for _, f in found], root)
     except lesson_math.MathError as exc:
         first = found[0]
         raise LessonError(first[0].source_path, first[1].line, str(exc)) from None
@@ -275,7 +275,7 @@ def read_lesson(path: Path, md: MarkdownIt | None = None, *, root: Path = ROOT, 
     lesson.cells = _collect_cells(tokens, path)
     lesson.headings = _collect_headings(tokens)
     if maths:
-        render_maths([lesson])
+        render_maths([lesson], root)
     return lesson
 
 
@@ -283,7 +283,7 @@ def read_lessons(folder: Path, root: Path = ROOT) -> list[Lesson]:
     """Read every ``*.md`` in *folder*, ordered by their ``order`` (then file name)."""
     md = make_parser()
     lessons = [read_lesson(p, md, root=root, maths=False) for p in sorted(folder.glob("*.md"))]
-    render_maths(lessons)  # one KaTeX run for the whole course
+    render_maths(lessons, root)  # one KaTeX run for the whole course
     slugs: dict[str, Path] = {}
     for lesson in lessons:
         if lesson.slug in slugs:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-ROOT = Path(__file__).resolve().parent.parent
-KATEX_DIR = ROOT / "node_modules" / "katex"
+#: Where KaTeX is, below the project root the build was given (``npm ci`` puts it there).
+KATEX_IN_ROOT = Path("node_modules") / "katex"
 MATH_TOKENS = {"math_inline": False, "math_inline_double": True, "math_block": True, "math_block_label": True}
 
 # Reads [{tex, display}, ...] on stdin, writes [{html} | {error}, ...] on stdout.
@@ -80,7 +80,7 @@ def find_formulas(tokens: Iterable[Token]) -> Iterator[Formula]:
             yield Formula(token.content.strip(), MATH_TOKENS[token.type], line, token)
 
 
-def render_tex(items: list[tuple[str, bool]], katex_dir: Path = KATEX_DIR) -> list[dict]:
+def render_tex(items: list[tuple[str, bool]], katex_dir: Path) -> list[dict]:
     """Render ``(tex, display)`` pairs in one Node call; each result is ``{"html"}`` or ``{"error"}``."""
     if not items:
         return []
@@ -97,7 +97,7 @@ def render_tex(items: list[tuple[str, bool]], katex_dir: Path = KATEX_DIR) -> li
     return json.loads(proc.stdout)
 
 
-def render_formulas(formulas: list[Formula]) -> list[tuple[Formula, str]]:
+def render_formulas(formulas: list[Formula], root: Path) -> list[tuple[Formula, str]]:
     """Store KaTeX's HTML in each formula's token (``token.meta["html"]``); return the failures.
 
     Identical formulas are rendered once. Tokens that already carry HTML are skipped,
@@ -107,7 +107,7 @@ def render_formulas(formulas: list[Formula]) -> list[tuple[Formula, str]]:
     if not todo:
         return []
     unique = list(dict.fromkeys((f.tex, f.display) for f in todo))
-    results = dict(zip(unique, render_tex(unique)))
+    results = dict(zip(unique, render_tex(unique, root / KATEX_IN_ROOT)))
     failures = []
     for f in todo:
         result = results[(f.tex, f.display)]

@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .project import PY_DIR, ROOT
 
 #: Longest a numbers module may take to import and return its numbers, in seconds.
 TIMEOUT_S = 60
@@ -53,7 +53,7 @@ def format_value(name: str, value: object) -> str:
 
 def load_numbers(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[str, str]:
     """Import *module_name* in a child process, call its ``numbers()``, return the formatted values (cached)."""
-    paths = tuple(str(p) for p in (ROOT / "py", *extra_paths))
+    paths = tuple(str(p) for p in (PY_DIR, *extra_paths))
     key = (module_name, paths)
     if key in _cache:
         return _cache[key]

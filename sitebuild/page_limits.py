@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .browser_python import lessonpy
+from .project import ROOT, lessonpy
 
 #: Where the page's modules import it from, relative to static/.
 LIMITS_JS = Path("js") / "limits.js"
@@ -27,4 +27,4 @@ def write_limits_js(static_dir: Path) -> Path:
 
 
 if __name__ == "__main__":
-    print(f"wrote {write_limits_js(Path(__file__).resolve().parent.parent / 'static')}")
+    print(f"wrote {write_limits_js(ROOT / 'static')}")

@@ -3,60 +3,27 @@
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
+from .markup import highlight_code, json_for_script
+from .practice import render_exercise, render_quiz
+from .widget_fence import render_widget
 
-_FORMATTER = HtmlFormatter(nowrap=True)
-
-#: Renderers of special fences, by the fence's language word (```quiz, ```exercise, ```widget).
-#: Each is called as ``renderer(content, options, env) -> html`` with the fence's key=value
-#: options and the render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words
-#: after the language, ``env["fence_ids"]``: {(kind, id): line} of the page's fences so far, shared
-#: by all of them, for refusing a duplicate id); it raises LessonError for bad input.
-FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {}
-
-
-def fence_renderer(lang: str):
-    """Register a renderer for fences whose info string starts with *lang*."""
-    def register(func):
-        FENCE_RENDERERS[lang] = func
-        return func
-    return register
-
-
-def highlight_code(code: str, lang: str) -> str:
-    """Highlight *code* as HTML spans (plain escaped text for unknown languages)."""
-    try:
-        lexer = get_lexer_by_name(lang or "text")
-    except ClassNotFound:
-        return html.escape(code)
-    return highlight(code, lexer, _FORMATTER)
-
-
-def pygments_css() -> str:
-    """Stylesheet for highlighted code, light by default and dark under prefers-color-scheme."""
-    light = HtmlFormatter(style="default").get_style_defs(".highlight")
-    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
-    # Only the token colours: the page's own CSS owns the code block backgrounds.
-    strip = lambda css: "\n".join(l for l in css.splitlines() if not l.startswith((".highlight {", "pre {", "td.", "span.linenos", ".highlight .hll")))
-    # Pygments' default purple (#aa22ff) is 4.47:1 on our code background, just under WCAG AA's 4.5.
-    contrast_fix = ".highlight .ow, .highlight .nd { color: #7a1fa2 }"
-    return f"{strip(light)}\n{contrast_fix}\n@media (prefers-color-scheme: dark) {{\n{strip(dark)}\n}}\n"
-
-
-def json_for_script(data: object) -> str:
-    """JSON that is safe inside <script type="application/json"> (no '</' can close the tag)."""
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
-
+#: The renderers of special fences, by the fence's language word. Each is called as
+#: ``renderer(content, options, env) -> html`` with the fence's key=value options and the
+#: render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words after the
+#: language, ``env["cell_index"]``: how many cells came before, ``env["fence_ids"]``:
+#: {(kind, id): line} of the page's fences so far, shared by all of them, for refusing a
+#: duplicate id); it raises LessonError for bad input. Other fences are highlighted code.
+FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
+    "quiz": render_quiz,
+    "exercise": render_exercise,
+    "widget": render_widget,
+}
 
 def render_cell(cell_id: str, code: str, index: int) -> str:
     """HTML of one runnable cell; the page script turns the static code into an editor."""
@@ -122,11 +89,6 @@ def _render_math(self, tokens: list[Token], idx: int, options, env) -> str:
 
 def make_renderer() -> MarkdownIt:
     """A parser whose renderer knows our fences: cells, code blocks, widgets, quizzes, exercises, maths."""
-    from . import (
-        blocks,  # noqa: F401 (registers quiz and exercise fences)
-        widgets,  # noqa: F401 (registers the widget fence)
-    )
-
     md = make_parser()
     md.add_render_rule("fence", _render_fence)
     for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):

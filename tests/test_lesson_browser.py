@@ -174,7 +174,7 @@ def test_the_cat_example_shows_it_finding_cat_and_breaks_when_the_reader_edits_i
 
 
 def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_hand(page):
-    from lessonpy import widgets
+    from lessonpy import widget_payloads as widgets
 
     heads = page.locator("#widget-heads")
     heads.scroll_into_view_if_needed()

@@ -3,7 +3,8 @@
 import pytest
 
 from sitebuild.lessons import LessonError, read_lesson, read_lessons
-from sitebuild.render import json_for_script, render_lesson_body
+from sitebuild.markup import json_for_script
+from sitebuild.render import render_lesson_body
 
 
 def write(tmp_path, text, name="demo.md"):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonpy import limits, widgets
+from lessonpy import limits
+from lessonpy import widget_payloads as widgets
 from sitebuild.lessons import LessonError, read_lessons
 from sitebuild.page_limits import LIMITS_JS, limits_js
 from sitebuild.render import render_lesson_body

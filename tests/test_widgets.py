@@ -1,4 +1,4 @@
-"""The widgets' Python (py/lessonpy/widgets.py) and the ```widget fence (sitebuild/widgets.py), in CPython."""
+"""The widgets' Python (py/lessonpy/widget_payloads.py) and the ```widget fence (sitebuild/widget_fence.py), in CPython."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import re
 import numpy as np
 import pytest
 
-from lessonpy import bridge, widgets
+from lessonpy import bridge
+from lessonpy import widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.experiments import scaling_sweep
-from lessonpy.show import _build_payload
+from lessonpy.show import build_payload
 from sitebuild.lessons import LessonError, read_lessons
 from sitebuild.render import render_lesson_body
-from sitebuild.widgets import encode_array
+from sitebuild.widget_fence import encode_array
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +149,7 @@ def test_attention_example_is_what_show_attention_sends():
     payload = widgets.attention_example(T=6, d_k=8, seed=2, title="t", target="v")
     ex = example_inputs(6, 8, 2)
     x = ex["x"]
-    expected = _build_payload(Q=x @ ex["W_q"], K=x @ ex["W_k"], V=x @ ex["W_v"], tokens=ex["tokens"],
+    expected = build_payload(Q=x @ ex["W_q"], K=x @ ex["W_k"], V=x @ ex["W_v"], tokens=ex["tokens"],
                               title="t", target="v")
     for key in ("weights", "scores", "out"):
         np.testing.assert_array_equal(payload["arrays"][key], expected["arrays"][key])

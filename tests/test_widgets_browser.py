@@ -15,9 +15,9 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
-from lessonpy import widgets
+from lessonpy import widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
-from lessonpy.show import _build_payload
+from lessonpy.show import build_payload
 from test_page_browser import cell, run, set_code
 
 pytestmark = pytest.mark.browser
@@ -74,7 +74,7 @@ def table_values(page, wid, name):
 def expected_example(T, d_k, seed):
     ex = example_inputs(T, d_k, seed)
     x = ex["x"]
-    return _build_payload(Q=x @ ex["W_q"], K=x @ ex["W_k"], V=x @ ex["W_v"], tokens=ex["tokens"],
+    return build_payload(Q=x @ ex["W_q"], K=x @ ex["W_k"], V=x @ ex["W_v"], tokens=ex["tokens"],
                           title=None, target=None)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import softmax
-from .show import _build_payload
+from .show import build_payload
 
 __all__ = ["SENTENCE", "FEATURES", "X", "W_Q", "W_K", "W_V", "PERM", "attend", "payload"]
 
@@ -48,5 +48,5 @@ def attend(X, W_q, W_k, W_v):
 def payload(title=None, target=None):
     """What the lesson's "cat" cell sends with show_attention: the view's picture before Python runs."""
     scores, weights, out = attend(X, W_Q, W_K, W_V)
-    return _build_payload(scores=scores, weights=weights, V=X @ W_V, out=out, tokens=list(SENTENCE),
+    return build_payload(scores=scores, weights=weights, V=X @ W_V, out=out, tokens=list(SENTENCE),
                           title=title, target=target)

@@ -32,6 +32,7 @@ __all__ = [
     "INITS",
     "expected_score_std",
     "scaling_sweep",
+    "unit_draws",
     "draft_step2",
     "draft_step2_many",
 ]
@@ -109,7 +110,7 @@ class _UnitDraws:
         return self.scores[d]
 
 
-def _unit_draws(seed, n_trials, T):
+def unit_draws(seed, n_trials, T):
     """The cached draws for these arguments (a fresh, uncached one when seed is None)."""
     key = (seed, n_trials, T)
     if seed is not None and key in _unit_cache:
@@ -129,7 +130,7 @@ def _raw_scores_fn(init, n_trials, T, d_max, seed):
     curves are smooth rather than re-rolled at every point.
     """
     if init == "unit":
-        return _unit_draws(seed, n_trials, T).raw_scores
+        return unit_draws(seed, n_trials, T).raw_scores
     # one x per trial (self-attention: q and k come from the same tokens), one
     # pair of projections shared by all trials: drawing a pair of 512 x 512
     # matrices per trial would dominate the run time. Much slower than "unit"

@@ -305,7 +305,7 @@ def numbers():
 def new_section_numbers():
     """Numbers of the new sections (issue 7 part 4): averaging, the cat, order, cost, hand-built heads."""
     from .hand_heads import MATCH_SCORE, hand_heads
-    from .widgets import tokens_for
+    from .widget_payloads import tokens_for
 
     avg = averaging()
     c = cat_example()

@@ -23,7 +23,7 @@ from . import bridge
 from .attention import row_entropy, softmax
 from .limits import MAX_D, MAX_LABEL, MAX_T  # shared with the page (static/js/limits.js)
 
-__all__ = ["ShowError", "show_attention", "MAX_T", "MAX_D"]
+__all__ = ["ShowError", "show_attention", "build_payload", "MAX_T", "MAX_D"]
 
 #: How far a row of weights may stray from summing to 1 (float32 and rounding).
 ROW_SUM_TOL = 1e-3
@@ -69,7 +69,7 @@ def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
     What you pass is never replaced, only checked.
     """
     try:
-        payload = _build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights,
+        payload = build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights,
                                  out=out, tokens=tokens, title=title, target=target)
     except ShowError as err:
         bridge.emit("arrays", {"view": "attention", "title": _safe_str(title),
@@ -82,7 +82,7 @@ def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
 # building the payload: check inputs, derive the rest, collect stats
 
 
-def _build_payload(*, tokens, title, target, **given):
+def build_payload(*, tokens, title, target, **given):
     """Return the event payload for the given arrays, or raise ShowError."""
     if title is not None and not isinstance(title, str):
         raise ShowError(f"title: expected a string, got {type(title).__name__}")

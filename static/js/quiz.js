@@ -1,4 +1,4 @@
-// Quizzes: one <form data-quiz> per question, built by sitebuild/blocks.py.
+// Quizzes: one <form data-quiz> per question, built by sitebuild/practice.py.
 // Native radios/checkboxes give keyboard use for free (Tab, arrows, Space; Enter checks).
 // Checking shows, for every chosen answer, whether it is right and why; answers persist.
 import * as storage from "./storage.js";

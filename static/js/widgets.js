@@ -1,6 +1,6 @@
 // The lesson's ```widget blocks: attention-view, step-through, dk-explorer and heads.
 // Each widget starts from the payload the build computed (so it draws before Python loads),
-// then shows what Python computes: the explorer and heads call lessonpy.widgets through
+// then shows what Python computes: the explorer and heads call lessonpy.widget_payloads through
 // runtime.call (arrays and numbers come back as the call's reply); the views show what cells
 // send with show_attention.
 //

@@ -43,7 +43,7 @@ export function pythonNote(state) {
 }
 
 /**
- * A debounced caller of one lessonpy.widgets function. request(kwargs) schedules a call
+ * A debounced caller of one lessonpy.widget_payloads function. request(kwargs) schedules a call
  * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
  * newest request (its arrays, tokens and stats in one piece): replies to requests made since
  * are dropped.
@@ -53,7 +53,7 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
   let latest = 0;
   async function send(kwargs, id) {
     try {
-      const payload = await runtime.call("lessonpy.widgets", func, kwargs);
+      const payload = await runtime.call("lessonpy.widget_payloads", func, kwargs);
       if (id !== latest) return; // the reader has moved on: a newer call is coming
       onBusy?.(false);
       onResult(payload);

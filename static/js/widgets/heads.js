@@ -2,7 +2,7 @@
 // (B, T, C) -> (B, H, T, D) split with its numbers, and the parameter count 4·C², which does not
 // change with H. The H heads use random, untrained projections, and the widget says so; two heads
 // built by hand (lessonpy.hand_heads) sit beside them to show what specialised heads look like.
-// Python (lessonpy.widgets.heads) computes all of it; this draws what comes back.
+// Python (lessonpy.widget_payloads.heads) computes all of it; this draws what comes back.
 import { createHeatmap } from "../components/heatmap.js";
 import { createSelectionStore } from "../components/linked.js";
 import { createTable } from "../components/table.js";

@@ -5,7 +5,7 @@
     ```
 
 NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``. The build
-computes each widget's first payload in CPython with ``lessonpy.widgets.prerender`` and embeds
+computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender`` and embeds
 it as a JSON data block, so the picture is there before Python has loaded in the page;
 static/js/widgets.js brings it to life and replaces it with what Python computes.
 
@@ -26,10 +26,10 @@ import math
 
 import numpy as np
 
-from .blocks import Block
-from .browser_python import lessonpy
+from .practice import Block
+from .project import lessonpy
 from .lessons import LessonError
-from .render import fence_renderer, json_for_script
+from .markup import json_for_script
 
 LIMITS = lessonpy("limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
 
@@ -131,7 +131,7 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
     if v.get("row") is not None and v["row"] >= v["T"]:
         b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
     if name == "heads" and v["C"] % v["heads"]:
-        divisors = lessonpy("widgets").divisors(v["C"])
+        divisors = lessonpy("widget_payloads").divisors(v["C"])
         b.error(f"{what}: C={v['C']} does not split into {v['heads']} heads; choose one of {divisors}",
                 ("heads",))
 
@@ -162,7 +162,7 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
     """HTML of a widget: a labelled region holding its pre-rendered payload as a JSON data block."""
     spec = parse_widget(content, options, env)
     try:
-        payload = lessonpy("widgets").prerender(spec["name"], spec["options"], target=spec["id"])
+        payload = lessonpy("widget_payloads").prerender(spec["name"], spec["options"], target=spec["id"])
     except Exception as exc:  # a combination the options check let through
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
     data = {**spec, "initial": encode_payload(payload)}
@@ -177,5 +177,3 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         "</section>\n"
     )
 
-
-fence_renderer("widget")(render_widget)

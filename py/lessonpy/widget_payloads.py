@@ -2,7 +2,7 @@
 
 The build calls :func:`prerender` in CPython to put each widget's first picture into the
 page; once Python runs in the page, the widgets call :func:`explore` and :func:`heads`
-through ``runtime.call("lessonpy.widgets", ...)``. Each call returns one payload: the arrays
+through ``runtime.call("lessonpy.widget_payloads", ...)``. Each call returns one payload: the arrays
 (typed arrays in the reply, transferred) and the stats the page prints beside them, so the
 numbers the page prints are the ones computed here. Python computes, JavaScript draws.
 
@@ -19,10 +19,10 @@ import numpy as np
 from . import cat_example
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
-from .experiments import _unit_draws
+from .experiments import unit_draws
 from .hand_heads import HAND_HEADS, hand_heads
 from .limits import WIDGET_LIMITS
-from .show import _build_payload
+from .show import build_payload
 
 __all__ = ["WIDGETS", "attention_example", "explore", "heads", "prerender", "divisors", "SATURATED"]
 
@@ -65,7 +65,7 @@ def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None):
     ex = example_inputs(T, d_k, seed)
     x = ex["x"]  # (T, d_k)
     Q, K, V = x @ ex["W_q"], x @ ex["W_k"], x @ ex["W_v"]  # (T, d_k) each
-    return _build_payload(Q=Q, K=K, V=V, tokens=list(tokens) if tokens else ex["tokens"],
+    return build_payload(Q=Q, K=K, V=V, tokens=list(tokens) if tokens else ex["tokens"],
                           title=title, target=target)
 
 
@@ -88,7 +88,7 @@ def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, targ
     # the same unit-variance q, k as experiments.scaling_sweep (cached: a slider move costs
     # one (n, T, T) softmax, not a fresh draw)
     n_trials = max(1, -(-256 // T))  # ceil(256 / T): 256 softmax rows in all
-    scores = _unit_draws(seed, n_trials, T).raw_scores(d_k)  # (n, T, T), q @ k.T
+    scores = unit_draws(seed, n_trials, T).raw_scores(d_k)  # (n, T, T), q @ k.T
     if scale:
         scores = scores / math.sqrt(d_k)  # unit variance again
     scores = scores / temperature

@@ -40,21 +40,20 @@ import hashlib
 import html
 import json
 import re
-from functools import lru_cache
-from pathlib import Path
+import inspect
 from typing import Any
 
 import yaml
 
 from .lessons import CELL_ID_PATTERN, LessonError, make_parser
-from .render import fence_renderer, highlight_code, json_for_script
+from .project import lessonpy
+from .markup import highlight_code, json_for_script
 
 QUIZ_KEYS = {"question": True, "choices": True, "explain": False}  # key -> required
 CHOICE_KEYS = {"text": True, "correct": False, "why": True}
 EXERCISE_KEYS = {"title": True, "prompt": True, "starter": True, "hints": False, "solution": True,
                  "check": False, "timeout": False}
 MAX_TIMEOUT = 60
-EXERCISES_PY = Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "exercises.py"
 
 _MD = make_parser()
 
@@ -190,7 +189,6 @@ def parse_quiz(content: str, options: dict[str, str], env: dict) -> dict:
     return {"id": b.id, "question": question, "choices": parsed, "explain": b.text(b.data, "explain", (), what, False)}
 
 
-@fence_renderer("quiz")
 def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
     """A quiz as a form: fieldset, legend, native radios or checkboxes, Check, a live feedback area."""
     quiz = parse_quiz(content, options, env)
@@ -225,18 +223,11 @@ def _version(data: Any) -> str:
 
 # ---------------------------------------------------------------------------- exercise
 
-@lru_cache(maxsize=4)
-def _check_names(path: Path, mtime_ns: int) -> frozenset[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_"))
-
-
-def known_checks() -> frozenset[str] | None:
-    """Names of the check functions in py/lessonpy/exercises.py (None if that file is absent)."""
-    try:
-        return _check_names(EXERCISES_PY, EXERCISES_PY.stat().st_mtime_ns)
-    except OSError:
-        return None
+def known_checks() -> frozenset[str]:
+    """Names of the check functions in py/lessonpy/exercises.py: its public functions."""
+    module = lessonpy("exercises")
+    return frozenset(name for name, f in vars(module).items()
+                     if inspect.isfunction(f) and f.__module__ == module.__name__ and not name.startswith("_"))
 
 
 def _code(b: Block, key: str, what: str) -> str:
@@ -265,7 +256,7 @@ def parse_exercise(content: str, options: dict[str, str], env: dict) -> dict:
     if not isinstance(check, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", check):
         b.error(f"{what}: 'check' must name a function, not {check!r}", ("check",))
     names = known_checks()
-    if names is not None and check not in names:
+    if check not in names:
         close = difflib.get_close_matches(check, names, n=1)
         b.error(f"{what}: no check function {check!r} in py/lessonpy/exercises.py"
                 + (f" (did you mean {close[0]!r}?)" if close else ""), ("check",) if "check" in b.data else None)
@@ -277,7 +268,6 @@ def parse_exercise(content: str, options: dict[str, str], env: dict) -> dict:
             "check": check, "timeout": timeout}
 
 
-@fence_renderer("exercise")
 def render_exercise(content: str, options: dict[str, str], env: dict) -> str:
     """An exercise: heading, prompt, starter code (an editor once the page starts), buttons, feedback."""
     ex = parse_exercise(content, options, env)

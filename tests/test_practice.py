@@ -1,4 +1,4 @@
-"""sitebuild.blocks: ```quiz and ```exercise fences, their HTML, and file:line errors for authors."""
+"""sitebuild.practice: ```quiz and ```exercise fences, their HTML, and file:line errors for authors."""
 
 from __future__ import annotations
 

@@ -1,0 +1,31 @@
+"""Where the project's parts are, computed once: its root folder and the browser's Python.
+
+``ROOT`` is the default of ``build.Options.root``; the build passes its root down (includes,
+KaTeX, templates, Pyodide's files are found from it) rather than each module working it out.
+``py/`` (lessonpy, scaffold) is the builder's one way into the Python the page runs: the build
+computes widget pictures, reads the shared limits and lists the exercise checks with that very
+code, imported here in CPython (lesson numbers run it in a child process with PY_DIR on its path).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+#: The project folder (build.py, lessons/, py/, static/, templates/ ...).
+ROOT = Path(__file__).resolve().parent.parent
+#: The browser's Python: lessonpy and scaffold.
+PY_DIR = ROOT / "py"
+
+
+def _on_path(folder: Path) -> None:
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+
+def lessonpy(name: str) -> ModuleType:
+    """Import ``lessonpy.<name>`` from py/ (``lessonpy("widgets")``)."""
+    _on_path(PY_DIR)
+    return importlib.import_module(f"lessonpy.{name}")
