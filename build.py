@@ -141,16 +141,22 @@ def neighbours(entries: list[dict], slug: str) -> tuple[dict | None, dict | None
     return rel(prev), rel(nxt)
 
 
-def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: dict, assets: str, wheel: str,
-                 font_cache: dict | None = None) -> None:
-    """Render index.html and one lessons/<slug>/index.html per lesson."""
+def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
+    """Each lesson's HTML body, by slug. Quiz, exercise and widget fences are checked here, so
+    the build runs this before the slow steps: an author's typo stops it within seconds."""
+    md = make_renderer()
+    return {lesson.slug: render_lesson_body(lesson, md) for lesson in lessons}
+
+
+def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
+                 assets: str, wheel: str, font_cache: dict | None = None) -> None:
+    """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies)."""
     env = Environment(loader=FileSystemLoader(opts.root / "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
-    md = make_renderer()
     pyodide_base = opts.pyodide_url or f"../../pyodide/{PYODIDE_VERSION}/"
     for lesson in lessons:
         prev, nxt = neighbours(entries, lesson.slug)
@@ -172,7 +178,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], course: di
                     "data": [{"name": f.name, "href": f"{assets}/{f.relative_to(opts.root / 'static').as_posix()}"}
                              for f in data]}
         page = env.get_template("lesson.html").render(
-            root="../../", lesson=lesson, body=render_lesson_body(lesson, md), toc=lesson.headings,
+            root="../../", lesson=lesson, body=bodies[lesson.slug], toc=lesson.headings,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
 
@@ -196,6 +202,7 @@ def build(opts: Options) -> Path:
     if not lessons:
         raise BuildError(f"no lessons found: add a .md file to {opts.lessons_dir}")
     course = read_course(opts.lessons_dir)
+    bodies = render_bodies(lessons)  # before Pyodide: fence mistakes are reported at once
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
         font_cache = None
@@ -205,7 +212,7 @@ def build(opts: Options) -> Path:
             copy_into_site(dist, staging / "pyodide" / PYODIDE_VERSION)
             font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
         assets, wheel, fonts = build_assets(opts, staging, font_cache)
-        render_pages(opts, staging, lessons, course, assets, wheel, fonts)
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts)
         if opts.live_model:
             copy_live_model(staging / "data" / "minilm-live", opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data

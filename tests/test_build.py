@@ -164,3 +164,15 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     proc = subprocess.run([sys.executable, "-c", "import lessonpy.runner, lessonpy.attention; print(lessonpy.runner.__file__)"],
                           env={"PYTHONPATH": str(target)}, capture_output=True, text=True, check=True)
     assert str(target) in proc.stdout
+
+
+def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, monkeypatch):
+    """Quiz, exercise and widget fences are checked first: an author sees a typo in seconds."""
+    steps = []
+    monkeypatch.setattr(build, "prepare_pyodide", lambda *a, **k: steps.append("pyodide"))
+    monkeypatch.setattr(build, "build_assets", lambda *a, **k: steps.append("assets"))
+    lessons = make_lessons(tmp_path / "lessons", "```widget heads id=h\nheads: 5\n```\n")
+    opts = build.Options(lessons_dir=lessons, out_dir=tmp_path / "site", log=lambda *_: None)
+    with pytest.raises(build.LessonError, match=r"one\.md:7: .*does not split into 5 heads"):
+        build.build(opts)
+    assert steps == []
