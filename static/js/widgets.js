@@ -13,6 +13,7 @@
 // page order, each widget says how many cells come before it (data-cells-before), and the
 // event's runId says which cell's run sent it (runtime.cellOf).
 import { createAttentionView } from "./components/linked.js";
+import { Event } from "./protocol.js";
 import { decodePayload, el } from "./widgets/common.js";
 
 const MAKERS = {
@@ -58,7 +59,7 @@ export async function init({ runtime, root, cellIds = [] }) {
   startWhenIdle(entries, start);
 
   const views = entries.filter((e) => VIEW_NAMES.has(e.name));
-  document.addEventListener("lesson:arrays", async ({ detail }) => {
+  document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
     if (!detail || (detail.view && detail.view !== "attention")) return;
     const cellIndex = cellIds.indexOf(runtime.cellOf(detail.runId)); // -1: not sent by a cell
     const route = routeArrays(views, detail, cellIndex);
