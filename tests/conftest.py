@@ -15,6 +15,17 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives a real Chromium with a real Pyodide")
 
 
+@pytest.fixture
+def bridge_events():
+    """The events lessonpy.bridge records during one test (no page, so no sink: kept in a list)."""
+    from lessonpy import bridge
+
+    bridge.install_sink(None)
+    bridge.recorded.clear()
+    yield bridge.recorded
+    bridge.recorded.clear()
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real lessons built once per test session into a temporary site/."""

@@ -30,25 +30,17 @@ def protocol():
     return json.loads(done.stdout)
 
 
-@pytest.fixture(autouse=True)
-def recorded():
-    bridge.install_sink(None)
-    bridge.recorded.clear()
-    yield bridge.recorded
-    bridge.recorded.clear()
-
-
-def test_python_sends_only_events_the_protocol_defines(protocol):
+def test_python_sends_only_events_the_protocol_defines(protocol, bridge_events):
     assert set(bridge.EVENTS) <= set(protocol["events"])
     with pytest.raises(ValueError, match="not an event the page knows"):
         bridge.emit("show-error", {"message": "x"})
 
 
-def test_show_attention_payloads_have_exactly_the_protocols_fields(protocol, recorded):
+def test_show_attention_payloads_have_exactly_the_protocols_fields(protocol, bridge_events):
     required, optional = protocol["fields"]["event"]["arrays"]
     show_attention(weights=np.eye(3), tokens=["a", "b", "c"], title="t", target="v")
     with pytest.raises(ShowError):
         show_attention(weights=np.ones((2, 2)))
-    assert [kind for kind, _ in recorded] == ["arrays", "arrays"]
-    for _, payload in recorded:
+    assert [kind for kind, _ in bridge_events] == ["arrays", "arrays"]
+    for _, payload in bridge_events:
         assert set(required) <= set(payload) <= set(required) | set(optional), sorted(payload)

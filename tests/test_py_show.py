@@ -11,12 +11,9 @@ from lessonpy.show import MAX_D, MAX_T, ShowError, show_attention
 
 
 @pytest.fixture(autouse=True)
-def events():
-    """The events show_attention emits during one test (no sink: recorded)."""
-    bridge.install_sink(None)
-    bridge.recorded.clear()
-    yield bridge.recorded
-    bridge.recorded.clear()
+def events(bridge_events):
+    """The events show_attention emits during one test."""
+    return bridge_events
 
 
 @pytest.fixture
