@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import BOOT_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, protocol_errors
 from lessonpy import lesson_numbers
 from playwright.sync_api import expect
 
@@ -36,6 +36,7 @@ def page(context, site_url):
     expect(pg.locator(".py-status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     yield pg
     assert not errors, f"uncaught errors in the page: {errors}"
+    assert protocol_errors(pg) == []  # every cell of the lesson, figures and arrays included
 
 
 @pytest.fixture(scope="module")
