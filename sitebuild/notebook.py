@@ -25,9 +25,9 @@ from nbformat import v4
 
 from . import math as lesson_math
 from . import numbers as lesson_numbers
-from .blocks import parse_exercise, parse_quiz
+from .practice import parse_exercise, parse_quiz
 from .lessons import Lesson, LessonError, make_parser, parse_fence_info
-from .widgets import parse_widget
+from .widget_fence import parse_widget
 
 #: What each widget is on the page, for the note that stands in for it in the notebook.
 WIDGET_NOTES = {

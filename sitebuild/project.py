@@ -20,12 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PY_DIR = ROOT / "py"
 
 
-def _on_path(folder: Path) -> None:
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+def use_py() -> None:
+    """Make py/ importable (lessonpy, scaffold), once."""
+    if str(PY_DIR) not in sys.path:
+        sys.path.insert(0, str(PY_DIR))
 
 
 def lessonpy(name: str) -> ModuleType:
     """Import ``lessonpy.<name>`` from py/ (``lessonpy("widgets")``)."""
-    _on_path(PY_DIR)
+    use_py()
     return importlib.import_module(f"lessonpy.{name}")

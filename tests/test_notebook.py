@@ -14,13 +14,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sitebuild.blocks import parse_exercise, parse_quiz
+from sitebuild.practice import parse_exercise, parse_quiz
 from lesson_source import fences_of
 from sitebuild.lessons import LessonError, read_lesson
 from sitebuild.numbers import PLACEHOLDER, load_numbers
 from sitebuild.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
-from sitebuild.widgets import OPTIONS as WIDGET_OPTIONS
-from sitebuild.widgets import parse_widget
+from sitebuild.widget_fence import OPTIONS as WIDGET_OPTIONS
+from sitebuild.widget_fence import parse_widget
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lessons" / "attention.md"

@@ -26,7 +26,7 @@ from lessonpy.notebook import report
 from lessonpy.show import ShowError, show_attention  # noqa: F401 (show_attention: BAD_SHOW calls it)
 
 from lesson_source import fences_of
-from sitebuild.blocks import parse_exercise
+from sitebuild.practice import parse_exercise
 from sitebuild.lessons import read_lesson
 from sitebuild.notebook import lesson_data_files, lesson_notebook
 from sitebuild.numbers import format_value

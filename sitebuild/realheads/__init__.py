@@ -4,10 +4,7 @@ run SmolLM2's forward pass, and extract the attention data committed under ``sta
 Nothing here runs in a normal build; ``python3 -m sitebuild.realheads.extract`` regenerates the data.
 """
 
-import sys
-from pathlib import Path
+from ..project import use_py
 
 # the NumPy code the page runs (lessonpy) lives in py/; the build-time code here reuses it
-_PY = str(Path(__file__).resolve().parents[2] / "py")
-if _PY not in sys.path:
-    sys.path.insert(0, _PY)
+use_py()

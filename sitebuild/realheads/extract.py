@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..project import ROOT
 
 from lessonpy import minilm, realheads
 from lessonpy.attention import scaled_dot_product_attention

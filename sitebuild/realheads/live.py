@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..project import ROOT
 
 from lessonpy import minilm
 from lessonpy.wordpiece import MAX_TOKENS

@@ -14,7 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..project import ROOT
 CACHE = ROOT / ".cache" / "models"
 
 
