@@ -38,10 +38,12 @@ def download(page, control) -> tuple[str, dict]:
 
 
 def expected_notebook(built_site):
-    """The lesson's notebook as the build makes it, with the wheel the page links."""
+    """The lesson's notebook as the build makes it, with the wheel and the data files the page links."""
     page = (built_site / LESSON / "index.html").read_text(encoding="utf-8")
     wheel = re.search(r'href="\.\./\.\./assets/[^"]+/([^"/]+\.whl)" download', page).group(1)
-    return lesson_notebook(read_lesson(ROOT / "lessons" / "attention.md", maths=False), wheel)
+    data = re.findall(r'href="\.\./\.\./assets/[^"]+/([^"/]+\.npz)" download', page)
+    assert data, "the page links the real-heads data files the notebook reads"
+    return lesson_notebook(read_lesson(ROOT / "lessons" / "attention.md", maths=False), wheel, data)
 
 
 def edit(page, selector, code):
