@@ -36,8 +36,8 @@ from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.wheel import build_wheel
 
-# Packages loaded while the interpreter boots; matplotlib and friends load on first import.
-BOOT_PACKAGES = ["numpy", "micropip"]
+# Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
+BOOT_PACKAGES = ["numpy"]
 SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
 
 

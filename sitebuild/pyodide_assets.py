@@ -42,7 +42,7 @@ CDN_BASE_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full"
 # Where the files live inside Pyodide's in-page file system: compiled code objects carry these names.
 STDLIB_PAGE_PREFIX = "/lib/python312.zip/"
 SITE_PACKAGES_PAGE_PREFIX = "/lib/python3.12/site-packages/"
-# What the page imports at start-up (numpy; micropip and packaging to install lessonpy), and
+# What the page imports at start-up (numpy), what a cell may import (micropip and packaging), and
 # what a cell's first `import matplotlib.pyplot` imports: compiling those .py files in the
 # page is most of the wait for a first figure.
 PRECOMPILED_PACKAGES = frozenset({

@@ -185,6 +185,17 @@ def test_matplotlib_figure_appears_under_the_cell(page):
     assert "font cache" not in out.inner_text()
 
 
+def test_lessonpy_is_installed_without_micropip_which_a_cell_can_still_import(page):
+    # The lesson's wheel is unpacked at start-up; micropip loads only when a cell asks for it.
+    out = run(page, "setup", "import sys\nprint('micropip' in sys.modules)\n"
+                             "import importlib.metadata as md\nprint(md.version('lessonpy'))")
+    expect(out).to_contain_text("False")
+    expect(out).to_contain_text(re.compile(r"\d+\.\d+"))
+    out = run(page, "setup", "import micropip\nprint(micropip.__name__, callable(micropip.install))")
+    expect(cell(page, "setup")).to_have_attribute("data-status", "ok")
+    expect(out).to_contain_text("micropip True")
+
+
 def test_stop_interrupts_an_endless_loop_and_the_next_run_works(page):
     run(page, "setup", "kept = 'still here'")
     set_code(page, "scores", "while True:\n    pass")
