@@ -25,6 +25,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
+from sitebuild.compress import write_sidecars
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
@@ -218,6 +219,7 @@ def build(opts: Options) -> Path:
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
             shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
+        write_sidecars(staging, opts.cache_dir)  # brotli-11 copies for servers that can send them
         replace_dir(staging, opts.out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -4,7 +4,8 @@ What it adds to ``SimpleHTTPRequestHandler`` (which already refuses paths outsid
 served folder and parses HTTP for us):
 
 * ``.wasm`` as ``application/wasm`` (Pyodide 0.27 hangs on a wrong type) and ``.mjs`` as JS;
-* gzip for text and binary assets when the browser accepts it, cached in memory;
+* the build's brotli sidecar (``name.br``) when the browser accepts ``br``, else gzip for
+  text and binary assets when it accepts that, cached in memory;
 * ``Cache-Control: immutable`` for versioned folders (``pyodide/<version>/``,
   ``assets/<hash>/``) and ``no-cache`` for everything else, so a rebuild is seen at once;
 * optionally COOP/COEP, which make the page cross-origin isolated so the Stop button can
@@ -57,6 +58,7 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
         ".zip": "application/zip",
         ".svg": "image/svg+xml",
         ".woff2": "font/woff2",
+        ".br": "application/octet-stream",  # a sidecar asked for by name, not as an encoding
     }
     isolate = True  # overridden per server by make_server
     quiet = False
@@ -85,8 +87,11 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
             return None
         stat = os.stat(path)
         suffix = Path(path).suffix.lower()
-        accepts_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
-        if suffix in COMPRESSIBLE and accepts_gzip and stat.st_size > 1024:
+        accepts = self.headers.get("Accept-Encoding", "")
+        if "br" in accepts and os.path.isfile(path + ".br") and self._inside_site(path + ".br"):
+            with open(path + ".br", "rb") as fh:
+                body, encoding = fh.read(), "br"
+        elif suffix in COMPRESSIBLE and "gzip" in accepts and stat.st_size > 1024:
             body, encoding = _gzipped(path, stat.st_mtime_ns, stat.st_size), "gzip"
         else:
             with open(path, "rb") as fh:

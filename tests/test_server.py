@@ -158,3 +158,23 @@ def test_idle_connections_are_closed_and_connections_are_capped(site):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_brotli_sidecar_is_sent_to_browsers_that_accept_br(site):
+    import brotli
+
+    js = site / "assets" / "0123456789ab" / "js" / "page.js"
+    (js.parent / "page.js.br").write_bytes(brotli.compress(js.read_bytes()))
+    srv, url = serve_in_thread(site, port=0, quiet=True)
+    try:
+        response, body = request(url, "/assets/0123456789ab/js/page.js", {"Accept-Encoding": "gzip, deflate, br"})
+        assert response.getheader("Content-Encoding") == "br"
+        assert response.getheader("Content-Type") == "text/javascript"
+        assert brotli.decompress(body) == js.read_bytes()
+        # A browser that does not accept br gets gzip, from the same file.
+        response, body = request(url, "/assets/0123456789ab/js/page.js", {"Accept-Encoding": "gzip"})
+        assert response.getheader("Content-Encoding") == "gzip"
+        assert gzip.decompress(body) == js.read_bytes()
+    finally:
+        srv.shutdown()
+        srv.server_close()
