@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shutil
 import signal
 import sys
@@ -25,7 +26,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
-from sitebuild.compress import write_sidecars
+from sitebuild.compress import SIDECAR, write_sidecars
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
@@ -33,13 +34,21 @@ from sitebuild.notebook import lesson_data_files, write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.pyodide_assets import PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide
+from sitebuild.pyodide_assets import (LOCK_NAME, PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide,
+                                      resolve_packages)
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.wheel import build_wheel
 
 # Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
 BOOT_PACKAGES = ["numpy"]
 SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
+# The service worker, at the site's root so that its scope is the whole site, and the Pyodide
+# files (besides the lock and BOOT_PACKAGES) a lesson's worker loads to start.
+SERVICE_WORKER = "sw.js"
+OFFLINE_CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
+# Not kept for offline use: sidecars (the browser asks for the file), and KaTeX's older font
+# formats (every browser with service workers takes woff2).
+NOT_PRECACHED = {SIDECAR, ".ttf", ".woff"}
 
 
 @dataclass
@@ -142,6 +151,11 @@ def neighbours(entries: list[dict], slug: str) -> tuple[dict | None, dict | None
     return rel(prev), rel(nxt)
 
 
+def templates(opts: Options) -> Environment:
+    return Environment(loader=FileSystemLoader(opts.root / "templates"), autoescape=True,
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
 def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
     """Each lesson's HTML body, by slug. Quiz, exercise and widget fences are checked here, so
     the build runs this before the slow steps: an author's typo stops it within seconds."""
@@ -152,8 +166,7 @@ def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies)."""
-    env = Environment(loader=FileSystemLoader(opts.root / "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = templates(opts)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
@@ -169,6 +182,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "workerURL": f"../../{assets}/js/worker.js",
             "bootPackages": BOOT_PACKAGES,
             "mplFontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
+            "serviceWorkerURL": f"../../{SERVICE_WORKER}",
         }
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -182,6 +196,26 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             root="../../", lesson=lesson, body=bodies[lesson.slug], toc=lesson.headings,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
+
+
+def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], assets: str,
+                         dist: Path | None) -> None:
+    """Write sw.js at the site's root with what it keeps for offline use: the pages, the
+    assets folder and the Pyodide files a lesson needs to run a NumPy cell (matplotlib and
+    the rest are kept once a cell has used them)."""
+    pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons)]
+    asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
+                         if p.is_file() and p.suffix not in NOT_PRECACHED)
+    pyodide = []
+    if dist is not None:
+        lock = json.loads((dist / LOCK_NAME).read_bytes())
+        wheels = [entry["file_name"] for entry in resolve_packages(lock, BOOT_PACKAGES).values()]
+        names = [*OFFLINE_CORE_FILES, LOCK_NAME, *wheels]
+        pyodide = [f"pyodide/{PYODIDE_VERSION}/{name}" for name in names]
+    manifest = {"assets": assets.split("/", 1)[1], "pyodideVersion": PYODIDE_VERSION,
+                "pyodideKey": dist.name if dist else "cdn", "precache": pages + asset_files + pyodide}
+    source = templates(opts).get_template(SERVICE_WORKER).render(manifest=manifest)
+    (staging / SERVICE_WORKER).write_text(source, encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- the build
@@ -206,7 +240,7 @@ def build(opts: Options) -> Path:
     bodies = render_bodies(lessons)  # before Pyodide: fence mistakes are reported at once
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
-        font_cache = None
+        font_cache = dist = None
         if not opts.pyodide_url:
             dist = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
                                    precompile=opts.precompile, log=opts.log)
@@ -214,6 +248,7 @@ def build(opts: Options) -> Path:
             font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
         assets, wheel, fonts = build_assets(opts, staging, font_cache)
         render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts)
+        write_service_worker(opts, staging, lessons, assets, dist)
         if opts.live_model:
             copy_live_model(staging / "data" / "minilm-live", opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data

@@ -7,7 +7,11 @@ export const config = JSON.parse(document.getElementById("page-config").textCont
 // start-python.js (a classic script in <head>) has already started the worker; adopt it.
 const early = globalThis.earlyPython;
 export const runtime = new PythonRuntime(early.config, early.interruptBuffer);
-runtime.start().catch(() => {}); // the status line reports failures
+runtime.start().then(
+  // Offline support waits for Python: it must not compete with the start-up it caches.
+  () => import("./offline.js").then((m) => m.keepForOffline(config.serviceWorkerURL, document.querySelector(".offline-note"))),
+  () => {}, // the status line reports failures
+);
 
 // Arrays and other events from Python reach the page's components as DOM events, so
 // components stay independent of the runtime (they only listen for "lesson:<type>").

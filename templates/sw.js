@@ -1,0 +1,88 @@
+// The site's service worker (written by build.py): after one visit the lessons work offline,
+// and a revisit reads Python from Cache Storage instead of the network.
+// - Versioned files (assets/<hash>/, pyodide/<version>/) never change under their URL within a
+//   build: cache-first. Their caches are named after their content, so a rebuild that changes
+//   them starts new caches, and a rebuild that does not keeps them.
+// - Everything else (the pages) is network-first: a rebuilt lesson is seen at once; the cached
+//   copy is only for when the network fails.
+"use strict";
+
+const MANIFEST = {{ manifest | tojson }};
+const PAGES = "pages";
+const VERSIONED = [
+  { prefix: "assets/" + MANIFEST.assets + "/", cache: "assets-" + MANIFEST.assets },
+  { prefix: "pyodide/" + MANIFEST.pyodideVersion + "/", cache: "pyodide-" + MANIFEST.pyodideKey },
+];
+const scope = () => self.registration.scope; // the site's root, wherever it is hosted
+
+function versionedCache(url) {
+  if (!url.startsWith(scope())) return null;
+  const path = url.slice(scope().length);
+  const hit = VERSIONED.find((v) => path.startsWith(v.prefix));
+  return hit ? hit.cache : null;
+}
+
+self.addEventListener("install", () => self.skipWaiting());
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    const keep = new Set([PAGES, ...VERSIONED.map((v) => v.cache)]);
+    for (const name of await caches.keys()) if (!keep.has(name)) await caches.delete(name);
+    await self.clients.claim();
+  })());
+});
+
+// The page asks for the precache once Python is ready (the files are then in the HTTP cache,
+// so this costs no second download); the reply says whether the site now works offline.
+self.addEventListener("message", (event) => {
+  if (event.data?.type !== "precache") return;
+  event.waitUntil((async () => {
+    let ok = true;
+    try {
+      for (const path of MANIFEST.precache) {
+        const url = new URL(path, scope()).href;
+        const name = versionedCache(url) || PAGES;
+        const cache = await caches.open(name);
+        if (name !== PAGES && (await cache.match(url))) continue;
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`${path}: ${response.status}`);
+        await cache.put(url, response);
+      }
+    } catch {
+      ok = false; // the next visit tries again
+    }
+    event.source?.postMessage({ type: "precached", ok });
+  })());
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET" || !request.url.startsWith(scope())) return;
+  const url = request.url.split("#")[0];
+  const name = versionedCache(url);
+  event.respondWith(name ? cacheFirst(name, url, request) : networkFirst(url, request));
+});
+
+async function cacheFirst(name, url, request) {
+  const cache = await caches.open(name);
+  const hit = await cache.match(url, { ignoreVary: true });
+  if (hit) return hit;
+  const response = await fetch(request);
+  if (response.ok && response.type === "basic") cache.put(url, response.clone()).catch(() => {});
+  return response;
+}
+
+async function networkFirst(url, request) {
+  const cache = await caches.open(PAGES);
+  try {
+    const response = await fetch(request);
+    if (response.ok && response.type === "basic" && request.mode === "navigate") {
+      cache.put(url.split("?")[0], response.clone()).catch(() => {});
+    }
+    return response;
+  } catch (err) {
+    const hit = await cache.match(url, { ignoreSearch: true, ignoreVary: true });
+    if (hit) return hit;
+    throw err;
+  }
+}

@@ -1,0 +1,69 @@
+"""Offline and revisits: the service worker keeps the lesson after one visit, never a stale page."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from sitebuild.server import serve_in_thread
+
+pytestmark = pytest.mark.browser
+LESSON = "lessons/attention/"
+
+
+@pytest.fixture()
+def own_site(built_site, tmp_path):
+    """A copy of the built site that the test may change (a "rebuild"), served on its own."""
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    server, url = serve_in_thread(site, port=0, quiet=True, isolate=True)
+    yield site, url
+    server.shutdown()
+    server.server_close()
+
+
+def ready(page):
+    expect(page.get_by_role("banner").get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+
+
+def run_cell(page, cell_id, code):
+    cell = page.locator(f'[data-cell="{cell_id}"]')
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(code)
+    cell.get_by_role("button", name="Run").click()
+    expect(cell).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
+    return cell.locator(".cell-output")
+
+
+def test_after_one_visit_the_lesson_loads_and_runs_offline_and_a_rebuilt_page_is_never_stale(browser, own_site):
+    site, url = own_site
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(url + LESSON)
+        ready(page)
+        expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)
+        expect(page.locator(".offline-note")).to_be_visible()
+
+        # A rebuild changes the page: online, the reader gets the new one (pages are network-first).
+        html = site / "lessons" / "attention" / "index.html"
+        html.write_text(html.read_text(encoding="utf-8").replace("<h1>", "<h1 data-rebuilt>", 1), encoding="utf-8")
+        for sidecar in html.parent.glob("index.html.br"):
+            sidecar.unlink()  # the sidecar belongs to the old page
+        page.reload()
+        expect(page.locator("h1[data-rebuilt]")).to_have_count(1)
+        ready(page)
+
+        # Offline: the page, its scripts and Python all come from the service worker's caches.
+        context.set_offline(True)
+        page.reload()
+        expect(page.locator("h1[data-rebuilt]")).to_have_count(1)
+        ready(page)
+        out = run_cell(page, "setup", "import numpy as np\nprint('offline', np.ones((2, 3)).sum())")
+        expect(out).to_contain_text("offline 6.0")
+    finally:
+        context.close()
