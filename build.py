@@ -72,9 +72,10 @@ class BuildError(Exception):
 # ---------------------------------------------------------------------------- assets
 
 def content_hash(folder: Path) -> str:
-    """Hash every file's relative path and bytes, so the asset URL changes with the content."""
+    """Hash every file's relative path and bytes, so the asset URL changes with the content
+    (brotli sidecars, written later and derived from the files, are not content of their own)."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix != SIDECAR):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
