@@ -1,8 +1,8 @@
-// The site's service worker (written by build.py): after one visit the lessons work offline,
-// and a revisit reads Python from Cache Storage instead of the network.
+// The site's service worker (written by build.py): after one visit the lessons work offline.
 // - Versioned files (assets/<hash>/, pyodide/<version>/) never change under their URL within a
-//   build: cache-first. Their caches are named after their content, so a rebuild that changes
-//   them starts new caches, and a rebuild that does not keeps them.
+//   build. Offline they come from Cache Storage; online from the browser's HTTP cache, where
+//   they are immutable too (see the fetch handler). Their caches are named after their
+//   content, so a rebuild that changes them starts new caches, and one that does not keeps them.
 // - Everything else (the pages) is network-first: a rebuilt lesson is seen at once; the cached
 //   copy is only for when the network fails.
 "use strict";
@@ -60,6 +60,10 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || !request.url.startsWith(scope())) return;
   const url = request.url.split("#")[0];
   const name = versionedCache(url);
+  // Online, versioned files go to the browser's HTTP cache (they are immutable there): a
+  // response that passes through a service worker loses V8's cache of compiled wasm, and
+  // compiling Pyodide's 10 MB again made a revisit slower than the first visit.
+  if (name && self.navigator.onLine) return;
   event.respondWith(name ? cacheFirst(name, url, request) : networkFirst(url, request));
 });
 
