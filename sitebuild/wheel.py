@@ -1,4 +1,4 @@
-"""Package ``py/`` as a wheel the page installs with micropip (and a laptop with pip)."""
+"""Package ``py/`` as a wheel the page unpacks into site-packages (and a laptop installs with pip)."""
 
 from __future__ import annotations
 
