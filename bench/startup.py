@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser import CHROMIUM_ARGS, chromium_path, launch  # noqa: E402
-from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names  # noqa: E402
+from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names, link_or_copy  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
 
 # Long tasks are recorded from the very start of each page (an init script runs before any page script).
@@ -270,7 +270,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        (root / "site").symlink_to(args.site.resolve(), target_is_directory=True)
+        # A copy (hard links where possible), not a symlink: the dev server does not follow links out of its folder.
+        shutil.copytree(args.site, root / "site", copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
         make_raw_page(root / "raw", ROOT / ".cache")
         server, base = serve_in_thread(root, port=0, quiet=True, isolate=True)
         pages = {
