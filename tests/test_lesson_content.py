@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lessonpy import experiments, lesson_numbers
+import sweep_reference as experiments
+from lessonpy import lesson_numbers
 
 from sitebuild.lessons import read_lesson
 from sitebuild.numbers import PLACEHOLDER, format_value

@@ -12,7 +12,7 @@ import pytest
 from lessonpy import bridge
 from lessonpy import widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
-from lessonpy.experiments import scaling_sweep
+from sweep_reference import scaling_sweep
 from lessonpy.show import build_payload
 from sitebuild.lessons import LessonError, read_lessons
 from sitebuild.render import render_lesson_body

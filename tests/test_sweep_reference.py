@@ -1,4 +1,4 @@
-"""lessonpy.experiments: the claims the lesson's sqrt(d_k) step makes."""
+"""tests/sweep_reference.py (the reference sweep) and lessonpy.score_draws: the claims the lesson's sqrt(d_k) step makes."""
 
 import math
 import time
@@ -6,8 +6,9 @@ import time
 import numpy as np
 import pytest
 
-from lessonpy import experiments
-from lessonpy.experiments import (
+import sweep_reference as experiments
+from lessonpy import score_draws
+from sweep_reference import (
     DEFAULT_D_KS,
     draft_step2,
     draft_step2_many,
@@ -81,9 +82,9 @@ def test_expected_score_std():
 
 def test_sweep_is_deterministic_and_independent_of_call_history():
     a = scaling_sweep([64], T=8, seed=3)
-    experiments._unit_cache.clear()
+    score_draws._unit_cache.clear()
     b = scaling_sweep(DEFAULT_D_KS, T=8, seed=3)
-    experiments._unit_cache.clear()
+    score_draws._unit_cache.clear()
     c = scaling_sweep([64], T=8, seed=3)
     assert a["score_std"][0] == b["score_std"][4] == c["score_std"][0]
     assert scaling_sweep([64], T=8, seed=4)["score_std"] != a["score_std"]

@@ -1,4 +1,4 @@
-"""Experiments behind the lesson's "why divide by sqrt(d_k)?" step.
+"""Reference experiments behind the lesson's "why divide by sqrt(d_k)?" step (tests only; not in the wheel).
 
 Two questions, kept apart because they have different answers:
 
@@ -14,9 +14,9 @@ Two questions, kept apart because they have different answers:
    sweeps d_k, and measures the spread of the scores and how peaked the softmax
    rows are, with and without the scaling.
 
-Every function returns plain dicts of Python numbers and lists, so the page can
-draw them directly. :func:`scaling_sweep` is the one a slider calls: with its
-defaults it runs in a few milliseconds.
+Every function returns plain dicts of Python numbers and lists. The d_k explorer widget
+(``lessonpy.widget_payloads.explore``) computes the same numbers from the same draws
+(``lessonpy.score_draws``); the tests hold the two together.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ import math
 
 import numpy as np
 
-from .attention import row_entropy, softmax
+from lessonpy.attention import row_entropy, softmax
+from lessonpy.score_draws import unit_draws
 
 __all__ = [
     "DEFAULT_D_KS",
     "INITS",
     "expected_score_std",
     "scaling_sweep",
-    "unit_draws",
     "draft_step2",
     "draft_step2_many",
 ]
@@ -58,68 +58,6 @@ def expected_score_std(d_k, init="unit", scale=True):
     v = float(d_k) if init == "draft" else 1.0
     std = math.sqrt(d_k) * v
     return std / math.sqrt(d_k) if scale else std
-
-
-# One cached draw for "unit" q, k, with the raw scores made from it so far:
-# moving a slider (temperature, scale, d_k) re-uses them instead of drawing and
-# multiplying again, which is nearly all of the cost in the browser.
-_unit_cache: dict = {}
-
-
-class _UnitDraws:
-    """q, k ~ N(0, 1) for ``n_trials`` sequences of T positions, grown on demand.
-
-    Drawn channel by channel, so the first d channels are the same whatever the
-    largest d_k asked for: a smaller d_k is just a prefix, and the results
-    depend only on the arguments, never on earlier calls.
-    """
-
-    def __init__(self, seed, n_trials, T):
-        self.rng = np.random.default_rng(seed)
-        self.n, self.T = n_trials, T
-        self.q = np.empty((n_trials, T, 0))  # (n, T, d)
-        self.kt = np.empty((n_trials, 0, T))  # (n, d, T): K transposed, ready for q @ kt
-        self.scores = {0: np.zeros((n_trials, T, T))}  # raw q @ k.T by d, memoised
-
-    def _grow(self, d):
-        have = self.q.shape[-1]
-        if have >= d:
-            return
-        more = self.rng.standard_normal((d - have, 2, self.n, self.T))  # channel-major
-        self.q = np.concatenate([self.q, more[:, 0].transpose(1, 2, 0)], axis=-1)
-        self.kt = np.concatenate([self.kt, more[:, 1].transpose(1, 0, 2)], axis=1)
-
-    def _block(self, lo, hi):
-        """Channels lo..hi-1 of q @ k.T: (n, T, hi-lo) @ (n, hi-lo, T) -> (n, T, T)."""
-        return self.q[..., lo:hi] @ self.kt[:, lo:hi, :]
-
-    def raw_scores(self, d):
-        """q @ k.T over the first d channels: (n, T, T), unscaled.
-
-        Summed along a fixed path (channels 0-1, 1-2, 2-4, 4-8, ... then the
-        rest up to d), so the rounding, and hence every result, depends on d
-        alone; and a sweep over 4, 8, ..., 512 multiplies each channel once.
-        """
-        if d not in self.scores:
-            self._grow(d)
-            p = 1 << (d.bit_length() - 1)  # largest power of two <= d
-            if p == d:
-                self.scores[d] = self.raw_scores(p // 2) + self._block(p // 2, p)
-            else:
-                self.scores[d] = self.raw_scores(p) + self._block(p, d)
-        return self.scores[d]
-
-
-def unit_draws(seed, n_trials, T):
-    """The cached draws for these arguments (a fresh, uncached one when seed is None)."""
-    key = (seed, n_trials, T)
-    if seed is not None and key in _unit_cache:
-        return _unit_cache[key]
-    draws = _UnitDraws(seed, n_trials, T)
-    if seed is not None:
-        _unit_cache.clear()  # keep one entry: a few MB at most
-        _unit_cache[key] = draws
-    return draws
 
 
 def _raw_scores_fn(init, n_trials, T, d_max, seed):
