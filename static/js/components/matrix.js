@@ -290,8 +290,11 @@ export function createMatrix(canvas, options = {}) {
     drawLabels(ctx, g, theme);
     drawSelection(ctx, g, theme);
     const p0 = panels[0];
+    // The bar gives way to its label: in a narrow thumbnail the label must still fit the canvas.
+    ctx.font = theme.font(11);
+    const labelRoom = opts.legendLabel ? ctx.measureText(opts.legendLabel).width + 12 : 0;
     drawLegend(ctx, {
-      x: g.left, y: g.legendY, width: Math.min(220, Math.max(100, g.width - g.left - 120)), height: 10,
+      x: g.left, y: g.legendY, width: Math.max(48, Math.min(220, g.width - g.left - labelRoom)), height: 10,
       scale: p0.scale, color: theme.fg, border: theme.grid, font: theme.font(11),
       label: opts.legendLabel ?? "", format: (v) => fmt(v, 2),
     });
