@@ -4,7 +4,7 @@
     key: value        # optional YAML options, validated (see OPTIONS)
     ```
 
-NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``. The build
+NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``. The build
 computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender`` and embeds
 it as a JSON data block, so the picture is there before Python has loaded in the page;
 static/js/widgets.js brings it to life and replaces it with what Python computes.
@@ -43,8 +43,9 @@ _V, _E, _H = LIMITS["view"], LIMITS["dk-explorer"], LIMITS["heads"]
 _VIEW = {"title": ("text", None, None, None), "T": ("int", 6, *_V["T"]), "d_k": ("int", 8, *_V["d_k"]),
          "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
          "row": ("int", None, 0, _V["T"][1] - 1),
-         # the picture drawn before Python runs: a seeded random example, or the lesson's hand-built one
-         "example": ("choice", "seeded", ["seeded", "cat"], None)}
+         # the picture drawn before Python runs: a seeded random example, the lesson's hand-built one, or
+         # the trained head a "your attention on a real head" cell reproduces (from the committed data)
+         "example": ("choice", "seeded", ["seeded", "cat", *lessonpy("realheads").CELL_HEADS], None)}
 OPTIONS: dict[str, dict[str, tuple]] = {
     "attention-view": _VIEW,
     "step-through": {**_VIEW, "interval": ("int", 700, 100, 5000)},
@@ -54,6 +55,10 @@ OPTIONS: dict[str, dict[str, tuple]] = {
                     "seed": ("int", 0, 0, 2**31 - 1)},
     "heads": {"title": ("text", None, None, None), "C": ("int", 48, *_H["C"]), "T": ("int", 8, *_H["T"]),
               "heads": ("int", 4, 1, _H["C"][1]), "seed": ("int", 0, 0, 2**31 - 1)},
+    # the model, sentence and featured head (by its job) shown first; the build checks they exist
+    "real-heads": {"title": ("text", None, None, None),
+                   "model": ("choice", "minilm", list(lessonpy("realheads").MODELS), None),
+                   "sentence": ("int", 0, 0, 99), "head": ("text", None, None, None)},
 }
 
 LABELS = {
@@ -61,6 +66,7 @@ LABELS = {
     "step-through": "Step through attention",
     "dk-explorer": "Explore d_k, scaling, temperature and the causal mask",
     "heads": "Attention heads",
+    "real-heads": "Every head of a trained model",
 }
 
 
@@ -124,6 +130,8 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
         if not lo <= len(v["tokens"]) <= hi:
             b.error(f"{what}: tokens needs {lo} to {hi} words, got {len(v['tokens'])}", ("tokens",))
         v["T"] = len(v["tokens"])
+    if v.get("example") in lessonpy("realheads").CELL_HEADS and (v.get("tokens") is not None or "T" in b.data):
+        b.error(f"{what}: a real head's example brings its own tokens; drop tokens and T", ("example",))
     if v.get("example") == "cat":
         if v.get("tokens") is not None or "T" in b.data:
             b.error(f"{what}: the cat example brings its own tokens; drop tokens and T", ("example",))

@@ -158,7 +158,8 @@ def test_attention_example_is_what_show_attention_sends():
 
 def test_prerender_knows_every_widget():
     for name in widgets.WIDGETS:
-        assert "weights" in widgets.prerender(name, {})["arrays"]
+        payload = widgets.prerender(name, {})
+        assert "weights" in (payload["open"] if name == "real-heads" else payload["arrays"])
     with pytest.raises(ValueError, match="unknown widget"):
         widgets.prerender("pie-chart", {})
 
@@ -208,6 +209,60 @@ def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):
     assert shown[4].argmax() == 1  # "it" looks at "cat"
 
 
+# ---------------------------------------------------------------------------- real heads
+
+def test_real_heads_call_sends_every_head_as_stored():
+    from lessonpy import realheads
+
+    for model, s in (("minilm", 0), ("smollm2", 3)):
+        heads = realheads.load(model)
+        payload = widgets.real_heads(model, s, target="g")
+        w = payload["arrays"]["weights"]
+        T = len(heads.tokens(s))
+        assert w.dtype == np.float32 and w.shape == (heads.layers, heads.heads, T, T)
+        np.testing.assert_array_equal(w, heads.weights(s))  # as stored: no renormalising in the data
+        assert payload["sentences"][s] == heads.sentences[s]["text"] and payload["tokens"] == heads.tokens(s)
+        assert [(f["job"], f["layer"], f["head"]) for f in payload["featured"]] == \
+            [(f["job"], f["layer"], f["head"]) for f in heads.featured]
+    with pytest.raises(ValueError, match="sentence must be between 0 and 7"):
+        widgets.real_heads("minilm", 8)
+    with pytest.raises(ValueError, match="unknown model 'gpt2'"):
+        widgets.real_heads("gpt2", 0)
+
+
+def test_real_heads_prerender_is_the_featured_head_as_stored_without_the_grid():
+    from lessonpy import realheads
+
+    heads = realheads.load("smollm2")
+    p = widgets.prerender("real-heads", {"model": "smollm2", "sentence": 3, "head": "induction"})
+    f = heads.featured_head("induction")
+    assert "arrays" not in p  # the (L, H, T, T) grid comes from Python in the page
+    assert (p["open"]["layer"], p["open"]["head"], p["open"]["job"]) == (f["layer"], f["head"], "induction")
+    np.testing.assert_array_equal(p["open"]["weights"], heads.pattern(3, f["layer"], f["head"]))
+    assert [m["name"] for m in p["models"]] == list(realheads.MODELS)
+
+
+@pytest.mark.parametrize("cell", ["real-head-minilm", "real-head-smollm2"])
+def test_a_real_head_view_prerenders_the_stored_pattern_rows_renormalised(tmp_path, cell):
+    from lessonpy import realheads
+
+    (view,) = data_blocks(render(tmp_path, f"```widget attention-view id=v\nexample: {cell}\n```\n"))
+    model, job, s = realheads.CELL_HEADS[cell]
+    heads = realheads.load(model)
+    f = heads.featured_head(job)
+    stored = heads.pattern(s, f["layer"], f["head"])
+    T = len(stored)
+    shown = np.array(view["initial"]["arrays"]["weights"]["data"], dtype=np.float32).reshape(T, T)
+    np.testing.assert_allclose(shown.sum(-1), 1, atol=1e-6)
+    np.testing.assert_allclose(shown, stored / stored.sum(-1, keepdims=True), atol=1e-6)
+    assert np.abs(shown - stored).max() <= T / (2 * realheads.LEVELS)  # the renormalising moves little
+    # the reader's attention on the shipped Q, K (what the cell draws) agrees within the stated bound
+    mine, _ = realheads.reproduce(heads, s, job)
+    assert np.abs(shown - mine).max() <= realheads.WEIGHT_ERROR + realheads.QK_ERROR + T / (2 * realheads.LEVELS)
+    assert view["initial"]["tokens"] == heads.tokens(s)
+    assert f"layer {f['layer']}, head {f['head']}" in view["initial"]["title"]
+
+
 @pytest.mark.parametrize("fence, line, message", [
     ("```widget\n```", 7, "needs a name"),
     ("```widget pie id=p\n```", 7, "unknown widget 'pie'"),
@@ -221,6 +276,10 @@ def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):
     ("```widget heads id=h\n```\n\n```widget heads id=h\n```", 10, "already used by the widget on line 7"),
     ("```widget attention-view id=v\nexample: dog\n```", 8, "example must be one of seeded, cat"),
     ("```widget attention-view id=v\nexample: cat\ntokens: [a, b]\n```", 8, "brings its own tokens"),
+    ("```widget attention-view id=v\nexample: real-head-minilm\nT: 4\n```", 8, "brings its own tokens"),
+    ("```widget real-heads id=r\nmodel: gpt2\n```", 8, "model must be one of minilm, smollm2"),
+    ("```widget real-heads id=r\nsentence: 8\n```", 7, "sentence must be between 0 and 7"),
+    ("```widget real-heads id=r\nhead: induction\n```", 7, "has no featured head for 'induction'"),
 ])
 def test_bad_widget_fences_name_the_file_and_line(tmp_path, fence, line, message):
     with pytest.raises(LessonError) as err:

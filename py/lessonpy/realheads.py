@@ -287,18 +287,24 @@ CELL_HEADS = {"real-head-minilm": ("minilm", "previous", 0), "real-head-smollm2"
 CELL_PRINTS = {cell: [f"{cell.replace('-', '_')}_diff"] for cell in CELL_HEADS}
 
 
+def featured_scores(heads: Heads, s, job):
+    """A featured head's scores on sentence *s* from its shipped Q, K: Q Kᵀ / sqrt(D), float32 (T, T), with the
+    causal mask (-inf above the diagonal) for a causal model."""
+    Q, K, _ = heads.qkv(s, job)
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if heads.causal:
+        T = len(Q)
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    return scores.astype(np.float32)
+
+
 def reproduce(heads: Heads, s, job):
     """The reader's Step 1 attention on a featured head's shipped Q, K (plus the causal mask for a causal
     model): returns (weights (T, T), the largest difference from the shipped pattern)."""
     from .attention import softmax  # the same stable softmax the lesson builds in Step 1
 
     f = heads.featured_head(job)
-    Q, K, _ = heads.qkv(s, job)
-    scores = Q @ K.T / np.sqrt(K.shape[-1])
-    if heads.causal:
-        T = len(Q)
-        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
-    mine = softmax(scores)
+    mine = softmax(featured_scores(heads, s, job))
     return mine, float(np.abs(mine - heads.pattern(s, f["layer"], f["head"])).max())
 
 

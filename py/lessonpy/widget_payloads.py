@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import cat_example
+from . import cat_example, realheads
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
 from .score_draws import unit_draws
@@ -24,10 +24,11 @@ from .hand_heads import HAND_HEADS, hand_heads
 from .limits import WIDGET_LIMITS
 from .show import build_payload
 
-__all__ = ["WIDGETS", "attention_example", "explore", "heads", "prerender", "divisors", "SATURATED"]
+__all__ = ["WIDGETS", "attention_example", "explore", "heads", "real_heads", "real_head_example", "prerender",
+           "divisors", "SATURATED"]
 
 #: The widget names a lesson may use in a ```widget NAME fence.
-WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads")
+WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads", "real-heads")
 
 #: A row whose largest weight is above this is "saturated": nearly one-hot.
 SATURATED = 0.9
@@ -193,6 +194,53 @@ def heads(n_head=4, C=48, T=8, seed=0, target=None):
 
 
 # -----------------------------------------------------------------------------
+# real-heads: every head of a trained model on one sentence, from the shipped data
+
+
+def real_heads(model="minilm", sentence=0, target=None):
+    """The real-heads widget's call: :func:`lessonpy.realheads.grid_payload` (weights (L, H, T, T) as
+    stored, featured heads with their jobs and scores) plus the model's sentences for the picker."""
+    heads = realheads.load(model)  # unknown model: HeadsError, whose message names the models
+    s = _check_int("sentence", sentence, 0, len(heads.sentences) - 1)
+    return {**realheads.grid_payload(heads, s, target), "widget": "real-heads",
+            "sentences": [x["text"] for x in heads.sentences]}
+
+
+def _drawable(pattern):
+    """A stored pattern with each row divided by its sum, for drawing in a view that wants rows summing to 1:
+    stored rows sum to 1 only within T / 510 (uint8 levels, not renormalised; see lessonpy.realheads)."""
+    return (pattern / pattern.sum(-1, keepdims=True)).astype(np.float32)
+
+
+def real_head_example(cell, title=None, target=None):
+    """The picture an attention-view shows before the "your attention on a real head" cell *cell* runs (a key
+    of realheads.CELL_HEADS): the featured head's stored pattern (rows renormalised for drawing) and the scores
+    from its stored Q and K (masked for a causal model), on the cell's sentence. Not V and the output: (T, D)
+    twice as JSON would add about 10 KB (gzipped) to every page view; the cell draws them."""
+    model, job, s = realheads.CELL_HEADS[cell]
+    heads = realheads.load(model)
+    f = heads.featured_head(job)
+    return build_payload(scores=realheads.featured_scores(heads, s, job), weights=_drawable(heads.pattern(s, f["layer"], f["head"])),
+                         tokens=heads.tokens(s), target=target,
+                         title=title or f"{heads.meta['title']}: layer {f['layer']}, head {f['head']} (from 0)")
+
+
+def real_heads_prerender(model="minilm", sentence=0, job=None, target=None):
+    """The real-heads widget's picture before Python loads, computed at build time from the committed data:
+    the sentence and the featured head *job* (default: the model's first) as stored, without the whole grid
+    (L x H x T x T numbers would weigh on every page view; the page asks Python for them)."""
+    heads = realheads.load(model)
+    s = _check_int("sentence", sentence, 0, len(heads.sentences) - 1)
+    f = heads.featured_head(job or heads.featured[0]["job"])
+    grid = realheads.grid_payload(heads, s, target)
+    del grid["arrays"]
+    return {**grid, "widget": "real-heads", "sentences": [x["text"] for x in heads.sentences],
+            "models": [{"name": name, "title": realheads.load(name).meta["title"]} for name in realheads.MODELS],
+            "open": {"layer": f["layer"], "head": f["head"], "job": f["job"],
+                     "weights": heads.pattern(s, f["layer"], f["head"])}}
+
+
+# -----------------------------------------------------------------------------
 # the build's side
 
 
@@ -202,6 +250,8 @@ def prerender(name, options=None, target=None):
     if name in ("attention-view", "step-through"):
         if o.get("example") == "cat":  # the lesson's hand-built "the cat sat because it was warm"
             return cat_example.payload(title=o.get("title"), target=target)
+        if o.get("example") in realheads.CELL_HEADS:  # a trained head, before its cell runs
+            return real_head_example(o["example"], title=o.get("title"), target=target)
         return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
                                  tokens=o.get("tokens"), title=o.get("title"), target=target)
     if name == "dk-explorer":
@@ -211,4 +261,7 @@ def prerender(name, options=None, target=None):
     if name == "heads":
         return heads(n_head=o.get("heads", 4), C=o.get("C", 48), T=o.get("T", 8),
                      seed=o.get("seed", 0), target=target)
+    if name == "real-heads":
+        return real_heads_prerender(model=o.get("model", "minilm"), sentence=o.get("sentence", 0),
+                                    job=o.get("head"), target=target)
     raise ValueError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")
