@@ -39,6 +39,9 @@ WIDGET_NOTES = {
                    "in Python at every change. Here, change the numbers in the cells above and run them again.",
     "heads": "the attention patterns of several heads of one input side by side, with the number of heads to "
              "choose. Here, the multi-head cell above computes them in `att`.",
+    "real-heads": "every head of a trained model (MiniLM-L6 or SmolLM2) on one sentence as a grid of small "
+                  "patterns; a click opens one with its numbers. Here, `realheads.load(\"minilm\").weights(0)` "
+                  "holds them all, shape (layers, heads, T, T).",
 }
 
 #: The widgets that draw what a cell's ``show_attention(target=ID)`` sends.

@@ -8,6 +8,7 @@ in the cell and on the view, never an uncaught error. One page (one Python boot)
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
-from lessonpy import widget_payloads as widgets
+from lessonpy import realheads, widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import build_payload
 from test_page_browser import cell, run, set_code
@@ -115,6 +116,10 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
         expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
         expect(widget(page, "heads").get_by_label("Number of heads H")).to_be_disabled()
         expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)
+        real = widget(page, "real")
+        expect(real).to_have_attribute("data-open", "0,2")  # MiniLM's previous-token head, as stored
+        np.testing.assert_array_equal(real_table(real), realheads.load("minilm").pattern(0, 0, 2))
+        expect(real.locator(".widget-status")).to_contain_text("the grid of every head needs Python")
         assert page.locator(".py-status").get_attribute("data-state") == "loading"
         assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
             (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
@@ -267,3 +272,48 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
     shown = heads.locator(".heads-table").nth(2).locator("tbody td").evaluate_all(
         "tds => tds.map(td => Number(td.dataset.value))")
     np.testing.assert_allclose(np.array(shown).reshape(8, 8), expected[2], atol=1e-6)
+
+
+# ---------------------------------------------------------------------------- real heads
+
+def real_table(real):
+    """The open head's table as float32 (T, T), from the cells' exact data-value."""
+    rows = real.locator(".realheads-table tbody tr")
+    return np.array(rows.evaluate_all(
+        "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"), dtype=np.float32)
+
+
+def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page):
+    real = widget(page, "real")
+    real.scroll_into_view_if_needed()
+    canvas = real.locator(".realheads-grid canvas")
+    expect(canvas).to_have_attribute("data-heads", "72", timeout=RUN_TIMEOUT_MS)  # 6 layers x 12 heads drawn
+    minilm = realheads.load("minilm")
+    caption = real.locator(".realheads-table caption")
+    # the keyboard: from the open head (0, 2) one right and one down, then Enter
+    canvas.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Focused: layer 1, head 3"))
+    page.keyboard.press("Enter")
+    expect(real).to_have_attribute("data-open", "1,3")
+    expect(caption).to_contain_text("MiniLM-L6 (all-MiniLM-L6-v2), layer 1, head 3 (counted from 0)")
+    np.testing.assert_array_equal(real_table(real), minilm.pattern(0, 1, 3))
+    # a featured head's button
+    f = minilm.featured_head("same")
+    real.get_by_role("button", name=f"same word: layer {f['layer']}, head {f['head']}").click()
+    expect(real).to_have_attribute("data-open", f"{f['layer']},{f['head']}")
+    # SmolLM2, the sentence written twice: 270 heads; a click on a thumbnail opens it
+    real.get_by_label("Model").select_option("smollm2")
+    expect(canvas).to_have_attribute("data-heads", "270", timeout=RUN_TIMEOUT_MS)
+    real.get_by_label("Sentence").select_option("3")
+    smol = realheads.load("smollm2")
+    expect(real.locator(".realheads-tokens")).to_contain_text(f"{len(smol.tokens(3))} tokens", timeout=RUN_TIMEOUT_MS)
+    ind = smol.featured_head("induction")
+    rect = page.evaluate("""([layer, head]) => lessonWidgets.find((w) => w.id === 'real').grid.layout().rects
+        .find((r) => r.layer === layer && r.head === head)""", [ind["layer"], ind["head"]])
+    box = canvas.bounding_box()
+    page.mouse.click(box["x"] + rect["x"] + rect["size"] / 2, box["y"] + rect["y"] + rect["size"] / 2)
+    expect(real).to_have_attribute("data-open", f"{ind['layer']},{ind['head']}")
+    expect(caption).to_contain_text(f"SmolLM2-135M-Instruct (4-bit GGUF), layer {ind['layer']}, head {ind['head']} (counted from 0)")
+    np.testing.assert_array_equal(real_table(real), smol.pattern(3, ind["layer"], ind["head"]))

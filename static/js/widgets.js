@@ -1,4 +1,4 @@
-// The lesson's ```widget blocks: attention-view, step-through, dk-explorer and heads.
+// The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads and real-heads.
 // Each widget starts from the payload the build computed (so it draws before Python loads),
 // then shows what Python computes: the explorer and heads call lessonpy.widget_payloads through
 // runtime.call (arrays and numbers come back as the call's reply); the views show what cells
@@ -21,6 +21,7 @@ const MAKERS = {
   "step-through": (ctx) => createViewWidget(ctx, { stepper: true }),
   "dk-explorer": async (ctx) => (await import("./widgets/explorer.js")).createExplorer(ctx),
   heads: async (ctx) => (await import("./widgets/heads.js")).createHeads(ctx),
+  "real-heads": async (ctx) => (await import("./widgets/realheads.js")).createRealHeads(ctx),
 };
 
 const VIEW_NAMES = new Set(["attention-view", "step-through"]);
