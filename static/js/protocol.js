@@ -23,6 +23,10 @@
  * @typedef {{id: number, type: "call", module: string, func: string, kwargs: Object}} CallRequest
  *   Call a lessonpy function (widgets, graders). Reply: what it returned, with numpy arrays as
  *   WireArrays (transferred), e.g. a widget's {arrays, tokens, stats, ...} in one piece.
+ * @typedef {{id: number, type: "fetch-file", url: string, path: string}} FetchFileRequest
+ *   Put the file at url into Python's file system at path (a folder is made): from there if it is
+ *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
+ *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
  *
  * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
@@ -33,6 +37,8 @@
  *   tokens?: string[], arrays?: Object<string, WireArray>, derived?: string[], stats?: Object, error?: string}} ArraysEvent
  *   What show_attention sends (lessonpy.show): arrays for a view, or the error that refused them.
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
+ * @typedef {{type: "download", runId: number, loaded: number, total: number}} DownloadEvent
+ *   Progress of a fetch-file download: bytes so far, and the file's size (0 when the server did not say).
  * @typedef {{type: "fatal", runId?: number|null, error: string}} FatalEvent
  *   Python died where no request could report it (os._exit, a wasm trap), or the worker failed
  *   to start (start-python.js): the page restarts Python.
@@ -44,6 +50,7 @@ export const Request = Object.freeze({
   SET_INTERRUPT: "set-interrupt",
   RUN: "run",
   CALL: "call",
+  FETCH_FILE: "fetch-file",
 });
 
 /** Event types (worker -> page). */
@@ -54,6 +61,7 @@ export const Event = Object.freeze({
   FIGURE: "figure",
   ARRAYS: "arrays",
   NOTICE: "notice",
+  DOWNLOAD: "download",
   FATAL: "fatal",
 });
 
@@ -67,6 +75,7 @@ const REQUEST_FIELDS = {
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],
+  [Request.FETCH_FILE]: [["url", "path"], []],
 };
 const EVENT_FIELDS = {
   [Event.PROGRESS]: [["stage", "fraction"], ["at"]],
@@ -75,6 +84,7 @@ const EVENT_FIELDS = {
   [Event.FIGURE]: [["format", "data"], []],
   [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "stats", "error"]],
   [Event.NOTICE]: [["text"], []],
+  [Event.DOWNLOAD]: [["loaded", "total"], []],
   [Event.FATAL]: [["error"], []],
 };
 const REPLY_FIELDS = [["id", "ok"], ["result", "error", "fatal"]];

@@ -109,6 +109,12 @@ export class PythonRuntime extends EventTarget {
     return this.#request(Request.CALL, { module, func, kwargs }, onEvent);
   }
 
+  /** Put the file at `url` into Python's file system at `path` (see protocol.js); onEvent gets "download" events. */
+  async fetchFile(url, path, onEvent = () => {}) {
+    await this.start();
+    return this.#request(Request.FETCH_FILE, { url, path }, onEvent);
+  }
+
   /** The id of the cell whose run has id `runId` (events carry it), or null (a call, or gone). */
   cellOf(runId) {
     return this.pending.get(runId)?.cellId ?? null;

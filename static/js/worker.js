@@ -163,6 +163,51 @@ function call({ module, func, kwargs }) {
   return { result, transfer: Array.from(transfer) };
 }
 
+// Large files Python reads (MiniLM's live weights, 45 MB) are kept in the browser's Cache Storage, so a
+// second visit, or a new interpreter after Stop, does not download them again.
+const FILE_CACHE = "lesson-files-v1";
+const PROGRESS_STEP = 1 / 100; // a "download" event per 1% (or per MB when the size is unknown)
+
+async function fetchFile({ url, path }) {
+  if (pyodide.FS.analyzePath(path).exists) return { result: { bytes: pyodide.FS.stat(path).size, source: "python" } };
+  const cache = globalThis.caches ? await caches.open(FILE_CACHE).catch(() => null) : null;
+  let bytes = null;
+  let source = "cache";
+  const cached = cache ? await cache.match(url) : null;
+  if (cached) bytes = new Uint8Array(await cached.arrayBuffer());
+  else {
+    source = "network";
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`could not download ${url}: HTTP ${response.status}`);
+    // a compressed response's length is not the file's: then the size is unknown (0)
+    const total = response.headers.get("content-encoding") ? 0 : Number(response.headers.get("content-length")) || 0;
+    const reader = response.body.getReader();
+    const chunks = [];
+    let loaded = 0;
+    let reported = 0;
+    post(Event.DOWNLOAD, { loaded: 0, total });
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      if (total ? (loaded - reported) / total >= PROGRESS_STEP : loaded - reported >= 1 << 20) {
+        reported = loaded;
+        post(Event.DOWNLOAD, { loaded, total });
+      }
+    }
+    post(Event.DOWNLOAD, { loaded, total: total || loaded });
+    bytes = new Uint8Array(loaded);
+    let at = 0;
+    for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
+    // only a whole file is cached: a download cut short leaves nothing behind to be mistaken for it
+    await cache?.put(url, new Response(bytes, { headers: { "content-length": String(loaded) } })).catch(() => {});
+  }
+  pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+  pyodide.FS.writeFile(path, bytes);
+  return { result: { bytes: bytes.length, source } };
+}
+
 function pythonAlive() {
   if (!pyodide) return true; // not booted yet: a boot failure, reported as such
   try {
@@ -183,7 +228,7 @@ function reportIfDead(event, reason) {
 self.addEventListener("error", (event) => reportIfDead(event, event.error || event.message));
 self.addEventListener("unhandledrejection", (event) => reportIfDead(event, event.reason));
 
-const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: call };
+const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: call, [Request.FETCH_FILE]: fetchFile };
 
 async function handle(message) {
   const { id, type } = message;
