@@ -17,13 +17,13 @@ import numpy as np
 
 from ..project import ROOT
 
-from lessonpy import minilm
+from lessonpy import live as lessonpy_live, minilm
 from lessonpy.wordpiece import MAX_TOKENS
 
 from . import weights
 
 LIVE_DIR = weights.CACHE / "minilm-live"
-WEIGHTS_NAME = "minilm-live.safetensors"
+WEIGHTS_NAME = lessonpy_live.WEIGHTS_NAME  # the page asks for the names lessonpy.live reads
 #: the tokenizer's limit; all 512 positions would make the file 45.1 MB (int8 word embeddings instead made
 #: the attention weights 17 times less accurate)
 POSITIONS = MAX_TOKENS
