@@ -26,15 +26,20 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "widgets" / "widgets.md
 LESSON = "lessons/widgets/"
 
 
-@pytest.fixture(scope="module")
-def widgets_url(tmp_path_factory):
+def build_fixture_site(tmp: Path) -> Path:
+    """Build the widgets fixture lesson into tmp/site; return the site's folder."""
     import build
-    from sitebuild.server import serve_in_thread
 
-    tmp = tmp_path_factory.mktemp("widgets")
     (tmp / "lessons").mkdir()
     (tmp / "lessons" / "widgets.md").write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
-    site = build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None))
+    return build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None))
+
+
+@pytest.fixture(scope="module")
+def widgets_url(tmp_path_factory):
+    from sitebuild.server import serve_in_thread
+
+    site = build_fixture_site(tmp_path_factory.mktemp("widgets"))
     server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
     yield url
     server.shutdown()
@@ -119,7 +124,7 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
         real = widget(page, "real")
         expect(real).to_have_attribute("data-open", "0,2")  # MiniLM's previous-token head, as stored
         np.testing.assert_array_equal(real_table(real), realheads.load("minilm").pattern(0, 0, 2))
-        expect(real.locator(".widget-status")).to_contain_text("the grid of every head needs Python")
+        expect(real.locator(".realheads-status")).to_contain_text("the grid of every head needs Python")
         assert page.locator(".py-status").get_attribute("data-state") == "loading"
         assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
             (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
@@ -306,7 +311,7 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
     # SmolLM2, the sentence written twice: 270 heads; a click on a thumbnail opens it
     real.get_by_label("Model").select_option("smollm2")
     expect(canvas).to_have_attribute("data-heads", "270", timeout=RUN_TIMEOUT_MS)
-    real.get_by_label("Sentence").select_option("3")
+    real.get_by_label("Sentence", exact=True).select_option("3")
     smol = realheads.load("smollm2")
     expect(real.locator(".realheads-tokens")).to_contain_text(f"{len(smol.tokens(3))} tokens", timeout=RUN_TIMEOUT_MS)
     ind = smol.featured_head("induction")

@@ -44,7 +44,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   labelled(controls, modelSelect, "Model");
   const sentenceSelect = el("select", "realheads-sentence");
   labelled(controls, sentenceSelect, "Sentence");
-  const status = el("p", "widget-status");
+  const status = el("p", "widget-status realheads-status");
   status.setAttribute("role", "status");
   const tokensLine = el("p", "realheads-tokens");
   const gridFigure = el("figure", "realheads-grid");
@@ -56,7 +56,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   const viewHost = el("div", "realheads-view");
   const details = el("details", "realheads-table");
   details.append(el("summary", "", "Show the open head's weights as a table"));
-  section.append(controls, status, tokensLine, gridFigure, featuredList, openHeading, viewHost, details);
+  const live = createLivePanel();
+  section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, details);
 
   let payload = initial; // the current model and sentence (the build's, until Python answers)
   let open = { layer: initial.open.layer, head: initial.open.head };
@@ -117,22 +118,25 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     details.querySelector(".attn-table-host")?.remove();
     const host = el("div", "attn-table-host");
     details.append(host);
-    table = createTable(host, { caption: `${name}: attention weights as stored (1/255 steps)`, rowHeader: "query", colHeader: "key" });
+    const how = payload.live ? "on your sentence, computed live" : "as stored (1/255 steps)";
+    table = createTable(host, { caption: `${name}: attention weights ${how}`, rowHeader: "query", colHeader: "key" });
     table.update({ matrix: weights, rowLabels: payload.tokens, colLabels: payload.tokens });
     table.select(view.store.get());
     section.dataset.open = `${open.layer},${open.head}`;
   }
 
   function render(next) {
-    payload = { ...next, models };
+    payload = { ...next, models, sentences: next.sentences ?? payload.sentences };
     setSentences();
     showFeatured();
     const { layers: L, heads: H } = payload;
     tokensLine.textContent = `${payload.tokens.length} tokens: ${payload.tokens.join(" ")}`;
-    gridCaption.textContent = `${payload.title} on sentence ${payload.sentence}: all ${L * H} heads, ${L} layers × ${H} heads, ` +
+    const where = payload.live ? "your sentence" : `sentence ${payload.sentence}`;
+    gridCaption.textContent = `${payload.title} on ${where}: all ${L * H} heads, ${L} layers × ${H} heads, ` +
       "counted from 0. Each square is one head's pattern (rows: queries, columns: keys; dark 0, yellow 1); " +
       `featured heads have a coloured frame.${payload.causal ? " Grey above the diagonal: a causal model never looks ahead." : ""} ` +
-      "The weights are stored in steps of 1/255, so a row sums to 1 within T/510.";
+      (payload.live ? "Computed just now by the NumPy forward pass in your browser, with float16 weights."
+        : "The weights are stored in steps of 1/255, so a row sums to 1 within T/510.");
     if (payload.arrays?.weights) {
       grid.update({ weights: payload.arrays.weights, featured: payload.featured, causal: payload.causal });
       section.dataset.heads = String(L * H);
@@ -191,6 +195,99 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     }
     askOnce();
   });
+  /**
+   * "Your own sentence": MiniLM's float16 weights (about 45 MB) are downloaded only when asked, with a
+   * progress bar, kept in the browser's Cache Storage by the worker, and the forward pass runs in Python
+   * (lessonpy.live.heads). A site built without --live-model says so instead of failing on the click.
+   */
+  function createLivePanel() {
+    const element = el("div", "realheads-live");
+    element.append(el("h4", "", "Your own sentence, live"));
+    const row = el("div", "widget-controls");
+    const input = el("input", "realheads-live-text");
+    input.type = "text";
+    input.maxLength = 500;
+    input.value = "The cat sat on the mat because it was tired.";
+    labelled(row, input, "Your sentence");
+    const runButton = el("button", "realheads-live-run", "Run MiniLM on it");
+    runButton.type = "button";
+    const stopButton = el("button", "realheads-live-stop", "Stop");
+    stopButton.type = "button";
+    stopButton.hidden = true;
+    row.append(runButton, stopButton);
+    const bar = el("progress", "realheads-live-progress");
+    bar.max = 1;
+    bar.value = 0;
+    bar.hidden = true;
+    bar.setAttribute("aria-label", "Downloading MiniLM's weights");
+    const note = el("p", "widget-status realheads-live-status");
+    note.setAttribute("role", "status");
+    element.append(row, bar, note);
+    const folder = new URL("../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/widgets/
+    const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
+
+    let available = false;
+    (async () => {
+      try {
+        const head = await fetch(new URL("minilm-live.safetensors", folder), { method: "HEAD" });
+        available = head.ok;
+        const mb = Number(head.headers.get("content-length")) / 1e6;
+        if (!available) {
+          say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
+            "(whoever builds the site adds them with python3 build.py --live-model).", "absent");
+          runButton.disabled = input.disabled = true;
+          return;
+        }
+        say(`The first run downloads MiniLM's weights (${mb ? `${num(mb, 1)} MB` : "about 45 MB"}, float16), once: ` +
+          "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser.", "idle");
+      } catch (err) {
+        say(`Could not reach MiniLM's weights: ${err.message ?? err}`, "absent");
+        runButton.disabled = true;
+      }
+    })();
+
+    async function run() {
+      if (!available) return;
+      runButton.disabled = true;
+      stopButton.hidden = false;
+      try {
+        say("Waiting for Python…", "busy");
+        const files = await runtime.call("lessonpy.live", "files", {});
+        for (const { name, path } of files) {
+          say(`Getting ${name}…`, "downloading");
+          const reply = await runtime.fetchFile(new URL(name, folder).href, path, ({ loaded, total }) => {
+            bar.hidden = false;
+            bar.value = total ? loaded / total : 0;
+            section.dataset.progress = String(bar.value);
+            say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
+          });
+          section.dataset.liveSource = reply.source; // python, cache or network: a test reads it
+        }
+        bar.hidden = true;
+        say("Running MiniLM's forward pass in Python…", "running");
+        const reply = await runtime.call("lessonpy.live", "heads", { text: input.value, target: spec.id });
+        open = { layer: Infinity, head: Infinity };
+        render(reply);
+        say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
+          `in ${num(reply.seconds * 1000, 0)} ms, with NumPy in your browser. The framed heads are the ones named ` +
+          "from the lesson's sentences; see whether they do the same job on yours.", "done");
+        status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
+      } catch (err) {
+        bar.hidden = true;
+        if (err.stopped || /KeyboardInterrupt/.test(err.message)) {
+          say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
+        } else say(`MiniLM could not run: ${err.message ?? err}`, "error");
+      } finally {
+        runButton.disabled = false;
+        stopButton.hidden = true;
+      }
+    }
+    runButton.addEventListener("click", run);
+    input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); run(); } });
+    stopButton.addEventListener("click", () => { runtime.stop(); });
+    return { element };
+  }
+
   render(initial);
   return { grid, view };
 }
