@@ -136,6 +136,7 @@ def test_a_site_built_without_the_live_model_says_so(browser, widgets_url):
         real = widget(page, "real")
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "absent")
+        expect(real.locator(".realheads-live-progress")).to_be_hidden()  # nothing is downloading
         expect(real.locator(".realheads-live-status")).to_contain_text("built without MiniLM's live weights")
         expect(real.get_by_role("button", name="Run MiniLM on it")).to_be_disabled()
     finally:
