@@ -26,8 +26,11 @@ self.addEventListener("install", () => self.skipWaiting());
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
+    // Only this worker's own caches of older builds go; other caches of the site (the live
+    // model's weights that the Python worker keeps) are not its to delete.
     const keep = new Set([PAGES, ...VERSIONED.map((v) => v.cache)]);
-    for (const name of await caches.keys()) if (!keep.has(name)) await caches.delete(name);
+    const own = (name) => name.startsWith("assets-") || name.startsWith("pyodide-");
+    for (const name of await caches.keys()) if (own(name) && !keep.has(name)) await caches.delete(name);
     await self.clients.claim();
   })());
 });
