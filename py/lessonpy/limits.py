@@ -16,6 +16,13 @@ MAX_D = 4096
 #: Token labels longer than this are cut, so one long label cannot squash the axes.
 MAX_LABEL = 32
 
+#: A run's output, stdout and stderr together (about 2,500 lines of 80 characters). The worker
+#: cuts before posting, so one huge print() never crosses to the page; the page cuts again, so
+#: no sender can fill a cell's output. Past it the reader is told how much was not shown.
+OUTPUT_CHARS = 200_000
+#: Largest piece of output in one message: a flood is posted in pieces, never as one string.
+OUTPUT_CHUNK_CHARS = 64 * 1024
+
 #: The widgets' settings: what a ```widget fence may ask for and what a call from the page may
 #: ask for (the controls offer exactly these). Ranges are (lowest, highest), inclusive.
 WIDGET_LIMITS = {
@@ -28,7 +35,13 @@ WIDGET_LIMITS = {
 def for_page() -> dict:
     """The limits the page needs, as plain data."""
     widgets = {name: {key: list(r) for key, r in ranges.items()} for name, ranges in WIDGET_LIMITS.items()}
-    return {"MAX_T": MAX_T, "MAX_D": MAX_D, "widgets": widgets}
+    return {
+        "MAX_T": MAX_T,
+        "MAX_D": MAX_D,
+        "OUTPUT_CHARS": OUTPUT_CHARS,
+        "OUTPUT_CHUNK_CHARS": OUTPUT_CHUNK_CHARS,
+        "widgets": widgets,
+    }
 
 
 def limits_js() -> str:

@@ -2,18 +2,17 @@
 // Cells share one Python namespace, like a notebook; running a cell first runs the
 // earlier cells it builds on that have not run yet, so no reader meets a bare NameError.
 import { createEditor } from "./editor.js";
+import { LIMITS } from "./limits.js";
 import { Event } from "./protocol.js";
 import * as storage from "./storage.js";
-
-const MAX_OUTPUT_CHARS = 400_000; // per cell on screen; the worker already caps what it sends
 
 class Output {
   /** The output area of one cell: text only (textContent), never HTML from Python. */
   constructor(el, label) {
     this.el = el;
     this.label = label;
-    this.chars = 0;
     this.figures = 0;
+    this.clear();
   }
 
   clear() {
@@ -21,17 +20,50 @@ class Output {
     for (const img of this.el.querySelectorAll("img.out-figure")) URL.revokeObjectURL(img.src);
     this.el.replaceChildren();
     this.el.hidden = true;
-    this.chars = 0;
+    this.shown = 0; // characters of stdout and stderr shown in this run
+    this.cut = 0; // characters cut (by the worker or here)
+    this.cutNote = null;
     this.figures = 0;
     this.last = null;
+  }
+
+  /** A chunk of stdout or stderr: within the run's budget (the worker's limit, checked again here). */
+  stream(kind, text) {
+    if (!text) return;
+    const room = Math.max(0, LIMITS.OUTPUT_CHARS - this.shown);
+    if (text.length > room) {
+      this.addCut(text.length - room);
+      text = text.slice(0, room);
+    }
+    this.shown += text.length;
+    this.append(kind, text);
+  }
+
+  /** Say how much output was not shown; one note per run, kept up to date. */
+  addCut(chars) {
+    if (!chars) return;
+    this.cut += chars;
+    if (!this.cutNote) {
+      this.cutNote = this.note("cut", "");
+    }
+    this.cutNote.textContent = `[output cut: ${this.cut.toLocaleString("en")} more characters were not shown]`;
+  }
+
+  /** A block of its own (a hint, a note), returned so it can be updated. */
+  note(kind, text) {
+    this.el.hidden = false;
+    const block = document.createElement("pre");
+    block.className = `out out-${kind}`;
+    block.dataset.kind = kind;
+    block.textContent = text;
+    this.el.append(block);
+    this.last = null;
+    return block;
   }
 
   append(kind, text) {
     if (!text) return;
     this.el.hidden = false;
-    if (this.chars > MAX_OUTPUT_CHARS) return;
-    this.chars += text.length;
-    if (this.chars > MAX_OUTPUT_CHARS) text += "\n[output cut: too long to show]\n";
     // Consecutive chunks of one stream go into one block, so lines are not split up.
     if (!this.last || this.last.dataset.kind !== kind) {
       this.last = document.createElement("pre");
@@ -72,6 +104,9 @@ export class Cell {
 
     const saved = storage.load(page.lesson, "cell", this.id);
     const code = saved && typeof saved.code === "string" ? saved.code : this.original;
+    this.stored = code; // the code this tab knows to be in storage (see #changedElsewhere)
+    this.adopting = false;
+    this.notice = null;
     const holder = el.querySelector(".cell-editor");
     holder.replaceChildren();
     this.editor = createEditor(holder, {
@@ -88,6 +123,7 @@ export class Cell {
     this.runButton.addEventListener("click", () => this.page.runCell(this));
     this.stopButton.addEventListener("click", () => this.page.stop(this));
     this.resetButton.addEventListener("click", () => this.reset());
+    storage.watch(page.lesson, "cell", this.id, (value) => this.#changedElsewhere(value));
   }
 
   get code() {
@@ -95,9 +131,80 @@ export class Cell {
   }
 
   #saveEdit(text) {
-    if (text === this.original) storage.remove(this.page.lesson, "cell", this.id);
-    else storage.save(this.page.lesson, "cell", this.id, { code: text, base: storage.fingerprint(this.original) });
     this.#updateReset(text);
+    if (this.adopting) return; // taking another tab's version: it is already what is stored
+    // `from` says which version this edit was made on: another tab that holds that same
+    // version takes ours silently; one that holds something else is told (#changedElsewhere).
+    const saved = text === this.original
+      ? storage.remove(this.page.lesson, "cell", this.id)
+      : storage.save(this.page.lesson, "cell", this.id,
+        { code: text, base: storage.fingerprint(this.original), from: storage.fingerprint(this.stored) });
+    if (!saved) return; // the page says once that edits are not saved; the editor keeps them
+    this.stored = text;
+    this.#dismissNotice();
+  }
+
+  /**
+   * Another tab of this lesson saved this cell. Nothing is overwritten without a word: if this
+   * tab has no edits of its own since it last saw storage, and the other tab edited that same
+   * version, this tab follows; otherwise it keeps its version and asks which one to keep.
+   */
+  #changedElsewhere(value) {
+    const theirs = value && typeof value.code === "string" ? value.code : this.original;
+    const mine = this.code;
+    if (theirs === mine) {
+      this.stored = theirs;
+      this.#dismissNotice();
+      return;
+    }
+    const onTopOfOurs = !value || value.from === undefined || value.from === storage.fingerprint(this.stored);
+    if (mine === this.stored && onTopOfOurs) {
+      this.#adopt(theirs);
+      return;
+    }
+    this.#showConflict(theirs);
+  }
+
+  #adopt(code) {
+    this.adopting = true;
+    try {
+      this.editor.setCode(code);
+    } finally {
+      this.adopting = false;
+    }
+    this.stored = code;
+    this.#dismissNotice();
+  }
+
+  #showConflict(theirs) {
+    this.#dismissNotice();
+    const notice = document.createElement("div");
+    notice.className = "cell-notice";
+    notice.setAttribute("role", "alert");
+    const text = document.createElement("span");
+    text.textContent = "You changed this cell in another tab too, and that tab's version is the one saved now. ";
+    const keep = document.createElement("button");
+    keep.type = "button";
+    keep.textContent = "Keep this tab's version";
+    keep.addEventListener("click", () => {
+      this.#saveEdit(this.code);
+      this.runButton.focus();
+    });
+    const use = document.createElement("button");
+    use.type = "button";
+    use.textContent = "Use the other tab's version";
+    use.addEventListener("click", () => {
+      this.#adopt(theirs);
+      this.editor.focus();
+    });
+    notice.append(text, keep, " ", use);
+    this.el.querySelector(".cell-toolbar").after(notice);
+    this.notice = notice;
+  }
+
+  #dismissNotice() {
+    this.notice?.remove();
+    this.notice = null;
   }
 
   #updateReset(text) {
@@ -105,8 +212,7 @@ export class Cell {
   }
 
   reset() {
-    this.editor.setCode(this.original);
-    storage.remove(this.page.lesson, "cell", this.id);
+    this.editor.setCode(this.original); // saved through onChange, like any edit
     this.resetButton.hidden = true;
     this.setState("Back to the lesson's original code.");
     this.editor.focus();
@@ -117,17 +223,23 @@ export class Cell {
   }
 
   setRunning(running) {
+    // The control under the reader's focus is about to be disabled or hidden: hand focus to
+    // the one taking its place, so a keyboard reader is not thrown back to the top of the page.
+    const focused = document.activeElement;
     this.el.classList.toggle("is-running", running);
     this.el.setAttribute("aria-busy", running ? "true" : "false");
     this.stopButton.hidden = !running;
     this.runButton.disabled = running;
+    if (running && focused === this.runButton) this.stopButton.focus();
+    if (!running && focused === this.stopButton) this.runButton.focus();
   }
 
   /** Handle an event streamed by the worker while this cell runs. */
   onEvent(event) {
     switch (event.type) {
-      case Event.STDOUT: return this.output.append("stdout", event.text);
-      case Event.STDERR: return this.output.append("stderr", event.text);
+      case Event.STDOUT: return this.output.stream("stdout", event.text);
+      case Event.STDERR: return this.output.stream("stderr", event.text);
+      case Event.OUTPUT_CUT: return this.output.addCut(event.chars);
       case Event.NOTICE: return this.setState(event.text);
       case Event.FIGURE: return this.output.figure(event.data);
       default: return undefined; // arrays and the like are for the page's components
@@ -159,7 +271,12 @@ export class CellPage {
     this.chain = Promise.resolve();
     this.queued = new Set();
     this.attempted = new Set(); // cells the reader ran, even if they failed or were stopped
-    this.running = null;
+    this.running = null; // the cell whose code Python runs (a prerequisite or the target)
+    this.job = null; // {cell, controller}: the press of Run being served; Stop aborts it
+    runtime.addEventListener("restarted", ({ detail }) => {
+      // A clean interpreter: running a later cell runs the ones it builds on again.
+      if (detail.cleared) this.attempted.clear();
+    });
   }
 
   async #createCells(elements) {
@@ -173,68 +290,74 @@ export class CellPage {
 
   /** Run `cell`, after the earlier cells it depends on that have not run in this interpreter. */
   runCell(cell) {
-    if (this.queued.has(cell) || this.running === cell) return this.chain;
+    if (this.queued.has(cell) || this.job?.cell === cell) return this.chain;
     this.queued.add(cell);
     cell.el.dataset.status = "queued";
-    cell.setState(this.running ? "Waiting for the cell that is running…" : "Waiting for Python…");
+    cell.setState("Waiting…");
     cell.setRunning(true);
     this.chain = this.chain.then(() => this.#runWithPrerequisites(cell)).catch(() => {});
     return this.chain;
   }
 
   async #runWithPrerequisites(cell) {
-    if (!this.queued.has(cell)) return; // cancelled while waiting
-    this.queued.delete(cell);
-    this.target = cell;
+    if (!this.queued.delete(cell)) return; // cancelled while waiting
+    this.job = { cell, controller: new AbortController() };
     try {
-      await this.#runAfter(cell);
+      await this.#runAfter(cell, this.job.controller.signal);
     } finally {
-      this.target = null;
+      this.job = null;
     }
   }
 
-  async #runAfter(cell) {
+  async #runAfter(cell, signal) {
     // Only cells nobody has tried yet: re-running one the reader stopped (an endless loop,
     // say) or saw fail would repeat the problem instead of preparing the namespace.
     const earlier = this.cells.slice(0, this.cells.indexOf(cell))
       .filter((c) => !this.runtime.ranCells.has(c.id) && !this.attempted.has(c));
     for (const before of earlier) {
       before.setRunning(true);
-      const ok = await this.#execute(before);
-      if (!ok || this.target !== cell) {
+      const ok = await this.#execute(before, [], signal);
+      if (!ok || signal.aborted) {
         cell.setRunning(false);
-        cell.el.dataset.status = "error";
+        cell.el.dataset.status = signal.aborted ? "stopped" : "error";
         cell.output.clear();
-        cell.output.append("hint", `This cell builds on code cell ${before.index}, which did not finish: fix or run it first.\n`);
-        cell.setState("Not run.");
+        cell.output.append("hint", signal.aborted
+          ? `Stopped while code cell ${before.index}, which this cell builds on, was running.\n`
+          : `This cell builds on code cell ${before.index}, which did not finish: fix or run it first.\n`);
+        cell.setState(signal.aborted ? "Stopped." : "Not run.");
         return;
       }
     }
-    await this.#execute(cell, earlier);
+    await this.#execute(cell, earlier, signal);
   }
 
-  async #execute(cell, prerequisites = []) {
+  async #execute(cell, prerequisites, signal) {
     this.running = cell;
     this.attempted.add(cell);
     cell.output.clear();
-    cell.el.dataset.status = "running";
+    cell.el.dataset.status = "queued";
     if (prerequisites.length) {
       const names = prerequisites.map((c) => c.index).join(", ");
       cell.output.append("hint", `Ran code cell${prerequisites.length > 1 ? "s" : ""} ${names} first: this cell builds on ${prerequisites.length > 1 ? "them" : "it"}.\n`);
     }
-    cell.setState("Running…");
-    const started = performance.now();
+    // Python may be busy with something else (an exercise being checked, a widget): the cell
+    // says "Waiting…" until the worker really takes its code.
+    cell.setState("Waiting…");
+    let started = 0;
+    const onStart = () => {
+      started = performance.now();
+      cell.el.dataset.status = "running";
+      cell.setState("Running…");
+    };
     const others = Object.fromEntries(this.cells.map((c) => [c.id, c.code]));
     try {
-      const result = await this.runtime.run(cell.code, cell.id, { onEvent: (e) => cell.onEvent(e), cells: others });
+      const result = await this.runtime.run(cell.code, cell.id, {
+        onEvent: (e) => cell.onEvent(e), cells: others, order: cell.index, signal, onStart,
+      });
       cell.showResult(result, (performance.now() - started) / 1000);
       return result.ok;
     } catch (err) {
-      cell.el.dataset.status = err.stopped ? "stopped" : "error";
-      if (err.stopped) cell.output.append("hint", "Stopped. Python restarted; the cells you had run were run again, and your code is as you left it.\n");
-      else if (err.fatal) cell.output.append("error", `Python crashed while running this cell (${err.message}). It is restarting and will re-run the cells you had run before; your code is as you left it.\n`);
-      else cell.output.append("error", `Python could not run this cell: ${err.message}\n`);
-      cell.setState(err.stopped ? "Stopped." : "Failed.");
+      this.#showFailure(cell, err);
       return false;
     } finally {
       cell.setRunning(false);
@@ -242,18 +365,55 @@ export class CellPage {
     }
   }
 
-  /** Stop `cell`: cancel it if it is only waiting, else stop the running Python code. */
-  async stop(cell) {
+  #showFailure(cell, err) {
+    if (err.cancelled) {
+      cell.el.dataset.status = "cancelled";
+      cell.setState("Cancelled.");
+      return;
+    }
+    cell.el.dataset.status = err.stopped ? "stopped" : "error";
+    cell.setState(err.stopped ? "Stopped." : "Failed.");
+    if (!err.stopped && !err.fatal) {
+      cell.output.append("error", `Python could not run this cell: ${err.message}\n`);
+      return;
+    }
+    const head = err.cleared ? "Stopped: you restarted Python."
+      : err.stopped
+      ? "Stopped: Python could not be interrupted in place, so it is restarting. Your code is as you left it."
+      : `Python crashed while running this cell (${err.message}). It is restarting; your code is as you left it.`;
+    const note = cell.output.note(err.stopped ? "hint" : "error", `${head}\n`);
+    this.runtime.restarting?.then((report) => {
+      note.textContent = `${head}\n${this.describeRestart(report)}\n`;
+    }, () => {});
+  }
+
+  /** What a restart did, in the reader's terms ("code cell 2"). */
+  describeRestart(report) {
+    const label = (id) => this.cells.find((c) => c.id === id)?.index ?? id;
+    const list = (ids) => `code cell${ids.length > 1 ? "s" : ""} ${ids.map(label).join(", ")}`;
+    if (report.cleared) return "Python restarted with no variables.";
+    const parts = [report.replayed.length
+      ? `Python restarted and re-ran ${list(report.replayed)} to bring your variables back.`
+      : "Python restarted; no earlier cell needed re-running."];
+    for (const { cellId, seconds } of report.skipped) {
+      parts.push(`Not re-run: code cell ${label(cellId)} (it took ${seconds.toFixed(1)} s); run it again if you need its variables.`);
+    }
+    if (report.failed.length) parts.push(`${list(report.failed)} failed when re-run.`.replace(/^c/, "C"));
+    return parts.join(" ");
+  }
+
+  /** Stop `cell`: cancel it if it is only waiting, else stop what its Run started. */
+  stop(cell) {
     if (this.queued.delete(cell)) {
       cell.setRunning(false);
       cell.el.dataset.status = "cancelled";
       cell.setState("Cancelled.");
       return;
     }
-    if (this.running === cell || this.target === cell) {
-      if (this.target === cell) this.target = null; // do not go on to the cell after its prerequisites
-      cell.setState("Stopping…");
-      await this.runtime.stop();
+    // The job this cell belongs to: its own, or the one it is a prerequisite of.
+    if (this.job && (this.job.cell === cell || this.running === cell)) {
+      if (this.running) this.running.setState("Stopping…");
+      this.job.controller.abort();
     }
   }
 }

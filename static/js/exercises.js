@@ -8,8 +8,6 @@ import * as storage from "./storage.js";
 const KIND = "exercise";
 const GRACE_MS = 3_000; // past timeout + this, the page restarts Python itself (code stuck in C)
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 class Exercise {
   constructor(el, runtime, lesson) {
     this.el = el;
@@ -20,13 +18,15 @@ class Exercise {
     this.hints = [...el.querySelectorAll(".exercise-hint")];
     this.base = storage.fingerprint(this.data.starter);
 
-    const saved = storage.load(lesson, KIND, this.data.id) || {};
-    this.state = {
-      code: typeof saved.code === "string" ? saved.code : this.data.starter,
-      attempts: Number.isInteger(saved.attempts) ? saved.attempts : 0,
-      solved: saved.solved === true,
-      hints: Number.isInteger(saved.hints) ? Math.min(saved.hints, this.hints.length) : 0,
-    };
+    const saved = storage.load(lesson, KIND, this.data.id);
+    const { base, ...state } = storage.validated(saved, {
+      code: [storage.isString, this.data.starter],
+      attempts: [storage.isCount(0), 0],
+      solved: [storage.isBoolean, false],
+      hints: [storage.isCount(0, this.hints.length), 0],
+      base: [storage.isString, null],
+    });
+    this.state = state;
 
     const holder = this.$(".exercise-editor");
     holder.replaceChildren();
@@ -57,7 +57,7 @@ class Exercise {
     this.#updateButtons();
     this.#markSolved();
     if (this.state.solved) this.setState("You solved this one. Your code is as you left it.");
-    else if (saved.base && saved.base !== this.base && this.state.code !== this.data.starter) {
+    else if (base && base !== this.base && this.state.code !== this.data.starter) {
       this.setState("This exercise changed since you worked on it; Reset shows its new starter code.");
     }
   }
@@ -121,17 +121,14 @@ class Exercise {
   async check() {
     if (this.busy) return;
     this.busy = true;
-    this.checkButton.disabled = true;
+    // aria-disabled, not disabled: a disabled button loses the keyboard focus of whoever pressed it.
+    this.checkButton.setAttribute("aria-disabled", "true");
     this.el.setAttribute("aria-busy", "true");
     this.el.dataset.status = "checking";
     const code = this.editor.getCode();
     try {
-      this.setState(this.runtime.status?.state === "ready" ? "Checking…" : "Waiting for Python…");
-      await this.runtime.start();
-      // A cell may be running: wait for it, so our timeout never stops someone else's code.
-      if (this.runtime.busy) this.setState("Waiting for the running code to finish…");
-      while (this.runtime.busy) await sleep(100);
-      this.setState("Checking…");
+      // Python may be busy with a cell: the check waits its turn, and its deadline starts when it does.
+      this.setState("Waiting…");
       this.state.attempts += 1;
       this.#save();
       this.#updateButtons();
@@ -140,32 +137,25 @@ class Exercise {
       this.#show({ correct: false, stage: "failed", checks: [], output: "", error: `The checks could not run: ${err.message}` });
     } finally {
       this.busy = false;
-      this.checkButton.disabled = false;
+      this.checkButton.removeAttribute("aria-disabled");
       this.el.setAttribute("aria-busy", "false");
     }
   }
 
-  /** Grade in the worker; if Python does not answer in time (stuck inside C code), stop it. */
+  /** Grade in the worker; if Python does not answer in time (stuck inside C code), it is restarted. */
   async #grade(code) {
     const seconds = this.data.timeout;
-    // A Stop that came too late for the code it was meant for must not hit this check.
-    if (this.runtime.interruptBuffer) this.runtime.interruptBuffer[0] = 0;
-    const call = this.runtime.call("lessonpy.grading", "grade", { code, check: this.data.check, timeout: seconds });
-    let timer;
-    const late = new Promise((resolve) => {
-      timer = setTimeout(() => resolve("late"), seconds * 1000 + GRACE_MS);
-    });
     try {
-      const first = await Promise.race([call, late]);
-      if (first !== "late") return first;
-      call.catch(() => {}); // the restart below rejects it
-      // Python's own deadline did not fire, so the code is stuck where an interrupt would not
-      // reach it either (inside one C call): start a fresh interpreter, like Stop does at last.
-      await this.runtime.restart();
+      return await this.runtime.call("lessonpy.grading", "grade", { code, check: this.data.check, timeout: seconds }, {
+        onStart: () => this.setState("Checking…"),
+        // Python's own deadline did not fire by then, so the code is stuck where an interrupt would
+        // not reach it either (inside one C call): the runtime starts a fresh interpreter.
+        deadlineMs: seconds * 1000 + GRACE_MS,
+      });
+    } catch (err) {
+      if (!err.stuck) throw err;
       return { correct: false, stage: "timeout", checks: [], output: "",
                error: `Your code ran longer than ${seconds} s and was stopped — an endless loop?` };
-    } finally {
-      clearTimeout(timer);
     }
   }
 

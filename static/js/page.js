@@ -2,13 +2,28 @@
 // (boot.js); this wires up the status line, the cells and the page's optional features.
 import { config, runtime } from "./boot.js";
 import { bindStatus } from "./status.js";
+import * as storage from "./storage.js";
 
-bindStatus(document.querySelector(".py-status"), runtime, { onRetry: () => runtime.start().catch(() => {}) });
+bindStatus(document.querySelector(".py-status"), runtime, {
+  onRetry: () => runtime.start().catch(() => {}),
+  restartButton: document.querySelector(".py-restart"),
+  onRestart: () => runtime.restart().catch(() => {}),
+});
 
 const [{ CellPage }, { initFeatures, registerFeature }] = await Promise.all([
   import("./cells.js"), // pulls in CodeMirror, the largest script of the page
   import("./features.js"),
 ]);
+// Storage full or turned off: say so once; edits stay in the editors while the page is open.
+storage.onSaveFailure((reason) => {
+  const note = document.createElement("p");
+  note.className = "storage-notice";
+  note.setAttribute("role", "alert");
+  note.textContent = reason === "full"
+    ? "This browser's storage for the site is full, so your edits and answers are not saved: they stay on this page until you close or reload it. Copy anything you want to keep."
+    : "This browser does not let the page save anything, so your edits and answers are not saved: they stay on this page until you close or reload it. Copy anything you want to keep.";
+  document.querySelector(".site-header").append(note);
+});
 const cells = new CellPage(document, runtime, config.lesson);
 globalThis.lessonPage.cells = cells;
 

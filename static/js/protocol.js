@@ -39,6 +39,9 @@
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
  * @typedef {{type: "download", runId: number, loaded: number, total: number}} DownloadEvent
  *   Progress of a fetch-file download: bytes so far, and the file's size (0 when the server did not say).
+ * @typedef {{type: "output-cut", runId: number, chars: number}} OutputCutEvent
+ *   At the end of a run: how many characters of its output the worker did not send (the run
+ *   printed more than LIMITS.OUTPUT_CHARS).
  * @typedef {{type: "fatal", runId?: number|null, error: string}} FatalEvent
  *   Python died where no request could report it (os._exit, a wasm trap), or the worker failed
  *   to start (start-python.js): the page restarts Python.
@@ -63,6 +66,7 @@ export const Event = Object.freeze({
   NOTICE: "notice",
   DOWNLOAD: "download",
   FATAL: "fatal",
+  OUTPUT_CUT: "output-cut",
 });
 
 /** Interrupt-buffer values (Pyodide reads them between bytecodes). */
@@ -86,6 +90,7 @@ const EVENT_FIELDS = {
   [Event.NOTICE]: [["text"], []],
   [Event.DOWNLOAD]: [["loaded", "total"], []],
   [Event.FATAL]: [["error"], []],
+  [Event.OUTPUT_CUT]: [["chars"], []],
 };
 const REPLY_FIELDS = [["id", "ok"], ["result", "error", "fatal"]];
 

@@ -1,5 +1,12 @@
-// The page's handle on the Python worker: start it, send requests, stream events, stop runaway code.
+// The page's handle on the Python worker: start it, send requests one at a time, stream their
+// events, stop runaway code, and bring Python back when it dies. The interpreter's life (boot,
+// interrupt, restart, replay) is the state machine in restart.js; this file does what each
+// state means. Only the current worker is listened to: a terminated worker can still deliver
+// an error or a message (Pyodide's NoGilError comes ~2 s after terminate()), and it must
+// never act on the interpreter that replaced it.
 import { Event, Request, SIGINT, isReply, protocolError } from "./protocol.js";
+import { REPLAY_BUDGET_S, ReplayLog } from "./replay.js";
+import { RestartMachine, State, Transition } from "./restart.js";
 
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
 const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
@@ -18,6 +25,8 @@ function takeWorker(config, interruptBuffer) {
   return globalThis.startPythonWorker(config, interruptBuffer);
 }
 
+const failure = (message, extra) => Object.assign(new Error(message), extra);
+
 export class PythonRuntime extends EventTarget {
   /**
    * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null}} config
@@ -26,25 +35,116 @@ export class PythonRuntime extends EventTarget {
   constructor(config, interruptBuffer = null) {
     super();
     this.config = config;
-    this.worker = null;
-    this.nextId = 1;
-    this.pending = new Map(); // id -> {resolve, reject, onEvent}
-    this.history = []; // [{code, cellId}] of finished runs, replayed after a restart
-    this.ranCells = new Set(); // cells that have run in the current interpreter
-    this.ready = null; // promise of the current boot
-    this.currentRun = null; // id of the request being executed
-    this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
     // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
     this.interruptBuffer = interruptBuffer;
+    this.machine = new RestartMachine({ canInterrupt: Boolean(interruptBuffer) });
+    this.worker = null;
+    this.generation = 0; // one per worker: events of any other worker are ignored
+    this.nextId = 1;
+    this.init = null; // {id, resolve, reject, onEvent} of the boot under way
+    this.queue = []; // requests not yet sent, oldest first: the worker gets one at a time
+    this.inflight = null; // the request the worker is executing
+    this.replayLog = new ReplayLog(); // what a restart re-runs (see replay.js)
+    this.replayBudgetSeconds = REPLAY_BUDGET_S; // tests shorten it rather than sleep for seconds
+    this.ranCells = new Set(); // cells that have run in the current interpreter
+    this.ready = null; // promise of a usable interpreter (its boot, and its replay after a restart)
+    this.restarting = null; // promise of the report of the latest restart
+    this.lastRestart = null; // {reason, replayed, skipped, failed, cleared}
+    this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
   }
 
-  /** Boot Python (once); resolves with {pythonVersion, crossOriginIsolated}. */
+  /** Boot Python (once; again after a failed start); resolves with {pythonVersion, crossOriginIsolated}. */
   start() {
-    if (!this.ready) this.ready = this.#boot();
+    if (!this.ready) {
+      this.machine.fire(Transition.RETRY); // from FAILED; refused (harmless) on the first start
+      this.ready = this.#bootFirst();
+    }
     return this.ready;
   }
 
+  /** Run a cell's code. Options: onEvent (streamed output), cells, order (page position),
+   *  signal (abort = cancel if waiting, stop if running), onStart (the worker took it). */
+  async run(code, cellId, { onEvent, cells = {}, order, signal, onStart } = {}) {
+    await this.#readyFor(signal);
+    return this.#send(Request.RUN, { code, cellId, cells }, { onEvent, signal, onStart, cellId, order });
+  }
+
+  /** Call a lessonpy function with plain-data keyword arguments (widgets, graders).
+   *  Options as for run(), plus deadlineMs: past it (from the start of the call) Python is
+   *  taken to be stuck inside C code, where no interrupt reaches, and is restarted. */
+  async call(module, func, kwargs = {}, { onEvent, signal, onStart, deadlineMs } = {}) {
+    await this.#readyFor(signal);
+    return this.#send(Request.CALL, { module, func, kwargs }, { onEvent, signal, onStart, deadlineMs });
+  }
+
+  /** Put the file at `url` into Python's file system at `path` (see protocol.js); options as for
+   *  run(); onEvent gets "download" events. */
+  async fetchFile(url, path, { onEvent, signal, onStart } = {}) {
+    await this.#readyFor(signal);
+    return this.#send(Request.FETCH_FILE, { url, path }, { onEvent, signal, onStart });
+  }
+
+  /** Python ready (booted, or restarted and replayed); a Stop meanwhile cancels the wait at once. */
+  #readyFor(signal) {
+    const ready = this.start();
+    if (!signal) return ready;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(failure("cancelled", { cancelled: true }));
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener("abort", onAbort, { once: true });
+      ready.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  /** The reader's "Restart Python": a fresh interpreter, every variable gone, nothing replayed. */
+  restart() {
+    if (!this.machine.fire(Transition.CLEAN_RESTART)) return this.start();
+    return this.#restartNow("clean", failure("Python was restarted", { stopped: true, cleared: true }));
+  }
+
+  /** The id of the cell whose run has id `runId` (events carry it), or null (a call, a replay's
+   *  request that is over, or gone). Events arrive before their request's reply, so the running
+   *  request is the one to ask. */
+  cellOf(runId) {
+    const req = this.inflight;
+    return req && req.id === runId && req.type === Request.RUN ? req.cellId ?? null : null;
+  }
+
+  get busy() {
+    return this.inflight !== null;
+  }
+
+  // ------------------------------------------------------------------------- booting
+
+  async #bootFirst() {
+    try {
+      const info = await this.#boot();
+      this.info = info;
+      this.machine.fire(Transition.BOOTED);
+      this.#status({ state: "ready", stage: "ready", fraction: 1 });
+      this.#pump();
+      return info;
+    } catch (err) {
+      this.#bootFailed(err);
+      throw err;
+    }
+  }
+
+  #bootFailed(err) {
+    this.machine.fire(Transition.BOOT_FAILED);
+    for (const req of this.queue.splice(0)) this.#settle(req, () => req.reject(failure(`Python could not start: ${err.message || err}`)));
+    this.ready = null; // let a retry boot again
+    this.worker?.terminate();
+    this.worker = null;
+    this.#status({ state: "error", stage: String(err.message || err), fraction: 0 });
+  }
+
+  /** Create (or adopt) a worker and wait for its init reply. */
   async #boot() {
+    const generation = ++this.generation;
     this.#status({ state: "loading", stage: "Starting", fraction: 0 });
     const { worker, init: initRequest, sent, buffered, startedAt } = takeWorker(this.config, this.interruptBuffer);
     for (const message of sent) this.#checkProtocol("request", message); // start-python.js cannot import protocol.js
@@ -52,133 +152,179 @@ export class PythonRuntime extends EventTarget {
     // Milestones of this boot (ms since navigation), for the benchmark and the curious.
     this.timings = [["worker created", startedAt]];
     this.worker = worker;
-    this.worker.onerror = (e) => {
+    const current = () => generation === this.generation;
+    worker.onerror = (e) => {
       e.preventDefault?.();
-      const booted = this.status?.state === "ready";
-      this.#failAll(`the Python worker crashed: ${e.message || "unknown error"}`, { fatal: true });
-      if (booted) this.restart().catch(() => {}); // a crash after start-up: restart and replay
+      if (current()) this.#crashed(`the Python worker crashed: ${e.message || "unknown error"}`);
+    };
+    worker.onmessage = (e) => {
+      if (current()) this.#onMessage(e.data);
     };
     const init = new Promise((resolve, reject) => {
-      this.pending.set(initId, { resolve, reject, type: Request.INIT, cellId: null, onEvent: (event) => {
+      this.init = { id: initId, resolve, reject, onEvent: (event) => {
         if (event.type === Event.PROGRESS && event.at) this.timings.push([event.stage, event.at - performance.timeOrigin]);
         if (event.type === Event.PROGRESS && event.stage !== "ready") {
           this.#status({ state: "loading", stage: event.stage, fraction: event.fraction });
         }
-      } });
+      } };
     });
-    this.worker.onmessage = (e) => this.#onMessage(e.data);
     for (const message of buffered.splice(0)) this.#onMessage(message); // what came before we listened
     let timer;
     const timeout = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
     });
     try {
-      const info = await Promise.race([init, timeout]);
-      this.#status({ state: "ready", stage: "ready", fraction: 1 });
-      return info;
-    } catch (err) {
-      this.ready = null; // let a retry boot again
-      this.worker?.terminate();
-      this.#status({ state: "error", stage: String(err.message || err), fraction: 0 });
-      throw err;
+      return await Promise.race([init, timeout]);
     } finally {
       clearTimeout(timer);
+      if (current()) this.init = null;
     }
   }
 
-  /** Run a cell's code; onEvent receives streamed stdout/stderr/figure/arrays events. */
-  async run(code, cellId, { onEvent = () => {}, cells = {} } = {}) {
-    await this.start();
-    return this.#run(code, cellId, onEvent, cells);
-  }
+  // ------------------------------------------------------------------------- restarting
 
-  async #run(code, cellId, onEvent = () => {}, cells = {}) {
-    if (this.interruptBuffer) this.interruptBuffer[0] = 0; // a stale Stop must not hit the next run
-    const result = await this.#request(Request.RUN, { code, cellId, cells }, onEvent);
-    if (result.errorName !== "KeyboardInterrupt") {
-      this.history.push({ code, cellId });
-      this.ranCells.add(cellId);
-    }
-    return result;
-  }
-
-  /** Call a lessonpy function with plain-data keyword arguments (widgets, graders). */
-  async call(module, func, kwargs = {}, onEvent = () => {}) {
-    await this.start();
-    if (this.interruptBuffer) this.interruptBuffer[0] = 0;
-    return this.#request(Request.CALL, { module, func, kwargs }, onEvent);
-  }
-
-  /** Put the file at `url` into Python's file system at `path` (see protocol.js); onEvent gets "download" events. */
-  async fetchFile(url, path, onEvent = () => {}) {
-    await this.start();
-    return this.#request(Request.FETCH_FILE, { url, path }, onEvent);
-  }
-
-  /** The id of the cell whose run has id `runId` (events carry it), or null (a call, or gone). */
-  cellOf(runId) {
-    return this.pending.get(runId)?.cellId ?? null;
-  }
-
-  /** Stop the running code: interrupt it if we can, else (or if it will not stop) restart Python. */
-  async stop() {
-    if (this.currentRun === null) return;
-    if (this.interruptBuffer) {
-      const id = this.currentRun;
-      this.interruptBuffer[0] = SIGINT;
-      const stopped = await this.#waitUntilFinished(id, INTERRUPT_GRACE_MS);
-      if (stopped) return;
-    }
-    await this.restart();
-  }
-
-  /** Throw the interpreter away, boot a fresh one and replay what the reader had run. */
-  async restart() {
+  /** The machine has just entered RESTARTING: replace the worker, then replay or not. */
+  #restartNow(reason, error) {
     this.worker?.terminate();
     this.worker = null;
-    this.#failAll("stopped", { stopped: true });
-    // An interrupt that did not take must not kill the new interpreter as it boots.
+    this.init?.reject(failure("restarted again")); // a boot under way is abandoned
+    this.init = null;
+    const inflight = this.inflight;
+    this.inflight = null;
+    if (inflight) this.#settle(inflight, () => inflight.reject(error));
+    // Replay runs belonged to the interpreter that is gone; the reader's requests wait for the new one.
+    for (const req of this.queue.filter((r) => r.replay)) this.#settle(req, () => req.reject(failure("restarted")));
+    this.queue = this.queue.filter((r) => !r.replay);
+    // An interrupt that did not take must not hit the new interpreter as it boots.
     if (this.interruptBuffer) this.interruptBuffer[0] = 0;
-    const replay = this.history;
-    this.history = [];
+    const log = this.machine.replay ? this.replayLog : null;
+    this.replayLog = new ReplayLog();
     this.ranCells = new Set();
+    const restart = this.#bootAndReplay(reason, log);
+    this.restarting = restart;
     // Runs asked for meanwhile wait on `ready`, so they see the replayed state.
-    this.ready = this.#boot().then(async (info) => {
-      if (replay.length) {
-        this.#status({ state: "loading", stage: "Re-running your earlier cells", fraction: 0.95 });
-        for (const { code, cellId } of replay) await this.#run(code, cellId); // output not shown again
-        this.#status({ state: "ready", stage: "ready", fraction: 1 });
+    this.ready = restart.then(() => this.info);
+    this.ready.catch(() => {});
+    return restart;
+  }
+
+  async #bootAndReplay(reason, log) {
+    const booting = this.#boot();
+    const generation = this.generation;
+    const superseded = () => generation !== this.generation; // a newer restart took over
+    try {
+      this.info = await booting;
+    } catch (err) {
+      if (superseded()) return this.restarting;
+      this.#bootFailed(err);
+      throw err;
+    }
+    if (superseded()) return this.restarting;
+    const report = { reason, replayed: [], skipped: [], failed: [], cleared: !log };
+    if (this.machine.fire(Transition.BOOTED) === State.REPLAYING) {
+      const { run, skipped } = log.plan(this.replayBudgetSeconds);
+      report.skipped = skipped.map(({ cellId, seconds }) => ({ cellId, seconds }));
+      for (const [i, entry] of run.entries()) {
+        this.#status({ state: "loading", stage: `Re-running your earlier cells (${i + 1} of ${run.length})`, fraction: 0.95 });
+        try {
+          const result = await this.#send(Request.RUN, { code: entry.code, cellId: entry.cellId, cells: {} },
+            { cellId: entry.cellId, order: entry.order, replay: true });
+          (result.ok ? report.replayed : report.failed).push(entry.cellId);
+        } catch {
+          if (superseded()) return this.restarting; // the replay killed Python: a clean restart follows
+          report.failed.push(entry.cellId);
+        }
       }
-      return info;
-    });
-    await this.ready;
+      if (superseded()) return this.restarting;
+      this.machine.fire(Transition.REPLAYED);
+    }
+    this.lastRestart = report;
+    this.dispatchEvent(new CustomEvent("restarted", { detail: report })); // before "ready", which says what it did
+    this.#status({ state: "ready", stage: "ready", fraction: 1 });
+    this.#pump();
+    return report;
   }
 
-  get busy() {
-    return this.currentRun !== null;
+  /** The current interpreter died. While booting that is a failed boot; otherwise restart. */
+  #crashed(message) {
+    if (this.init) {
+      this.init.reject(failure(message));
+      return;
+    }
+    const inflight = this.inflight;
+    if (this.machine.fire(Transition.CRASHED)) this.#restartNow("crash", failure(`Python stopped working: ${message}`, { fatal: true }));
+    else if (inflight) this.#finish(inflight, { ok: false, error: message, fatal: true });
   }
 
-  #waitUntilFinished(id, ms) {
-    return new Promise((resolve) => {
-      const started = performance.now();
-      const poll = () => {
-        if (!this.pending.has(id)) resolve(true);
-        else if (performance.now() - started > ms) resolve(false);
-        else setTimeout(poll, 25);
-      };
-      poll();
-    });
-  }
+  // ------------------------------------------------------------------------- requests
 
-  #request(type, fields, onEvent) {
-    const id = this.nextId++;
-    const message = { id, type, ...fields };
-    this.#checkProtocol("request", message);
+  #send(type, fields, { onEvent, signal, onStart, cellId, order, replay = false, deadlineMs } = {}) {
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onEvent, type, cellId: type === Request.RUN ? fields.cellId : null });
-      if (type !== Request.INIT) this.currentRun ??= id;
-      this.worker.postMessage(message);
+      if (signal?.aborted) {
+        reject(failure("cancelled", { cancelled: true }));
+        return;
+      }
+      const req = { id: this.nextId++, type, fields, onEvent, onStart, cellId, order, replay, deadlineMs, resolve, reject, cleanup: [] };
+      if (signal) {
+        const onAbort = () => this.#abort(req);
+        signal.addEventListener("abort", onAbort, { once: true });
+        req.cleanup.push(() => signal.removeEventListener("abort", onAbort));
+      }
+      this.queue.push(req);
+      this.#pump();
     });
+  }
+
+  /** Send the next request the interpreter's state allows: the reader's when READY, replays when REPLAYING. */
+  #pump() {
+    if (this.inflight || !this.worker) return;
+    const state = this.machine.state;
+    const allowed = (r) => (state === State.READY && !r.replay) || (state === State.REPLAYING && r.replay);
+    const index = this.queue.findIndex(allowed);
+    if (index < 0) return;
+    const [req] = this.queue.splice(index, 1);
+    this.inflight = req;
+    req.sentAt = performance.now();
+    if (this.interruptBuffer) this.interruptBuffer[0] = 0; // a stale Stop must not hit this request
+    if (req.deadlineMs) {
+      const timer = setTimeout(() => this.#stuck(req), req.deadlineMs);
+      req.cleanup.push(() => clearTimeout(timer));
+    }
+    const message = { id: req.id, type: req.type, ...req.fields };
+    this.#checkProtocol("request", message);
+    this.worker.postMessage(message);
+    req.onStart?.();
+  }
+
+  /** The request's own control was stopped: cancel it if it waits, stop it if it runs. */
+  #abort(req) {
+    const index = this.queue.indexOf(req);
+    if (index >= 0) {
+      this.queue.splice(index, 1);
+      this.#settle(req, () => req.reject(failure("cancelled", { cancelled: true })));
+    } else if (this.inflight === req) {
+      this.#stopInflight(req);
+    }
+  }
+
+  #stopInflight(req) {
+    const next = this.machine.fire(Transition.STOP);
+    if (next === State.RESTARTING) {
+      this.#restartNow("stop", failure("stopped", { stopped: true }));
+    } else if (next === State.INTERRUPTING) {
+      this.interruptBuffer[0] = SIGINT;
+      setTimeout(() => {
+        if (this.inflight === req && this.machine.fire(Transition.INTERRUPT_IGNORED)) {
+          this.#restartNow("stop", failure("stopped", { stopped: true }));
+        }
+      }, INTERRUPT_GRACE_MS);
+    } // else refused: a second Stop, or a Stop while Python restarts, adds nothing
+  }
+
+  #stuck(req) {
+    if (this.inflight === req && this.machine.fire(Transition.STUCK)) {
+      this.#restartNow("stuck", failure("did not finish in time", { stuck: true }));
+    }
   }
 
   #checkProtocol(direction, message) {
@@ -188,38 +334,51 @@ export class PythonRuntime extends EventTarget {
     console.error(`protocol.js does not define this ${direction}: ${error}`);
   }
 
+  // Only the current worker's messages get here (see #boot), so a dead worker's late message
+  // is dropped before it is checked.
   #onMessage(msg) {
     this.#checkProtocol(isReply(msg) ? "reply" : "event", msg);
     if (isReply(msg)) {
-      const entry = this.pending.get(msg.id);
-      this.pending.delete(msg.id);
-      if (this.currentRun === msg.id) this.currentRun = this.#nextPendingRun();
-      if (!entry) return;
-      if (msg.ok) entry.resolve(msg.result);
-      else entry.reject(Object.assign(new Error(msg.error), { fatal: !!msg.fatal }));
-      if (msg.fatal) this.restart().catch(() => {}); // Python died: bring a new one up at once
+      if (this.init && msg.id === this.init.id) {
+        if (msg.ok) this.init.resolve(msg.result);
+        else this.init.reject(failure(msg.error));
+        return;
+      }
+      if (this.inflight?.id !== msg.id) return; // a reply to nothing we wait for
+      this.#finish(this.inflight, msg);
+      if (msg.fatal) this.#crashed(msg.error); // Python died: bring a new one up at once
       return;
     }
     if (msg.type === Event.FATAL) {
-      const booted = this.status?.state === "ready";
-      this.#failAll(`Python stopped working: ${msg.error}`, { fatal: true });
-      if (booted) this.restart().catch(() => {}); // during start-up the status line reports it instead
+      this.#crashed(msg.error);
       return;
     }
-    const entry = this.pending.get(msg.runId);
-    if (entry) entry.onEvent(msg);
+    if (this.init && msg.runId === this.init.id) this.init.onEvent(msg);
+    else if (this.inflight && msg.runId === this.inflight.id) this.inflight.onEvent?.(msg);
     this.dispatchEvent(new CustomEvent("python-event", { detail: msg }));
   }
 
-  #nextPendingRun() {
-    for (const [id, entry] of this.pending) if (entry.type !== Request.INIT) return id;
-    return null;
+  /** A request's reply came: settle it, remember a cell run for a replay, send the next. */
+  #finish(req, msg) {
+    this.inflight = null;
+    if (msg.ok) {
+      const result = msg.result;
+      if (req.type === Request.RUN) {
+        if (result.errorName !== "KeyboardInterrupt") this.ranCells.add(req.cellId);
+        this.replayLog.record({ cellId: req.cellId, code: req.fields.code, ok: result.ok,
+                                seconds: (performance.now() - req.sentAt) / 1000, order: req.order });
+      }
+      this.#settle(req, () => req.resolve(result));
+    } else {
+      this.#settle(req, () => req.reject(failure(msg.error, { fatal: Boolean(msg.fatal) })));
+    }
+    if (this.machine.state === State.INTERRUPTING) this.machine.fire(Transition.INTERRUPTED);
+    if (!msg.fatal) this.#pump();
   }
 
-  #failAll(message, extra = {}) {
-    for (const [, entry] of this.pending) entry.reject(Object.assign(new Error(message), extra));
-    this.pending.clear();
-    this.currentRun = null;
+  #settle(req, settle) {
+    for (const undo of req.cleanup) undo();
+    settle();
   }
 
   #status(detail) {

@@ -1,19 +1,34 @@
 // The page's Python status line (role="status"): loading progress, then "ready", or what went wrong.
 
-/** Bind the status element to a runtime's "status" events; returns nothing. */
-export function bindStatus(el, runtime, { onRetry }) {
+/**
+ * Bind the status element to a runtime's "status" events, and `restartButton` (the reader's
+ * "Restart Python (clear all variables)", shown while Python is ready) to onRestart.
+ */
+export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
   const text = el.querySelector(".py-status-text");
   const bar = el.querySelector(".py-progress");
+  let restarted = ""; // what the latest restart did, said with "Python is ready"
+  runtime.addEventListener("restarted", ({ detail }) => {
+    restarted = detail.cleared ? " It was restarted: every variable is cleared."
+      : ` It was restarted and re-ran ${detail.replayed.length} earlier cell${detail.replayed.length === 1 ? "" : "s"}.`;
+  });
+  restartButton?.addEventListener("click", onRestart);
   const show = (detail) => {
     el.dataset.state = detail.state;
     el.querySelector(".py-retry")?.remove();
+    if (restartButton) {
+      // Hiding the focused button would drop the reader's focus: it stays, and waits on `ready`.
+      if (detail.state === "ready") restartButton.hidden = false;
+      else if (document.activeElement !== restartButton) restartButton.hidden = true;
+    }
     if (detail.state === "loading") {
       const percent = Math.round(detail.fraction * 100);
       text.textContent = `Loading Python… ${percent}% (${detail.stage})`;
       bar.hidden = false;
       bar.value = percent;
     } else if (detail.state === "ready") {
-      text.textContent = "Python is ready.";
+      text.textContent = `Python is ready.${restarted}`;
+      restarted = "";
       bar.hidden = true;
     } else if (detail.state === "error") {
       text.textContent = `Python could not start: ${detail.stage}. `;

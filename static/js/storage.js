@@ -18,22 +18,61 @@ export function load(lesson, kind, id, fallback = null) {
   }
 }
 
+let onFailure = null; // told once, the first time storage refuses a write
+let failed = false;
+
+/**
+ * Call `handler(reason)` the first time a write fails, with reason "full" (the quota is used
+ * up) or "unavailable" (storage is turned off or blocked): the page tells the reader once.
+ */
+export function onSaveFailure(handler) {
+  onFailure = handler;
+}
+
+function refused(err) {
+  if (failed) return;
+  failed = true;
+  onFailure?.(err?.name === "QuotaExceededError" ? "full" : "unavailable");
+}
+
 /** Store a JSON value; returns false (and keeps the page going) when storage refuses. */
 export function save(lesson, kind, id, value) {
   try {
     localStorage.setItem(key(lesson, kind, id), JSON.stringify(value));
     return true;
-  } catch {
+  } catch (err) {
+    refused(err);
     return false;
   }
 }
 
+/** Forget a value; returns false when storage refuses. */
 export function remove(lesson, kind, id) {
   try {
     localStorage.removeItem(key(lesson, kind, id));
-  } catch {
-    /* nothing to lose */
+    return true;
+  } catch (err) {
+    refused(err);
+    return false;
   }
+}
+
+/**
+ * Call `onChange(value)` when another tab of this site changes the value (null: removed).
+ * Browsers fire "storage" only in the other tabs, never in the one that wrote.
+ */
+export function watch(lesson, kind, id, onChange) {
+  const wanted = key(lesson, kind, id);
+  globalThis.addEventListener?.("storage", (event) => {
+    if (event.key !== wanted) return;
+    let value = null;
+    try {
+      value = event.newValue === null ? null : JSON.parse(event.newValue);
+    } catch {
+      value = null;
+    }
+    onChange(value);
+  });
 }
 
 /** A short, stable fingerprint of a text (to notice that a lesson's original code changed). */
@@ -45,3 +84,20 @@ export function fingerprint(text) {
   }
   return (h >>> 0).toString(16);
 }
+
+/**
+ * A stored object checked field by field: each field of `schema` is [check, fallback], and a
+ * stored value that fails its check (or is missing, or the whole thing is not an object) is
+ * replaced by the fallback. Storage outlives versions of the page and can be edited by hand.
+ */
+export function validated(saved, schema) {
+  const source = saved !== null && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
+  return Object.fromEntries(Object.entries(schema).map(([name, [check, fallback]]) => [
+    name, check(source[name]) ? source[name] : fallback,
+  ]));
+}
+
+export const isString = (v) => typeof v === "string";
+export const isBoolean = (v) => typeof v === "boolean";
+/** An integer from `min` to `max` inclusive. */
+export const isCount = (min, max = Number.MAX_SAFE_INTEGER) => (v) => Number.isInteger(v) && v >= min && v <= max;

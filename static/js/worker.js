@@ -1,5 +1,6 @@
 // The Python worker: boots Pyodide off the main thread and runs cells for the page.
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside) -> unpack lessonpy -> ready.
+import { LIMITS } from "./limits.js";
 import { Event, Request } from "./protocol.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -7,8 +8,6 @@ import { Event, Request } from "./protocol.js";
 // Timers cannot help here, since the worker is busy running Python while it prints.
 const OUTPUT_WINDOW_MS = 100;
 const OUTPUT_BURST = 20;
-const OUTPUT_FLUSH_BYTES = 64 * 1024; // a batch never grows past this before it is posted
-const OUTPUT_CAP_BYTES = 2 * 1024 * 1024; // per run: a runaway print loop must not eat the tab
 
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
@@ -23,43 +22,61 @@ function post(type, fields = {}, transfer = []) {
 
 // --------------------------------------------------------------------------- output streaming
 
+/** UTF-8 characters in `bytes` (every byte that does not continue a character starts one). */
+function countChars(bytes) {
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) if ((bytes[i] & 0xc0) !== 0x80) n++;
+  return n;
+}
+
+// One budget per request for stdout and stderr together. It counts bytes, which are never
+// fewer than characters, so what is posted stays within LIMITS.OUTPUT_CHARS characters;
+// whatever is past it is counted, not decoded: print("x" * 10**8) costs no more than a count.
+const budget = {
+  left: LIMITS.OUTPUT_CHARS,
+  cutChars: 0,
+  reset() {
+    this.left = LIMITS.OUTPUT_CHARS;
+    this.cutChars = 0;
+  },
+  /** The part of `bytes` that may still be shown; counts the rest as cut. */
+  take(bytes) {
+    if (bytes.length <= this.left) {
+      this.left -= bytes.length;
+      return bytes;
+    }
+    const kept = bytes.subarray(0, Math.max(0, this.left));
+    this.cutChars += countChars(bytes.subarray(kept.length));
+    this.left = 0;
+    return kept;
+  },
+};
+
 function makeStream(type) {
   const decoder = new TextDecoder();
   let pending = "";
   let windowStart = 0;
   let postsInWindow = 0;
-  let written = 0;
-  let truncated = false;
   const stream = {
     write(bytes) {
-      if (written > OUTPUT_CAP_BYTES) {
-        if (!truncated) {
-          truncated = true;
-          pending += `\n[output truncated: more than ${OUTPUT_CAP_BYTES / 1024 / 1024} MB]\n`;
-          stream.flush();
-        }
-        return bytes.length;
-      }
-      written += bytes.length;
-      pending += decoder.decode(bytes, { stream: true });
+      const kept = budget.take(bytes);
+      if (!kept.length) return bytes.length; // taken, not shown: the run ends with an OUTPUT_CUT
+      pending += decoder.decode(kept, { stream: true });
       const now = performance.now();
       if (now - windowStart > OUTPUT_WINDOW_MS) {
         windowStart = now;
         postsInWindow = 0;
       }
-      if (postsInWindow < OUTPUT_BURST || pending.length > OUTPUT_FLUSH_BYTES) stream.flush();
+      if (postsInWindow < OUTPUT_BURST || pending.length >= LIMITS.OUTPUT_CHUNK_CHARS) stream.flush();
       return bytes.length;
     },
     flush() {
-      if (!pending) return;
-      post(type, { text: pending });
+      // One message never carries more than a chunk: the page appends each without freezing.
+      for (let at = 0; at < pending.length; at += LIMITS.OUTPUT_CHUNK_CHARS) {
+        post(type, { text: pending.slice(at, at + LIMITS.OUTPUT_CHUNK_CHARS) });
+      }
+      if (pending) postsInWindow += 1;
       pending = "";
-      postsInWindow += 1;
-    },
-    reset() {
-      stream.flush();
-      written = 0;
-      truncated = false;
     },
     isatty: true, // line-buffered: print() shows up as it happens, not when the cell ends
   };
@@ -144,16 +161,9 @@ async function loadImports(code) {
 }
 
 async function run({ code, cellId, cells }) {
-  stdout.reset();
-  stderr.reset();
-  try {
-    await loadImports(code);
-    const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
-    return { result: result instanceof Map ? Object.fromEntries(result) : result };
-  } finally {
-    stdout.flush();
-    stderr.flush();
-  }
+  await loadImports(code);
+  const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
+  return { result: result instanceof Map ? Object.fromEntries(result) : result };
 }
 
 function call({ module, func, kwargs }) {
@@ -233,18 +243,28 @@ const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: cal
 async function handle(message) {
   const { id, type } = message;
   currentRunId = id;
+  budget.reset();
   try {
     const handler = handlers[type];
     if (!handler) throw new Error(`unknown request type ${type}`);
     const { result, transfer = [] } = await handler(message); // each handler: {result, transfer?}
+    endOutput();
     self.postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
     // A failure of the machinery (not of the reader's code, which run() reports as data),
     // or Python itself died (os._exit, a fatal wasm error): then the page must restart us.
+    endOutput();
     self.postMessage({ id, ok: false, error: String(err && err.message ? err.message : err), fatal: !pythonAlive() });
   } finally {
     currentRunId = null;
   }
+}
+
+/** Post what is still buffered, then say how much of the request's output was cut. */
+function endOutput() {
+  stdout.flush();
+  stderr.flush();
+  if (budget.cutChars) post(Event.OUTPUT_CUT, { chars: budget.cutChars });
 }
 
 let busy = false;

@@ -46,28 +46,55 @@ export function pythonNote(state) {
  * A debounced caller of one lessonpy.widget_payloads function. request(kwargs) schedules a call
  * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
  * newest request (its arrays, tokens and stats in one piece): replies to requests made since
- * are dropped.
+ * are dropped. A call still waiting for Python (a cell is running) is cancelled by a newer one;
+ * a running one is left to finish, since stopping it could cost a restart. `stopButton` stops
+ * the current call.
  */
-export function createCaller(runtime, func, { delay = 150, onResult, onError, onBusy }) {
+export function createCaller(runtime, func, { delay = 150, onResult, onError, onBusy, onStopped }) {
   let timer = 0;
   let latest = 0;
+  let current = null; // {controller, started} of the newest call sent
+  const stopButton = el("button", "widget-stop", "Stop");
+  stopButton.type = "button";
+  stopButton.hidden = true;
+  const busy = (on) => {
+    // Keep a keyboard reader's focus: the Stop button is about to disappear.
+    if (!on && document.activeElement === stopButton) stopButton.closest("section, [data-widget]")?.querySelector("input, select")?.focus();
+    stopButton.hidden = !on;
+    onBusy?.(on);
+  };
+  stopButton.addEventListener("click", () => {
+    clearTimeout(timer);
+    latest++;
+    current?.controller.abort();
+    busy(false);
+    onStopped?.();
+  });
   async function send(kwargs, id) {
+    if (current && !current.started) current.controller.abort(); // still queued: never needed now
+    const call = { controller: new AbortController(), started: false };
+    current = call;
     try {
-      const payload = await runtime.call("lessonpy.widget_payloads", func, kwargs);
+      const payload = await runtime.call("lessonpy.widget_payloads", func, kwargs, {
+        onStart: () => { call.started = true; },
+        signal: call.controller.signal,
+      });
       if (id !== latest) return; // the reader has moved on: a newer call is coming
-      onBusy?.(false);
+      busy(false);
       onResult(payload);
     } catch (err) {
       if (id !== latest) return;
-      onBusy?.(false);
-      onError?.(err);
+      busy(false);
+      if (err.cancelled || err.stopped) onStopped?.();
+      else onError?.(err);
     }
   }
   return {
+    stopButton,
     request(kwargs) {
       clearTimeout(timer);
       const id = ++latest;
-      onBusy?.(true);
+      busy(true);
       timer = setTimeout(() => send(kwargs, id), delay);
     },
     cancel() { clearTimeout(timer); latest++; },

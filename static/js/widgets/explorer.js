@@ -115,7 +115,9 @@ export function createExplorer({ section, spec, runtime, initial }) {
       section.dataset.state = "error";
     },
     onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
+    onStopped() { status.textContent = "Stopped. Change a setting to compute again."; section.dataset.state = "stopped"; },
   });
+  status.after(caller.stopButton);
   for (const input of inputs) {
     input.addEventListener("input", () => { showSettings(); caller.request(settings()); });
   }

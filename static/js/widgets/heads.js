@@ -98,7 +98,9 @@ export function createHeads({ section, spec, runtime, initial }) {
       section.dataset.state = "error";
     },
     onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
+    onStopped() { status.textContent = "Stopped. Change a setting to compute again."; section.dataset.state = "stopped"; },
   });
+  status.after(caller.stopButton);
   select.addEventListener("change", () => caller.request({ n_head: Number(select.value), C: o.C, T: o.T, seed: o.seed, target: spec.id }));
 
   watchPython(runtime, (state) => {

@@ -246,26 +246,30 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       }
     })();
 
+    let controller = null; // the live run's own Stop (it stops this work, nothing else)
     async function run() {
       if (!available) return;
       runButton.disabled = true;
       stopButton.hidden = false;
+      controller = new AbortController();
+      const { signal } = controller;
       try {
         say("Waiting for Python…", "busy");
-        const files = await runtime.call("lessonpy.live", "files", {});
+        const files = await runtime.call("lessonpy.live", "files", {}, { signal });
         for (const { name, path } of files) {
           say(`Getting ${name}…`, "downloading");
-          const reply = await runtime.fetchFile(new URL(name, folder).href, path, ({ loaded, total }) => {
+          const onEvent = ({ loaded, total }) => {
             bar.hidden = false;
             bar.value = total ? loaded / total : 0;
             section.dataset.progress = String(bar.value);
             say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
-          });
+          };
+          const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal });
           section.dataset.liveSource = reply.source; // python, cache or network: a test reads it
         }
         bar.hidden = true;
         say("Running MiniLM's forward pass in Python…", "running");
-        const reply = await runtime.call("lessonpy.live", "heads", { text: input.value, target: spec.id });
+        const reply = await runtime.call("lessonpy.live", "heads", { text: input.value, target: spec.id }, { signal });
         open = { layer: Infinity, head: Infinity };
         render(reply);
         say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
@@ -274,7 +278,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
       } catch (err) {
         bar.hidden = true;
-        if (err.stopped || /KeyboardInterrupt/.test(err.message)) {
+        if (err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message)) {
           say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
         } else say(`MiniLM could not run: ${err.message ?? err}`, "error");
       } finally {
@@ -284,7 +288,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     }
     runButton.addEventListener("click", run);
     input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); run(); } });
-    stopButton.addEventListener("click", () => { runtime.stop(); });
+    stopButton.addEventListener("click", () => controller?.abort());
     return { element };
   }
 

@@ -1,0 +1,344 @@
+"""Stop, floods and storage never cost the reader their work: the page attacked as an unlucky
+reader would, in a real Chromium with a real Pyodide, with and without cross-origin isolation
+where the behaviour differs (with it, Stop interrupts Python in place; without, it restarts).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
+    cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
+)
+from test_practice_browser import exercise, practice_url  # noqa: F401 - practice_url is a fixture
+
+pytestmark = pytest.mark.browser
+
+# Code that shrugs off KeyboardInterrupt: even with isolation, Stop ends in a restart.
+STUBBORN = "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass"
+
+# What a terminated worker can still deliver: Pyodide's late NoGilError, a "fatal" event, a
+# fatal reply. Dispatched on the old Worker object, as the browser delivers them.
+LATE_EVENTS = """() => {
+  const old = window.oldWorker;
+  old.dispatchEvent(new ErrorEvent("error", { message: "NoGilError: Attempted to use PyProxy when Python GIL not held" }));
+  old.dispatchEvent(new MessageEvent("message", { data: { type: "fatal", error: "late" } }));
+  old.dispatchEvent(new MessageEvent("message", { data: { id: 0, ok: false, error: "late reply", fatal: true } }));
+}"""
+
+
+@pytest.fixture(params=["isolated", "plain"])
+def any_site(request):
+    """The site with and without COOP/COEP."""
+    return request.getfixturevalue("site_url" if request.param == "isolated" else "plain_site_url")
+
+
+def count_boots(page):
+    """From now on, count the interpreters the page starts (each restart starts one)."""
+    page.evaluate("""() => {
+      window.boots = 0;
+      lessonPage.runtime.addEventListener("status", (e) => { if (e.detail.stage === "Starting") window.boots += 1; });
+    }""")
+
+
+def boots(page) -> int:
+    return page.evaluate("window.boots")
+
+
+def start(page, cell_id, code):
+    """Set the code, press Run, and wait until Python is running it."""
+    set_code(page, cell_id, code)
+    cell(page, cell_id).get_by_role("button", name="Run").click()
+    expect(cell(page, cell_id)).to_have_attribute("data-status", "running")
+
+
+def stop(page, cell_id, status="stopped"):
+    cell(page, cell_id).get_by_role("button", name="Stop").click()
+    expect(cell(page, cell_id)).to_have_attribute("data-status", status, timeout=15_000)
+
+
+def ready(page):
+    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+
+
+# ---------------------------------------------------------------------------- 1. restarts
+
+def test_a_stopped_workers_late_error_never_touches_the_new_python(fresh_context, any_site):
+    pg = open_lesson(fresh_context, any_site)
+    count_boots(pg)
+    run(pg, "setup", "kept = 41")
+    start(pg, "scores", STUBBORN)
+    pg.evaluate("() => { window.oldWorker = lessonPage.runtime.worker; }")
+    stop(pg, "scores")
+    pg.evaluate(LATE_EVENTS)  # while the new interpreter boots
+    ready(pg)
+    pg.evaluate(LATE_EVENTS)  # and once it is ready
+    out = run(pg, "softmax", "print('kept is', kept)")
+    expect(out).to_contain_text("kept is 41")
+    expect(python_status(pg)).to_have_attribute("data-state", "ready")
+    assert boots(pg) == 1
+
+
+@pytest.fixture(scope="module", params=["isolated", "plain"])
+def shared(request, browser):
+    """One lesson page per isolation mode, shared by the restart-path tests."""
+    url = request.getfixturevalue("site_url" if request.param == "isolated" else "plain_site_url")
+    ctx = browser.new_context()
+    pg = open_lesson(ctx, url)
+    count_boots(pg)
+    errors = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.isolated = request.param == "isolated"
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param("import time\ntime.sleep(10**6)", id="sleep"),
+    pytest.param("import numpy as np\na = np.random.rand(1200, 1200)\nwhile True:\n    a = a @ a / 1200", id="numpy-busy"),
+    pytest.param(STUBBORN, id="sigint-ignored"),
+])
+def test_stop_ends_the_code_and_keeps_the_readers_variables(shared, code):
+    pg = shared
+    run(pg, "setup", "kept = 'survived'")
+    before = boots(pg)
+    start(pg, "scores", code)
+    stop(pg, "scores")
+    ready(pg)
+    assert boots(pg) - before <= 1  # an interrupt in place, or exactly one restart
+    if not pg.isolated or code == STUBBORN:
+        assert boots(pg) - before == 1
+        expect(cell(pg, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran code cell")
+    out = run(pg, "softmax", "print('kept is', kept)")
+    expect(out).to_contain_text("kept is survived")
+
+
+def test_a_fatal_error_restarts_once_and_says_what_was_rerun(shared):
+    pg = shared
+    run(pg, "setup", "kept = 'after the crash'")
+    before = boots(pg)
+    out = run(pg, "scores", "import os\nos._exit(1)")
+    expect(out.locator(".out-error")).to_contain_text("Python crashed")
+    expect(out.locator(".out-error")).to_contain_text("re-ran code cell", timeout=BOOT_TIMEOUT_MS)
+    ready(pg)
+    out = run(pg, "softmax", "print(kept)")
+    expect(out).to_contain_text("after the crash")
+    assert boots(pg) - before == 1
+
+
+def test_stop_twice_is_one_stop(shared):
+    pg = shared
+    run(pg, "setup", "kept = 'twice'")
+    before = boots(pg)
+    start(pg, "scores", STUBBORN)
+    # Two presses before the page can react: the second must add nothing.
+    cell(pg, "scores").locator(".cell-stop").evaluate("b => { b.click(); b.click(); }")
+    expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=15_000)
+    ready(pg)
+    out = run(pg, "softmax", "print(kept)")
+    expect(out).to_contain_text("twice")
+    assert boots(pg) - before == 1
+
+
+def test_stop_during_a_restart_cancels_only_what_it_started(fresh_context, plain_site_url):
+    pg = open_lesson(fresh_context, plain_site_url)
+    count_boots(pg)
+    run(pg, "setup", "kept = 'during'")
+    start(pg, "scores", "while True:\n    pass")
+    stop(pg, "scores")
+    # Python is restarting: a cell run now waits, and its Stop cancels it, nothing more.
+    set_code(pg, "softmax", "print('should not run')")
+    cell(pg, "softmax").get_by_role("button", name="Run").click()
+    expect(cell(pg, "softmax").locator(".cell-state")).to_have_text("Waiting…")
+    stop(pg, "softmax", status="cancelled")
+    ready(pg)
+    out = run(pg, "output", "print(kept)")
+    expect(out).to_contain_text("during")
+    assert "should not run" not in cell(pg, "softmax").locator(".cell-output").inner_text()
+    assert boots(pg) == 1
+
+
+# ---------------------------------------------------------------------------- 2. output caps
+
+def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
+    if not shared.isolated:
+        pytest.skip("the worker's cut does not depend on isolation")
+    out = run(shared, "output", "print('x' * 3 * 10**7)")
+    expect(out.locator(".out-cut")).to_have_text("[output cut: 29,800,001 more characters were not shown]")
+    assert len(out.locator(".out-stdout").inner_text()) <= 200_000
+    out = run(shared, "output", "import sys\nprint('a' * 150_000)\nprint('b' * 150_000, file=sys.stderr)\nprint('end')")
+    # stdout and stderr share one budget per run; the note adds up what was cut
+    expect(out.locator(".out-cut")).to_have_text("[output cut: 100,006 more characters were not shown]")
+
+
+def test_a_100_million_character_print_leaves_the_tab_alive(fresh_context, site_url):
+    pg = open_lesson(fresh_context, site_url)
+    out = run(pg, "output", "print('x' * 10**8)")
+    expect(out.locator(".out-cut")).to_have_text("[output cut: 99,800,001 more characters were not shown]")
+    out = run(pg, "output", "print('still alive')")
+    expect(out).to_contain_text("still alive")
+
+
+# ---------------------------------------------------------------------------- 4. storage
+
+def open_without_python(context, url):
+    pg = context.new_page()
+    pg.goto(url + "lessons/attention/")
+    expect(pg.locator("body")).to_have_attribute("data-cells", "ready", timeout=RUN_TIMEOUT_MS)
+    return pg
+
+
+@pytest.mark.parametrize("script, message", [
+    ("Storage.prototype.setItem = function () { throw new DOMException('quota', 'QuotaExceededError'); };",
+     "storage for the site is full"),
+    ("Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('denied', 'SecurityError'); } });",
+     "does not let the page save"),
+], ids=["full", "disabled"])
+def test_an_edit_storage_refuses_is_kept_and_the_reader_told_once(fresh_context, site_url, script, message):
+    fresh_context.add_init_script(script)
+    pg = open_without_python(fresh_context, site_url)
+    set_code(pg, "scores", "kept_in_memory = 1")
+    alert = pg.locator(".storage-notice")
+    expect(alert).to_contain_text(message)
+    expect(alert).to_have_attribute("role", "alert")
+    set_code(pg, "softmax", "another_edit = 2")
+    expect(alert).to_have_count(1)
+    assert editor_code(pg, "scores") == "kept_in_memory = 1"
+    assert editor_code(pg, "softmax") == "another_edit = 2"
+
+
+def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
+    a = open_without_python(fresh_context, site_url)
+    b = open_without_python(fresh_context, site_url)
+    # An edit in one tab reaches a tab that has no edits of its own.
+    set_code(a, "scores", "from_a = 1")
+    expect(cell(b, "scores").locator(".cm-content")).to_have_text("from_a = 1")
+    set_code(b, "scores", "from_b = 2")
+    expect(cell(a, "scores").locator(".cm-content")).to_have_text("from_b = 2")
+    # A write made on another version (two tabs typing at once) is not taken silently.
+    key = "attn-lesson:v1:attention:cell:scores"
+    a.evaluate("([key]) => localStorage.setItem(key, JSON.stringify({ code: 'from_elsewhere = 3', from: 'not-b' }))", [key])
+    notice = cell(b, "scores").get_by_role("alert")
+    expect(notice).to_contain_text("You changed this cell in another tab too")
+    assert editor_code(b, "scores") == "from_b = 2"
+    notice.get_by_role("button", name="Use the other tab's version").click()
+    expect(notice).to_have_count(0)
+    assert editor_code(b, "scores") == "from_elsewhere = 3"
+
+
+# ---------------------------------------------------------------------------- 5. replay
+
+def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_context, plain_site_url):
+    pg = open_lesson(fresh_context, plain_site_url)
+    count_boots(pg)
+    pg.evaluate("lessonPage.runtime.replayBudgetSeconds = 1")
+    for i in range(3):
+        run(pg, "setup", f"kept = {i}")
+    run(pg, "scores", "import time\ntime.sleep(1.5)\nslow = True")  # longer than the budget
+    out = run(pg, "softmax", "kept = 99\nraise ValueError('a failed run')")
+    expect(out.locator(".out-error")).to_contain_text("ValueError")
+    start(pg, "output", "while True:\n    pass")
+    stop(pg, "output")
+    hint = cell(pg, "output").locator(".out-hint")
+    expect(hint).to_contain_text("Python restarted and re-ran code cell 1 to bring your variables back.",
+                                 timeout=BOOT_TIMEOUT_MS)
+    expect(hint).to_contain_text(re.compile(r"Not re-run: code cell 2 \(it took \d+\.\d s\)"))
+    ready(pg)
+    out = run(pg, "softmax", "print(kept, 'slow' in globals())")
+    expect(out).to_contain_text("2 False")
+    assert boots(pg) == 1
+    # The reader's clean restart: no variable left, nothing replayed.
+    pg.get_by_role("button", name="Restart Python (clear all variables)").click()
+    expect(python_status(pg)).to_contain_text("every variable is cleared", timeout=BOOT_TIMEOUT_MS)
+    out = run(pg, "setup", "print('kept' in globals())")
+    expect(out).to_contain_text("False")
+    assert boots(pg) == 2
+
+
+# ---------------------------------------------------------------------------- 6. Stop routing
+
+def test_a_widget_call_waiting_for_a_cell_has_its_own_stop(shared):
+    if not shared.isolated:
+        pytest.skip("routing does not depend on isolation")
+    pg = shared
+    start(pg, "scores", "import time\ntime.sleep(2)\nprint('cell finished')")
+    explorer = pg.locator('[data-widget="dk-explorer"]')
+    slider = explorer.get_by_label("Head size d_k")
+    slider.focus()
+    pg.keyboard.press("ArrowRight")
+    stop_button = explorer.get_by_role("button", name="Stop")
+    expect(stop_button).to_be_visible()
+    stop_button.click()
+    expect(explorer.locator(".widget-status")).to_contain_text("Stopped")
+    out = wait_done(pg, "scores")
+    expect(out).to_contain_text("cell finished")  # the widget's Stop left the cell alone
+    expect(cell(pg, "scores")).to_have_attribute("data-status", "ok")
+
+
+# ---------------------------------------------------------------------------- 7. focus
+
+def test_keyboard_focus_stays_on_the_cells_controls(shared):
+    if not shared.isolated:
+        pytest.skip("focus does not depend on isolation")
+    pg = shared
+    c = cell(pg, "output")
+    set_code(pg, "output", "import time\ntime.sleep(1)\nprint('slept')")
+    c.get_by_role("button", name="Run").focus()
+    pg.keyboard.press("Enter")
+    expect(c.get_by_role("button", name="Stop")).to_be_focused()
+    expect(wait_done(pg, "output")).to_contain_text("slept")
+    expect(c.get_by_role("button", name="Run")).to_be_focused()
+    set_code(pg, "output", "while True:\n    pass")
+    c.get_by_role("button", name="Run").focus()
+    pg.keyboard.press("Enter")
+    expect(c.get_by_role("button", name="Stop")).to_be_focused()
+    expect(c).to_have_attribute("data-status", "running")
+    pg.keyboard.press("Enter")
+    expect(c).to_have_attribute("data-status", "stopped", timeout=15_000)
+    expect(c.get_by_role("button", name="Run")).to_be_focused()
+    ready(pg)
+
+
+# ---------------------------------------------------------------------------- exercises
+
+def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, practice_url):
+    pg = fresh_context.new_page()
+    pg.goto(practice_url + "lessons/practice/")
+    ready(pg)
+    ex = exercise(pg, "The parameter budget")
+    ex.locator(".cm-content").click()
+    pg.keyboard.press("Control+A")
+    pg.keyboard.insert_text("while True:\n    pass\n")
+    ex.get_by_role("button", name="Check").click()
+    expect(ex.locator(".exercise-state")).to_have_text("Checking…")
+    hello = cell(pg, "hello")
+    hello.get_by_role("button", name="Run").click()
+    expect(hello.locator(".cell-state")).to_have_text("Waiting…")  # queued, not running
+    expect(hello).to_have_attribute("data-status", "queued")
+    hello.get_by_role("button", name="Stop").click()
+    expect(hello).to_have_attribute("data-status", "cancelled")
+    # The check went on to its own deadline: the cell's Stop did not end it.
+    expect(ex).to_have_attribute("data-status", "wrong", timeout=RUN_TIMEOUT_MS)
+    expect(ex.locator(".exercise-feedback")).to_contain_text("did not finish in time")
+    out = run(pg, "hello")
+    expect(out).to_contain_text("hello from a cell")
+
+
+def test_stored_exercise_state_is_checked_field_by_field(fresh_context, practice_url):
+    junk = '{"code": 5, "attempts": -2, "solved": "yes", "hints": -1}'
+    fresh_context.add_init_script(
+        f"localStorage.setItem('attn-lesson:v1:practice:exercise:attention-params', {junk!r});")
+    pg = fresh_context.new_page()
+    pg.goto(practice_url + "lessons/practice/")
+    ex = exercise(pg, "The parameter budget")
+    hint = ex.get_by_role("button", name=re.compile("^Hint"))
+    expect(hint).to_have_text(re.compile(r"^Hint \(1 of \d\)$"))
+    hint.click()
+    expect(ex.get_by_role("list", name="Hints").get_by_role("listitem")).to_have_count(1)
+    expect(ex.get_by_role("button", name="Show solution")).to_be_disabled()  # attempts fell back to 0
+    expect(ex.locator(".cm-content")).to_contain_text("def attention_params")  # code fell back to the starter
