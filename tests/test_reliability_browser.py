@@ -174,6 +174,9 @@ def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
     out = run(shared, "output", "import sys\nprint('a' * 150_000)\nprint('b' * 150_000, file=sys.stderr)\nprint('end')")
     # stdout and stderr share one budget per run; the note adds up what was cut
     expect(out.locator(".out-cut")).to_have_text("[output cut: 100,006 more characters were not shown]")
+    out = run(shared, "output", "raise ValueError('e' * 10**7)")
+    expect(out.locator(".out-error")).to_contain_text("[error message cut: ")
+    assert len(out.locator(".out-error").inner_text()) < 201_000
 
 
 def test_a_100_million_character_print_leaves_the_tab_alive(fresh_context, site_url):

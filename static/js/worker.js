@@ -162,8 +162,18 @@ async function loadImports(code) {
 
 async function run({ code, cellId, cells }) {
   await loadImports(code);
-  const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
-  return { result: result instanceof Map ? Object.fromEntries(result) : result };
+  const reply = await glue.run(code, cellId, pyodide.toPy(cells || {}));
+  const result = reply instanceof Map ? Object.fromEntries(reply) : reply;
+  // raise ValueError("x" * 10**8) is one large write too: its message obeys the output limit.
+  result.error = cutText(result.error, "error message");
+  return { result };
+}
+
+/** `text` within LIMITS.OUTPUT_CHARS, saying how much was cut (non-strings pass through). */
+function cutText(text, what) {
+  if (typeof text !== "string" || text.length <= LIMITS.OUTPUT_CHARS) return text;
+  const cut = text.length - LIMITS.OUTPUT_CHARS;
+  return `${text.slice(0, LIMITS.OUTPUT_CHARS)}\n[${what} cut: ${cut.toLocaleString("en")} more characters were not shown]\n`;
 }
 
 function call({ module, func, kwargs }) {
