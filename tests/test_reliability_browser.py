@@ -227,7 +227,7 @@ def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
     key = "attn-lesson:v1:attention:cell:scores"
     a.evaluate("([key]) => localStorage.setItem(key, JSON.stringify({ code: 'from_elsewhere = 3', from: 'not-b' }))", [key])
     notice = cell(b, "scores").get_by_role("alert")
-    expect(notice).to_contain_text("You changed this cell in another tab too")
+    expect(notice).to_contain_text("You changed this in another tab too")
     assert editor_code(b, "scores") == "from_b = 2"
     notice.get_by_role("button", name="Use the other tab's version").click()
     expect(notice).to_have_count(0)

@@ -5,6 +5,7 @@ import { createEditor } from "./editor.js";
 import { LIMITS } from "./limits.js";
 import { Event } from "./protocol.js";
 import * as storage from "./storage.js";
+import { TabSync } from "./tabsync.js";
 
 class Output {
   /** The output area of one cell: text only (textContent), never HTML from Python. */
@@ -104,16 +105,24 @@ export class Cell {
 
     const saved = storage.load(page.lesson, "cell", this.id);
     const code = saved && typeof saved.code === "string" ? saved.code : this.original;
-    this.stored = code; // the code this tab knows to be in storage (see #changedElsewhere)
-    this.adopting = false;
-    this.notice = null;
     const holder = el.querySelector(".cell-editor");
     holder.replaceChildren();
     this.editor = createEditor(holder, {
       doc: code,
       label: `Code of ${this.label}`,
       onRun: () => this.page.runCell(this),
-      onChange: (text) => this.#saveEdit(text),
+      onChange: (text) => {
+        this.#updateReset(text);
+        this.sync.edited(text);
+      },
+    });
+    // Saved edits, kept in step with the lesson's other tabs (tabsync.js).
+    this.sync = new TabSync({
+      lesson: page.lesson, kind: "cell", id: this.id, original: this.original, stored: code, editor: this.editor,
+      anchor: el.querySelector(".cell-toolbar"), onKeep: () => this.runButton.focus(),
+      write: (text, from) => (text === this.original
+        ? storage.remove(page.lesson, "cell", this.id)
+        : storage.save(page.lesson, "cell", this.id, { code: text, base: storage.fingerprint(this.original), from })),
     });
     if (saved && saved.base !== storage.fingerprint(this.original) && code !== this.original) {
       this.setState("The lesson's version of this cell changed since you edited it; Reset shows the new one.");
@@ -123,88 +132,10 @@ export class Cell {
     this.runButton.addEventListener("click", () => this.page.runCell(this));
     this.stopButton.addEventListener("click", () => this.page.stop(this));
     this.resetButton.addEventListener("click", () => this.reset());
-    storage.watch(page.lesson, "cell", this.id, (value) => this.#changedElsewhere(value));
   }
 
   get code() {
     return this.editor.getCode();
-  }
-
-  #saveEdit(text) {
-    this.#updateReset(text);
-    if (this.adopting) return; // taking another tab's version: it is already what is stored
-    // `from` says which version this edit was made on: another tab that holds that same
-    // version takes ours silently; one that holds something else is told (#changedElsewhere).
-    const saved = text === this.original
-      ? storage.remove(this.page.lesson, "cell", this.id)
-      : storage.save(this.page.lesson, "cell", this.id,
-        { code: text, base: storage.fingerprint(this.original), from: storage.fingerprint(this.stored) });
-    if (!saved) return; // the page says once that edits are not saved; the editor keeps them
-    this.stored = text;
-    this.#dismissNotice();
-  }
-
-  /**
-   * Another tab of this lesson saved this cell. Nothing is overwritten without a word: if this
-   * tab has no edits of its own since it last saw storage, and the other tab edited that same
-   * version, this tab follows; otherwise it keeps its version and asks which one to keep.
-   */
-  #changedElsewhere(value) {
-    const theirs = value && typeof value.code === "string" ? value.code : this.original;
-    const mine = this.code;
-    if (theirs === mine) {
-      this.stored = theirs;
-      this.#dismissNotice();
-      return;
-    }
-    const onTopOfOurs = !value || value.from === undefined || value.from === storage.fingerprint(this.stored);
-    if (mine === this.stored && onTopOfOurs) {
-      this.#adopt(theirs);
-      return;
-    }
-    this.#showConflict(theirs);
-  }
-
-  #adopt(code) {
-    this.adopting = true;
-    try {
-      this.editor.setCode(code);
-    } finally {
-      this.adopting = false;
-    }
-    this.stored = code;
-    this.#dismissNotice();
-  }
-
-  #showConflict(theirs) {
-    this.#dismissNotice();
-    const notice = document.createElement("div");
-    notice.className = "cell-notice";
-    notice.setAttribute("role", "alert");
-    const text = document.createElement("span");
-    text.textContent = "You changed this cell in another tab too, and that tab's version is the one saved now. ";
-    const keep = document.createElement("button");
-    keep.type = "button";
-    keep.textContent = "Keep this tab's version";
-    keep.addEventListener("click", () => {
-      this.#saveEdit(this.code);
-      this.runButton.focus();
-    });
-    const use = document.createElement("button");
-    use.type = "button";
-    use.textContent = "Use the other tab's version";
-    use.addEventListener("click", () => {
-      this.#adopt(theirs);
-      this.editor.focus();
-    });
-    notice.append(text, keep, " ", use);
-    this.el.querySelector(".cell-toolbar").after(notice);
-    this.notice = notice;
-  }
-
-  #dismissNotice() {
-    this.notice?.remove();
-    this.notice = null;
   }
 
   #updateReset(text) {

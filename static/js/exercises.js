@@ -4,6 +4,7 @@
 import { createEditor } from "./editor.js";
 import { el as element } from "./dom.js";
 import * as storage from "./storage.js";
+import { TabSync } from "./tabsync.js";
 
 const KIND = "exercise";
 const GRACE_MS = 3_000; // past timeout + this, the page restarts Python itself (code stuck in C)
@@ -36,9 +37,15 @@ class Exercise {
       onRun: () => this.check(),
       onChange: (code) => {
         this.state.code = code;
-        this.#save();
+        this.sync.edited(code);
         this.#updateButtons();
       },
+    });
+    // The code is kept in step with the lesson's other tabs (tabsync.js); progress travels with it.
+    this.sync = new TabSync({
+      lesson, kind: KIND, id: this.data.id, original: this.data.starter, stored: this.state.code, editor: this.editor,
+      anchor: this.$(".exercise-editor"), onKeep: () => this.editor.focus(),
+      write: (code, from) => storage.save(lesson, KIND, this.data.id, { ...this.state, code, base: this.base, from }),
     });
 
     this.checkButton = this.$(".exercise-check");
@@ -67,7 +74,7 @@ class Exercise {
   }
 
   #save() {
-    storage.save(this.lesson, KIND, this.data.id, { ...this.state, base: this.base });
+    this.sync.edited(this.state.code);
   }
 
   #updateButtons() {
