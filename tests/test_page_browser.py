@@ -39,9 +39,16 @@ def set_code(page, cell_id, code):
     page.keyboard.insert_text(code)
 
 
+def wait_cells_ready(page):
+    """Wait until the page's cells have their editors and saved edits. Right after a goto or a
+    reload a loaded machine can take longer than Playwright's default 5 s to get there, so this
+    waits as long as a boot may take."""
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=BOOT_TIMEOUT_MS)
+
+
 def editor_code(page, cell_id):
     """The exact text in a cell's editor (inner_text of CodeMirror's lines drops newlines)."""
-    expect(page.locator("body")).to_have_attribute("data-cells", "ready")
+    wait_cells_ready(page)
     return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).code", cell_id)
 
 
@@ -223,17 +230,20 @@ def test_running_a_later_cell_first_runs_what_it_needs(fresh_context, site_url):
 def test_edits_survive_a_reload_and_reset_restores_the_original(fresh_context, site_url):
     pg = fresh_context.new_page()
     pg.goto(site_url + LESSON)
+    wait_cells_ready(pg)
     original = original_code(pg, "scores")
     assert editor_code(pg, "scores") == original
     set_code(pg, "scores", "my_edit = 123  # keep me")
     reset = cell(pg, "scores").get_by_role("button", name="Reset")
     expect(reset).to_be_visible()
     pg.reload()
+    wait_cells_ready(pg)
     expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("my_edit = 123  # keep me")
     cell(pg, "scores").get_by_role("button", name="Reset").click()
     expect(cell(pg, "scores").get_by_role("button", name="Reset")).to_be_hidden()
     assert editor_code(pg, "scores") == original
     pg.reload()
+    wait_cells_ready(pg)
     expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("row i holds query i")
     assert editor_code(pg, "scores") == original
 
@@ -312,9 +322,15 @@ def test_a_cell_that_exits_keeps_python_alive(page):
 
 
 def test_stop_while_a_figure_renders_leaves_no_figure_behind(page):
-    # A figure slow to render: the cell's code ends at once, then figure collection takes seconds.
-    code = ("import matplotlib.pyplot as plt\nimport numpy as np\n"
-            "plt.scatter(*np.random.default_rng(0).random((2, 400_000)), s=3)\n"
+    # A figure that renders until it is stopped: the cell's code ends at once, then figure
+    # collection draws an artist whose draw() never returns. Stop always lands while the
+    # figure renders, however fast or loaded the machine is.
+    code = ("import matplotlib.pyplot as plt\nfrom matplotlib.artist import Artist\n\n"
+            "class Endless(Artist):\n"
+            "    def draw(self, renderer):\n"
+            "        while True:\n"
+            "            pass\n\n"
+            "plt.figure().add_artist(Endless())\n"
             "print('drawn', flush=True)")
     set_code(page, "output", code)
     cell(page, "output").get_by_role("button", name="Run").click()
