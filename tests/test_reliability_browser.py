@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from lessonpy.limits import OUTPUT_CHARS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
 )
@@ -174,14 +175,16 @@ def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
     if not shared.isolated:
         pytest.skip("the worker's cut does not depend on isolation")
     out = run(shared, "output", "print('x' * 3 * 10**7)")
-    expect(out.locator(".out-cut")).to_have_text("[output cut: 29,800,001 more characters were not shown]")
-    assert len(out.locator(".out-stdout").inner_text()) <= 200_000
+    cut = 3 * 10**7 + 1 - OUTPUT_CHARS  # the x's and print's newline, less what is shown
+    expect(out.locator(".out-cut")).to_have_text(f"[output cut: {cut:,} more characters were not shown]")
+    assert len(out.locator(".out-stdout").inner_text()) <= OUTPUT_CHARS
     out = run(shared, "output", "import sys\nprint('a' * 150_000)\nprint('b' * 150_000, file=sys.stderr)\nprint('end')")
     # stdout and stderr share one budget per run; the note adds up what was cut
-    expect(out.locator(".out-cut")).to_have_text("[output cut: 100,006 more characters were not shown]")
+    cut = 2 * 150_001 + len("end\n") - OUTPUT_CHARS
+    expect(out.locator(".out-cut")).to_have_text(f"[output cut: {cut:,} more characters were not shown]")
     out = run(shared, "output", "raise ValueError('e' * 10**7)")
     expect(out.locator(".out-error")).to_contain_text("[error message cut: ")
-    assert len(out.locator(".out-error").inner_text()) < 201_000
+    assert len(out.locator(".out-error").inner_text()) < OUTPUT_CHARS + 1_000
 
 
 def test_a_100_million_character_print_leaves_the_tab_alive(fresh_context, site_url):
