@@ -158,6 +158,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     },
     onBusy(busy) { if (busy) { status.textContent = "Loading the heads in Python…"; section.dataset.state = "busy"; } },
   });
+  status.after(caller.stopButton); // like the other widgets: a slow load (SmolLM2's 270 heads) can be stopped
   const request = () => caller.request({ model: modelSelect.value, sentence: Number(sentenceSelect.value), target: spec.id });
   modelSelect.addEventListener("change", () => {
     sentenceSelect.value = "0";
