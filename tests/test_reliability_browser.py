@@ -172,8 +172,6 @@ def test_stop_during_a_restart_cancels_only_what_it_started(fresh_context, plain
 # ---------------------------------------------------------------------------- 2. output caps
 
 def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
-    if not shared.isolated:
-        pytest.skip("the worker's cut does not depend on isolation")
     out = run(shared, "output", "print('x' * 3 * 10**7)")
     cut = 3 * 10**7 + 1 - OUTPUT_CHARS  # the x's and print's newline, less what is shown
     expect(out.locator(".out-cut")).to_have_text(f"[output cut: {cut:,} more characters were not shown]")
@@ -276,8 +274,6 @@ def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_conte
 # ---------------------------------------------------------------------------- 6. Stop routing
 
 def test_a_widget_call_waiting_for_a_cell_has_its_own_stop(shared):
-    if not shared.isolated:
-        pytest.skip("routing does not depend on isolation")
     pg = shared
     start(pg, "scores", "import time\ntime.sleep(2)\nprint('cell finished')")
     explorer = pg.locator('[data-widget="dk-explorer"]')
@@ -296,8 +292,6 @@ def test_a_widget_call_waiting_for_a_cell_has_its_own_stop(shared):
 # ---------------------------------------------------------------------------- 7. focus
 
 def test_keyboard_focus_stays_on_the_cells_controls(shared):
-    if not shared.isolated:
-        pytest.skip("focus does not depend on isolation")
     pg = shared
     c = cell(pg, "output")
     set_code(pg, "output", "import time\ntime.sleep(1)\nprint('slept')")
