@@ -9,9 +9,11 @@
 
 const MANIFEST = {{ manifest | tojson }};
 const PAGES = "pages";
+// Each versioned folder's cache is its kind ("assets-", "pyodide-") plus its content key; the kind
+// says which caches are this worker's to clean up.
 const VERSIONED = [
-  { prefix: "assets/" + MANIFEST.assets + "/", cache: "assets-" + MANIFEST.assets },
-  { prefix: "pyodide/" + MANIFEST.pyodideVersion + "/", cache: "pyodide-" + MANIFEST.pyodideKey },
+  { prefix: "assets/" + MANIFEST.assets + "/", kind: "assets-", cache: "assets-" + MANIFEST.assets },
+  { prefix: "pyodide/" + MANIFEST.pyodideVersion + "/", kind: "pyodide-", cache: "pyodide-" + MANIFEST.pyodideKey },
 ];
 const scope = () => self.registration.scope; // the site's root, wherever it is hosted
 
@@ -29,7 +31,7 @@ self.addEventListener("activate", (event) => {
     // Only this worker's own caches of older builds go; other caches of the site (the live
     // model's weights that the Python worker keeps) are not its to delete.
     const keep = new Set([PAGES, ...VERSIONED.map((v) => v.cache)]);
-    const own = (name) => name.startsWith("assets-") || name.startsWith("pyodide-");
+    const own = (name) => VERSIONED.some((v) => name.startsWith(v.kind));
     for (const name of await caches.keys()) if (own(name) && !keep.has(name)) await caches.delete(name);
     await self.clients.claim();
   })());
