@@ -142,6 +142,14 @@ def test_show_attention_draws_a_matplotlib_figure_where_the_cell_runs(executed):
         assert images, cell.source
 
 
+def test_one_call_per_picture_one_figure_even_when_a_cell_feeds_two_page_views(executed):
+    nb, _, _ = executed
+    cell = by_lesson_cell(nb)["show"]  # sends the same arrays to the linked view and the step-through
+    assert cell.source.count("show_attention(") == 1 and "for view in" in cell.source
+    images = [o for o in cell.outputs if o.output_type == "display_data" and "image/png" in o.data]
+    assert len(images) == 1, len(images)
+
+
 def test_a_bad_array_gets_the_pages_one_line_message(executed):
     nb, _, _ = executed
     cell = next(c for c in nb.cells if c.metadata.get("test", {}).get("bad"))

@@ -70,6 +70,7 @@ def test_in_a_notebook_the_figure_takes_the_title_and_row_of_the_page_view_it_ta
     from lessonpy import notebook
 
     plt.close("all")
+    notebook._new_cell()
     notebook.page_views({"cat": {"title": "Built by hand", "row": 2}})
     bridge.install_sink(notebook._sink)
     try:
@@ -81,3 +82,26 @@ def test_in_a_notebook_the_figure_takes_the_title_and_row_of_the_page_view_it_ta
     fig = plt.gcf()
     assert fig._suptitle.get_text() == "Built by hand"
     np.testing.assert_allclose([bar.get_height() for bar in axis(fig, "query 2 (c)").patches], w[2])
+
+
+def test_in_a_notebook_the_same_arrays_sent_to_two_views_make_one_figure_per_cell():
+    import matplotlib.pyplot as plt
+    from lessonpy import notebook
+
+    w = np.array([[0.5, 0.5], [0.2, 0.8]])
+    plt.close("all")
+    notebook._new_cell()
+    bridge.install_sink(notebook._sink)
+    try:
+        for view in ("view-a", "view-b"):  # the lesson's `show` cell feeds a linked view and a step-through
+            show_attention(weights=w, tokens=["a", "b"], target=view)
+        assert len(plt.get_fignums()) == 1
+        show_attention(weights=w[::-1], tokens=["a", "b"], target="view-a")  # other arrays: another picture
+        assert len(plt.get_fignums()) == 2
+        notebook._new_cell()  # IPython's pre_run_cell: the next cell draws its own figures again
+        show_attention(weights=w, tokens=["a", "b"], target="view-a")
+        assert len(plt.get_fignums()) == 3
+    finally:
+        bridge.install_sink(None)
+        notebook._new_cell()
+        plt.close("all")

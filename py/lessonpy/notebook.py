@@ -24,6 +24,9 @@ from . import bridge, grading, show_mpl
 answers: dict[str, str] = {}
 #: How the page's views start, by id: {"title": ..., "row": ...} (see :func:`page_views`).
 views: dict[str, dict] = {}
+#: The payloads drawn by the running cell: a cell that sends the same arrays to two of the page's
+#: views (a linked view and a step-through, say) gets one figure, not two identical ones.
+_drawn_this_cell: list[tuple] = []
 
 
 def page_views(settings: dict[str, dict]) -> None:
@@ -33,9 +36,25 @@ def page_views(settings: dict[str, dict]) -> None:
 
 def _sink(event_type: str, payload: dict) -> None:
     if event_type == "arrays" and payload.get("view") == "attention":
+        key = _figure_key(payload)
+        if key in _drawn_this_cell:
+            return
+        _drawn_this_cell.append(key)
         view = views.get(payload.get("target") or "", {})
         # the inline backend shows the figure when the cell ends
         show_mpl.draw(payload, row=view.get("row") or 0, title=view.get("title"))
+
+
+def _figure_key(payload: dict) -> tuple:
+    """What makes two figures the same picture: the arrays and tokens (the target only names a page view)."""
+    arrays = payload.get("arrays") or {}
+    return (tuple(payload.get("tokens") or ()), payload.get("title"),
+            tuple((name, getattr(a, "shape", None), getattr(a, "tobytes", lambda: repr(a))())
+                  for name, a in sorted(arrays.items())))
+
+
+def _new_cell(*_args) -> None:
+    _drawn_this_cell.clear()
 
 
 def exercise(line: str, cell: str) -> None:
@@ -78,6 +97,7 @@ def report(result: dict) -> str:
 def load_ipython_extension(ipython) -> None:
     """``%load_ext lessonpy.notebook``: draw with matplotlib, ``%%exercise`` and ``check_exercise``."""
     bridge.install_sink(_sink)
+    ipython.events.register("pre_run_cell", _new_cell)
     ipython.register_magic_function(exercise, magic_kind="cell", magic_name="exercise")
     ipython.push({"check_exercise": check_exercise, "page_views": page_views})
 
@@ -85,3 +105,4 @@ def load_ipython_extension(ipython) -> None:
 def unload_ipython_extension(ipython) -> None:
     """``%unload_ext lessonpy.notebook``: back to recording events."""
     bridge.install_sink(None)
+    ipython.events.unregister("pre_run_cell", _new_cell)
