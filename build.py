@@ -30,7 +30,7 @@ from sitebuild.compress import SIDECAR, write_sidecars
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
-from sitebuild.notebook import lesson_data_files, write_notebook
+from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
@@ -188,10 +188,10 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
         wheel_name = wheel.rsplit("/", 1)[-1]
-        data = lesson_data_files(opts.root, lesson)
+        data = lesson.data
         notebook = {"href": write_notebook(lesson, out.parent, wheel_name, [f.name for f in data]).name,
                     "wheel": wheel, "wheel_name": wheel_name,
-                    "data": [{"name": f.name, "href": f"{assets}/{f.relative_to(opts.root / 'static').as_posix()}"}
+                    "data": [{"name": f.name, "href": f"{assets}/{f.relative_to((opts.root / 'static').resolve()).as_posix()}"}
                              for f in data]}
         page = env.get_template("lesson.html").render(
             root="../../", lesson=lesson, body=bodies[lesson.slug], toc=lesson.headings,

@@ -72,6 +72,7 @@ class Lesson:
     tokens: list[Token]
     cells: list[Cell] = field(default_factory=list)
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
+    data: list[Path] = field(default_factory=list)  # the front matter's data: files, resolved
 
 
 def make_parser() -> MarkdownIt:
@@ -152,6 +153,26 @@ def _resolve_includes(tokens: list[Token], path: Path, root: Path) -> None:
             text = "".join(all_lines[int(match[1]) - 1:int(match[2])])
         token.content = text if text.endswith("\n") else text + "\n"
         token.meta["include"] = rel
+
+
+def _data_files(meta: dict[str, Any], path: Path, root: Path) -> list[Path]:
+    """The front matter's ``data:`` list: files under ``static/`` that the lesson's cells read.
+
+    The page links them beside "Download notebook" (a downloaded notebook reads them from its own
+    folder), so each must be a file the site serves."""
+    listed = meta.get("data", [])
+    if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
+        raise LessonError(path, 1, "data: must be a list of file paths, such as 'data: [static/data/x.npz]'")
+    static = (root / "static").resolve()
+    files = []
+    for rel in listed:
+        target = (root / rel).resolve()
+        if not target.is_relative_to(static):
+            raise LessonError(path, 1, f"data: {rel} must be under static/ (the site serves only that folder's files)")
+        if not target.is_file():
+            raise LessonError(path, 1, f"data: {rel}: no such file (paths are relative to {root})")
+        files.append(target)
+    return files
 
 
 def _fill_numbers(tokens: list[Token], path: Path, meta: dict[str, Any], text: str) -> None:
@@ -269,6 +290,7 @@ def read_lesson(path: Path, md: MarkdownIt | None = None, *, root: Path = ROOT, 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
         raise LessonError(path, 1, f"slug {slug!r} must use lowercase letters, digits and -")
     lesson = Lesson(slug=slug, title=title.strip(), source_path=path, meta=meta, tokens=tokens)
+    lesson.data = _data_files(meta, path, root)
     _check_fences_closed(tokens, text, path)
     _resolve_includes(tokens, path, root)
     _fill_numbers(tokens, path, meta, text)

@@ -91,14 +91,6 @@ def write_notebook(lesson: Lesson, folder: Path, wheel_name: str, data_files: Se
     return path
 
 
-def lesson_data_files(root: Path, lesson: Lesson) -> list[Path]:
-    """The committed data files a lesson's cells read (the real-heads .npz files, when a cell loads them):
-    its page links them, so that a downloaded notebook can read them from its own folder."""
-    if not any("realheads" in cell.code for cell in lesson.cells):
-        return []
-    return sorted((root / "static" / "data" / "realheads").glob("*.npz"))
-
-
 def _setup_code(wheel_name: str, views: dict[str, dict], data_files: Sequence[str] = ()) -> str:
     data = (f"# The real-heads cells read {', '.join(data_files)}, linked there too: save them beside it.\n"
             if data_files else "")

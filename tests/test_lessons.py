@@ -49,6 +49,13 @@ def test_rendered_cells_carry_data_cell_and_their_source(tmp_path):
     assert 'role="log"' in html
 
 
+def test_the_data_files_a_lessons_cells_read_are_listed_in_the_front_matter(tmp_path):
+    from sitebuild.project import ROOT
+    text = GOOD.replace("order: 2\n", "order: 2\ndata:\n  - static/data/realheads/minilm.npz\n")
+    assert read_lesson(write(tmp_path, text)).data == [(ROOT / "static/data/realheads/minilm.npz").resolve()]
+    assert read_lesson(write(tmp_path, GOOD)).data == []
+
+
 def test_json_for_script_cannot_close_the_script_tag():
     text = json_for_script({"code": "print('</script><script>alert(1)</script>')"})
     assert "</script" not in text and "<\\/script" in text
@@ -59,6 +66,10 @@ def test_json_for_script_cannot_close_the_script_tag():
     ("---\ntitle: [unclosed\n---\n", 2, "not valid YAML"),
     ("---\n- a list\n---\n", 1, "mapping"),
     ("---\ntitle: T\nslug: Bad Slug\n---\n", 1, "slug"),
+    ("---\ntitle: T\ndata: static/data/realheads/minilm.npz\n---\n", 1, "data: must be a list"),
+    ("---\ntitle: T\ndata: [static/data/nope.npz]\n---\n", 1, "data: static/data/nope.npz: no such file"),
+    ("---\ntitle: T\ndata: [py/lessonpy/minilm.py]\n---\n", 1, "must be under static/"),
+    ("---\ntitle: T\ndata: [static/../../etc/passwd]\n---\n", 1, "must be under static/"),
     ("---\ntitle: T\n---\n\n```python run id=9bad\nx\n```\n", 5, "cell id"),
     ("---\ntitle: T\n---\n\n```python run id=a\nx\n```\n\n```python run id=a\ny\n```\n", 9, "already used"),
     ("---\ntitle: T\n---\n\n```python run id=e\n\n```\n", 5, "empty"),

@@ -28,7 +28,7 @@ from lessonpy.show import ShowError, show_attention  # noqa: F401 (show_attentio
 from lesson_source import fences_of
 from sitebuild.practice import parse_exercise
 from sitebuild.lessons import read_lesson
-from sitebuild.notebook import lesson_data_files, lesson_notebook
+from sitebuild.notebook import lesson_notebook
 from sitebuild.numbers import format_value
 from sitebuild.wheel import build_wheel
 
@@ -80,7 +80,7 @@ def executed(tmp_path_factory):
     wheel = build_wheel(ROOT / "py", folder)  # the reader's folder: the wheel next to the notebook
     lesson = read_lesson(LESSON, maths=False)
     # ... and the real-heads data files the page links beside it
-    data = lesson_data_files(ROOT, lesson)
+    data = lesson.data
     for f in data:
         shutil.copy(f, folder / f.name)
     nb = lesson_notebook(lesson, wheel.name, [f.name for f in data])
