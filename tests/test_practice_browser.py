@@ -146,6 +146,25 @@ def test_quiz_answers_and_score_survive_a_reload(context, practice_url):
     pg.close()
 
 
+def test_a_quiz_answer_checked_in_one_tab_shows_in_the_other(context, practice_url):
+    first = open_page(context, practice_url, wait_python=False)
+    second = open_page(context, practice_url, wait_python=False)
+    try:
+        for choice, verdict in ((1, "Not quite"), (0, "Correct!")):
+            form = quiz(first, "scale")
+            form.get_by_role("radio").nth(choice).check()
+            form.get_by_role("button", name="Check").click()
+            other = quiz(second, "scale")
+            expect(other.get_by_role("radio").nth(choice)).to_be_checked()
+            expect(other.locator(".quiz-feedback")).to_contain_text(verdict)
+        # both tabs count the same score
+        expect(second.locator(".quiz-score")).to_have_text(first.locator(".quiz-score").inner_text())
+        assert not first.errors and not second.errors, first.errors + second.errors
+    finally:
+        first.close()
+        second.close()
+
+
 # ---------------------------------------------------------------------------- exercises
 
 def test_wrong_answer_gets_the_specific_message_and_unlocks_the_solution(page):

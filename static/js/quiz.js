@@ -1,6 +1,7 @@
 // Quizzes: one <form data-quiz> per question, built by sitebuild/practice.py.
 // Native radios/checkboxes give keyboard use for free (Tab, arrows, Space; Enter checks).
-// Checking shows, for every chosen answer, whether it is right and why; answers persist.
+// Checking shows, for every chosen answer, whether it is right and why; answers persist, and a
+// check in another tab of the same lesson shows here too (so both tabs' scores agree).
 import * as storage from "./storage.js";
 
 const KIND = "quiz";
@@ -24,6 +25,8 @@ class Quiz {
     form.addEventListener("change", () => this.#clearMarks());
     this.button.disabled = false;
     this.#restore();
+    // A checked answer is one click to redo, so the latest check in any tab wins, without a question.
+    storage.watch(lesson, KIND, this.data.id, (value) => this.#follow(value));
   }
 
   selected() {
@@ -94,11 +97,17 @@ class Quiz {
   }
 
   #restore() {
-    const saved = storage.load(this.lesson, KIND, this.data.id);
+    this.#follow(storage.load(this.lesson, KIND, this.data.id));
+  }
+
+  /** Show a stored answer (this tab's from an earlier visit, or another tab's just now) as checked. */
+  #follow(saved) {
     if (!saved || saved.version !== this.data.version || !Array.isArray(saved.chosen)) return;
-    for (const i of saved.chosen) if (this.inputs[i]) this.inputs[i].checked = true;
+    for (const input of this.inputs) input.checked = saved.chosen.includes(Number(input.value));
+    this.#clearMarks();
     this.check({ save: false });
   }
+
 }
 
 /** The page's quiz score, shown after the last quiz: "3 of 6 answered correctly". */
