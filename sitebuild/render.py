@@ -87,10 +87,29 @@ def _render_math(self, tokens: list[Token], idx: int, options, env) -> str:
     return rendered
 
 
+def _render_table_open(self, tokens: list[Token], idx: int, options, env) -> str:
+    """A Markdown table in a region that scrolls sideways on a narrow screen instead of widening the
+    page; focusable so the keyboard can scroll it, and named by its column headings."""
+    headings = []
+    for token in tokens[idx + 1:]:
+        if token.type in ("thead_close", "table_close"):
+            break
+        if token.type == "inline":
+            headings.append(token.content)
+    label = html.escape("Table: " + ", ".join(headings), quote=True)
+    return f'<div class="table-scroll" role="region" tabindex="0" aria-label="{label}">\n' + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(self, tokens: list[Token], idx: int, options, env) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
 def make_renderer() -> MarkdownIt:
     """A parser whose renderer knows our fences: cells, code blocks, widgets, quizzes, exercises, maths."""
     md = make_parser()
     md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
     for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(rule, _render_math)
     return md

@@ -53,3 +53,28 @@ def test_the_index_has_no_violations(browser, site_url):
         assert violations(page) == []
     finally:
         ctx.close()
+
+
+def test_on_a_360px_phone_the_page_never_scrolls_sideways_and_tables_scroll_in_their_own_region(browser, site_url):
+    ctx = browser.new_context(viewport={"width": 360, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(site_url + "lessons/attention/")
+        page.add_style_tag(content=".lesson > * { content-visibility: visible !important; }")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
+        # every display formula fits its box at this width (none needs a sideways scroll to be read)
+        wide = page.evaluate("""() => [...document.querySelectorAll('.math-display')]
+            .filter((m) => m.scrollWidth > m.clientWidth + 1)
+            .map((m) => m.querySelector('annotation')?.textContent)""")
+        assert wide == []
+        # a wide table scrolls inside a region the keyboard can reach, named by its columns
+        regions = page.locator(".table-scroll")
+        assert regions.count() >= 1
+        heads = page.get_by_role("region", name="Table: model, job, head, score, next best head")
+        expect(heads).to_have_attribute("tabindex", "0")
+        assert heads.evaluate("(r) => r.scrollWidth > r.clientWidth")  # it is wider than the phone
+        heads.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(r) => r.scrollLeft > 0", arg=heads.element_handle())
+    finally:
+        ctx.close()
