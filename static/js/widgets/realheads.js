@@ -199,7 +199,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   /**
    * "Your own sentence": MiniLM's float16 weights (about 45 MB) are downloaded only when asked, with a
    * progress bar, kept in the browser's Cache Storage by the worker, and the forward pass runs in Python
-   * (lessonpy.live.heads). A site built without --live-model says so instead of failing on the click.
+   * (lessonpy.live.heads). A site built without them (--no-live-model, or a build that could not fetch the
+   * pinned wheel) says so instead of failing on the click.
    */
   function createLivePanel() {
     const element = el("div", "realheads-live");
@@ -235,7 +236,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         const mb = Number(head.headers.get("content-length")) / 1e6;
         if (!available) {
           say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
-            "(whoever builds the site adds them with python3 build.py --live-model).", "absent");
+            "(it was built with --no-live-model, or offline: python3 build.py adds them when it can fetch the model).", "absent");
           runButton.disabled = input.disabled = true;
           return;
         }
