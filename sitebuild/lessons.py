@@ -14,7 +14,9 @@ A lesson is one ``lessons/<slug>.md`` file::
 
 Fences whose info string is ``python run`` become runnable cells; other fences are
 highlighted statically. A fence with ``include=path/from/repo/root.py`` shows that
-file (one source for code the lesson also ships). ``$...$`` and ``$$...$$`` are maths
+file (one source for code the lesson also ships); ``python run id=NAME include=FILE`` is a
+*runnable include*, a cell whose code is that file, and ``fold="summary"`` folds a cell
+under a summary line. ``$...$`` and ``$$...$$`` are maths
 (rendered by :mod:`sitebuild.math`), and ``{{ num.name }}`` is a number computed by
 the module named in the front matter's ``numbers:`` (see :mod:`sitebuild.numbers`).
 Everything a lesson author can get wrong is reported as ``file:line: message``
@@ -59,6 +61,8 @@ class Cell:
     id: str
     code: str
     line: int  # 1-based line of the opening fence in the source
+    include: str | None = None  # a runnable include: the file its code comes from
+    fold: str | None = None  # shown folded under this summary (fold="...")
 
 
 @dataclass
@@ -252,9 +256,12 @@ def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
             raise LessonError(path, line, f"cell id {cell_id!r} is already used by the cell on line {seen[cell_id]}")
         if not token.content.strip():
             raise LessonError(path, line, "a runnable cell is empty")
+        if "fold" in options and not options["fold"].strip():
+            raise LessonError(path, line, 'fold= needs the summary the folded cell shows, e.g. fold="The whole file"')
         seen[cell_id] = line
         token.meta["cell_id"] = cell_id
-        cells.append(Cell(id=cell_id, code=token.content.rstrip("\n"), line=line))
+        cells.append(Cell(id=cell_id, code=token.content.rstrip("\n"), line=line,
+                          include=token.meta.get("include"), fold=options.get("fold")))
     return cells
 
 

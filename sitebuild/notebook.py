@@ -3,7 +3,8 @@
 Readers take the lesson home: the notebook has the page's prose as Markdown (maths as its
 TeX, ``{{ num.* }}`` filled in), every runnable cell as a code cell in page order, the
 quizzes with their answers folded in ``<details>``, each exercise as a ``%%exercise`` cell
-plus a cell that runs the page's checks, and the PyTorch files as ``%%writefile`` cells.
+plus a cell that runs the page's checks, and the PyTorch files as ``%%writefile`` cells (a runnable
+include, ``python run include=FILE``, stays an ordinary code cell).
 Widgets become a short note; ``show_attention`` draws with matplotlib in the notebook
 (see :mod:`lessonpy.notebook`). The page's "Download with my edits" starts from this same
 file and swaps in the reader's saved code (``static/js/notebook.js``), using the
@@ -216,6 +217,11 @@ class _Builder:
         env = {"path": self.lesson.source_path, "line": line, "flags": flags}
         cell_id = token.meta.get("cell_id")
         if cell_id:
+            # a runnable include is an ordinary code cell (the file's text), not a %%writefile: it is run, not kept
+            include = token.meta.get("include")
+            fold = options.get("fold")
+            if include or fold:
+                self.markdown(" ".join(part for part in (fold and f"**{fold}**", include and f"`{include}`") if part))
             self.code(token.content, {"cell": cell_id}, cell_id=cell_id)
         elif lang == "quiz":
             self.quiz(parse_quiz(token.content, options, env))

@@ -25,11 +25,18 @@ FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
     "widget": render_widget,
 }
 
-def render_cell(cell_id: str, code: str, index: int) -> str:
-    """HTML of one runnable cell; the page script turns the static code into an editor."""
+def render_cell(cell_id: str, code: str, index: int, source: str | None = None, fold: str | None = None) -> str:
+    """HTML of one runnable cell; the page script turns the static code into an editor. A runnable include
+    names its file (*source*) above the code; *fold* puts the cell in a closed <details> with that summary."""
     label = html.escape(f"Code cell {index}")
-    return (
-        f'<div class="cell" data-cell="{html.escape(cell_id)}" id="cell-{html.escape(cell_id)}" role="group" aria-label="{label}">\n'
+    caption = source_attr = ""
+    if source:
+        source_attr = f' data-source="{html.escape(source)}"'
+        caption = (f'<div class="code-caption cell-source-file"><span class="code-title">{html.escape(source)}</span>'
+                   '<span class="cell-source-note">the project\'s file, as a cell you can edit and run</span></div>\n')
+    cell = (
+        f'<div class="cell" data-cell="{html.escape(cell_id)}" id="cell-{html.escape(cell_id)}" role="group" '
+        f'aria-label="{label}"{source_attr}>\n{caption}'
         f'<div class="cell-editor"><pre class="highlight cell-static"><code>{highlight_code(code, "python")}</code></pre></div>\n'
         '<div class="cell-toolbar">'
         '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'
@@ -40,16 +47,20 @@ def render_cell(cell_id: str, code: str, index: int) -> str:
         f'<script type="application/json" class="cell-source">{json_for_script({"id": cell_id, "code": code})}</script>\n'
         "</div>\n"
     )
+    if fold:
+        return f'<details class="cell-fold">\n<summary>{html.escape(fold)}</summary>\n{cell}</details>\n'
+    return cell
 
 
 def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
     token = tokens[idx]
     cell_id = token.meta.get("cell_id")
-    if cell_id:
-        env["cell_index"] = env.get("cell_index", 0) + 1
-        return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"])
     line = (token.map[0] + 1) if token.map else 1
     lang, flags, options = parse_fence_info(token.info, env.get("path", "?"), line)
+    if cell_id:
+        env["cell_index"] = env.get("cell_index", 0) + 1
+        return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"],
+                           source=token.meta.get("include"), fold=options.get("fold"))
     if lang in FENCE_RENDERERS:
         env.setdefault("fence_ids", {})  # created once per page, so every fence's copy of env shares it
         return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line, "flags": flags})

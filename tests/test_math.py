@@ -158,7 +158,28 @@ def test_include_with_lines_cuts_the_file(tmp_path):
     assert fence.content == "".join(expected)
 
 
+def test_a_runnable_include_is_a_cell_whose_code_is_the_file(tmp_path):
+    path = write(tmp_path, '```python run id=config include=py/scaffold/config.py fold="The config, folded"\n```\n')
+    lesson = read_lesson(path)
+    text = (ROOT / "py/scaffold/config.py").read_text()
+    assert [(c.id, c.code, c.include, c.fold) for c in lesson.cells] == [
+        ("config", text.rstrip("\n"), "py/scaffold/config.py", "The config, folded")]
+    html = render(path)
+    assert html.startswith('<details class="cell-fold">\n<summary>The config, folded</summary>\n<div class="cell" ')
+    assert 'data-cell="config"' in html and 'data-source="py/scaffold/config.py"' in html
+    assert '<span class="code-title">py/scaffold/config.py</span>' in html
+    assert "%%writefile" not in html and "copy-button" not in html  # a cell, not a file to keep
+
+
+def test_an_unfolded_runnable_include_is_a_plain_cell_with_its_file_named(tmp_path):
+    html = render(write(tmp_path, "```python run id=config include=py/scaffold/config.py\n```\n"))
+    assert html.startswith('<div class="cell" ') and "<details" not in html
+    assert '<span class="code-title">py/scaffold/config.py</span>' in html
+
+
 @pytest.mark.parametrize("fence, fragment", [
+    ('```python run id=c include=py/scaffold/config.py fold=""\n```', "fold= needs the summary"),
+    ("```python run id=c include=py/scaffold/config.py\nx = 1\n```", "must be empty"),
     ("```python include=py/scaffold/nope.py\n```", "include=py/scaffold/nope.py: no such file"),
     ("```python include=../etc/passwd\n```", "points outside the project folder"),
     ("```python include=py/scaffold/config.py\nx = 1\n```", "must be empty"),

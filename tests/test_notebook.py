@@ -136,12 +136,23 @@ def test_each_exercise_is_a_starter_cell_and_a_check_cell_with_hints_and_solutio
 
 
 def test_included_python_files_become_writefile_cells_with_the_files_text(nb, lesson):
-    includes = [t.meta["include"] for t in lesson.tokens if t.type == "fence" and "include" in t.meta]
+    includes = [t.meta["include"] for t in lesson.tokens if t.type == "fence" and "include" in t.meta
+                and "cell_id" not in t.meta]  # runnable includes are run, not written: the next test
     assert includes
     for rel in includes:
         name = rel.rsplit("/", 1)[-1]
         cell = next(c for c in nb.cells if c.source.startswith(f"%%writefile {name}\n"))
         assert cell.source == f"%%writefile {name}\n" + (ROOT / rel).read_text(encoding="utf-8").rstrip("\n")
+
+
+def test_a_runnable_include_is_an_ordinary_code_cell_with_the_files_text(nb, lesson):
+    runnable = [t for t in lesson.tokens if t.type == "fence" and "include" in t.meta and "cell_id" in t.meta]
+    assert runnable
+    for token in runnable:
+        i = next(i for i, c in enumerate(nb.cells) if c.metadata.get("lesson", {}).get("cell") == token.meta["cell_id"])
+        assert nb.cells[i].source == (ROOT / token.meta["include"]).read_text(encoding="utf-8").rstrip("\n")
+        assert not nb.cells[i].source.startswith("%%")
+        assert f"`{token.meta['include']}`" in nb.cells[i - 1].source  # says which file it is
 
 
 def test_every_kind_of_widget_has_a_note():
