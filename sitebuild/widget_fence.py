@@ -28,7 +28,7 @@ import numpy as np
 
 from .practice import Block
 from .project import lessonpy
-from .lessons import LessonError
+from .lessons import CELL_ID_PATTERN, LessonError
 from .markup import json_for_script
 
 LIMITS = lessonpy("limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
@@ -58,7 +58,10 @@ OPTIONS: dict[str, dict[str, tuple]] = {
     # the model, sentence and featured head (by its job) shown first; the build checks they exist
     "real-heads": {"title": ("text", None, None, None),
                    "model": ("choice", "minilm", list(lessonpy("realheads").MODELS), None),
-                   "sentence": ("int", 0, 0, 99), "head": ("text", None, None, None)},
+                   "sentence": ("int", 0, 0, 99), "head": ("text", None, None, None),
+                   # the id of the cell holding MiniLM's forward pass: once the reader runs it, the live
+                   # sentence uses the forward it defines (lessonpy.live.heads)
+                   "forward": ("text", None, None, None)},
 }
 
 LABELS = {
@@ -136,6 +139,8 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
         if v.get("tokens") is not None or "T" in b.data:
             b.error(f"{what}: the cat example brings its own tokens; drop tokens and T", ("example",))
         v["T"] = len(lessonpy("cat_example").SENTENCE)
+    if v.get("forward") is not None and not CELL_ID_PATTERN.match(v["forward"]):
+        b.error(f"{what}: forward must be the id of a runnable cell, got {v['forward']!r}", ("forward",))
     if v.get("row") is not None and v["row"] >= v["T"]:
         b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
     if name == "heads" and v["C"] % v["heads"]:

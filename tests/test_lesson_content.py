@@ -234,12 +234,27 @@ def test_step1_weights_are_a_proper_softmax(run_cells):
     assert "nan" in outputs["overflow"].split("\n")[0] and "nan" not in outputs["overflow"].split("\n")[1]
 
 
-def test_the_included_files_are_the_scaffold(lesson):
-    includes = [t.meta["include"] for t in lesson.tokens if t.type == "fence" and "include" in t.meta]
-    assert includes == ["py/scaffold/config.py", "py/scaffold/attention.py", "py/scaffold/check_attention.py"]
-    for token in lesson.tokens:
-        if token.meta.get("include"):
-            assert token.content == (ROOT / token.meta["include"]).read_text(encoding="utf-8")
+def test_the_shown_files_are_the_scaffold_and_the_runnable_one_is_minilms_forward_pass(lesson):
+    """Two kinds of include: shown (the PyTorch files the reader keeps) and runnable (a cell whose code is the file)."""
+    fences = [t for t in lesson.tokens if t.type == "fence" and "include" in t.meta]
+    shown = [t.meta["include"] for t in fences if "cell_id" not in t.meta]
+    runnable = [(t.meta["cell_id"], t.meta["include"]) for t in fences if "cell_id" in t.meta]
+    assert shown == ["py/scaffold/config.py", "py/scaffold/attention.py", "py/scaffold/check_attention.py"]
+    assert runnable == [("minilm-forward", "py/lessonpy/minilm.py")]
+    for token in fences:
+        assert token.content == (ROOT / token.meta["include"]).read_text(encoding="utf-8")
+    cell = next(c for c in lesson.cells if c.id == "minilm-forward")
+    assert cell.code + "\n" == (ROOT / "py/lessonpy/minilm.py").read_text(encoding="utf-8") and cell.fold
+
+
+def test_the_live_sentence_uses_the_cell_that_holds_minilms_forward_pass(lesson):
+    from sitebuild.widget_fence import parse_widget
+    from sitebuild.lessons import parse_fence_info
+
+    widget = next(t for t in lesson.tokens if t.type == "fence" and t.info.startswith("widget real-heads"))
+    _, flags, options = parse_fence_info(widget.info, lesson.source_path, 1)
+    spec = parse_widget(widget.content, options, {"flags": flags, "path": lesson.source_path, "line": 1})
+    assert spec["options"]["forward"] == "minilm-forward" in [c.id for c in lesson.cells]
 
 
 def test_the_lesson_has_every_part_in_order(lesson):

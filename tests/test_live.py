@@ -3,10 +3,13 @@ accuracy is tests/test_realheads_models.py's): the tokens, the forward pass, the
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from lessonpy import live, minilm, realheads
+from lessonpy import live, minilm, realheads, runner
 from minilm_random import write_random_live
 
 
@@ -47,3 +50,56 @@ def test_files_name_what_the_build_copies():
 def test_benchmark_times_each_length(folder):
     times = live.benchmark((8, 16), repeats=1, folder=folder)
     assert set(times) == {"8", "16"} and all(t > 0 for t in times.values())
+
+
+# ---------------------------------------------------------------------------- the reader's own forward pass
+
+MINILM_FILE = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
+SENTENCE = "the cat sat on the mat"
+HEADS_LINE = next(n for n, line in enumerate(MINILM_FILE.splitlines(), 1) if "heads = weights @ v" in line)
+
+
+def run_cell(code, cell_id, namespace):
+    """Run *code* as the page runs a cell (lessonpy.runner), in *namespace*; fail the test if it fails."""
+    result = asyncio.run(runner.run_cell(code, cell_id, namespace))
+    assert result.ok, result.error
+    return namespace
+
+
+def edited(old, new):
+    assert old in MINILM_FILE, old
+    return MINILM_FILE.replace(old, new)
+
+
+def test_the_lessons_forward_runs_until_the_readers_cell_has(folder):
+    out = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace={})
+    assert out["forward"] == "lesson"
+    namespace = run_cell(MINILM_FILE, "minilm-forward", {"__name__": "__main__"})
+    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    assert mine["forward"] == "yours"
+    np.testing.assert_array_equal(mine["arrays"]["weights"], out["arrays"]["weights"])  # the same code, unedited
+    # a later cell that defines a forward of its own is not the MiniLM cell's
+    run_cell("def forward(W, ids):\n    return {}\n", "elsewhere", namespace)
+    assert live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)["forward"] == "lesson"
+
+
+def test_an_edit_to_the_forward_pass_changes_what_the_grid_gets(folder):
+    unscaled = edited("scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])", "scores = q @ k.transpose(0, 2, 1)")
+    namespace = run_cell(unscaled, "minilm-forward", {"__name__": "__main__"})
+    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    lesson = live.heads(SENTENCE, folder=folder)
+    assert mine["forward"] == "yours"
+    assert np.abs(mine["arrays"]["weights"] - lesson["arrays"]["weights"]).max() > 0.01
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("heads = weights @ v  #", "heads = weights @ v.T  #", rf"raised ValueError at line {HEADS_LINE}: operands could not be broadcast"),
+    ("    return out\n", "    return out['weights']\n", "returned ndarray, not a dict with an array 'weights'"),
+    ("    return out\n", "    return {'weights': out['weights'][0]}\n", r"returned weights of shape \(12, 8, 8\); the grid "
+                                                                          r"needs \(6, 12, 8, 8\)"),
+    ("weights = weights / weights.sum(-1, keepdims=True)", "pass", "rows do not sum to 1"),
+])
+def test_a_broken_forward_pass_gets_a_clear_message(folder, old, new, message):
+    namespace = run_cell(edited(old, new), "minilm-forward", {"__name__": "__main__"})
+    with pytest.raises(live.ForwardError, match="^your forward .*" + message):
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)

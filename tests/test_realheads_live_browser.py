@@ -165,3 +165,67 @@ def test_stop_during_the_forward_pass_loses_nothing(browser, live_site):
         check_clean(page)
     finally:
         context.close()
+
+
+def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(browser, live_site):
+    """The folded cell holds py/lessonpy/minilm.py itself; once the reader runs it (here edited: no 1/sqrt(D)),
+    the live sentence uses their forward and says so; a version that breaks gets a one-line message."""
+    from pathlib import Path
+
+    from test_page_browser import cell, original_code
+
+    url, folder = live_site
+    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        page = ready_page(context, url)
+        real = widget(page, "real")
+        real.scroll_into_view_if_needed()
+        expect(real.locator(".realheads-live-status")).to_contain_text("yours once you run the MiniLM cell")
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
+        assert real.get_attribute("data-forward") == "lesson"
+        expect(real.locator(".realheads-live-status")).to_contain_text("with the lesson's forward")
+        # the reader opens the fold: the cell is the file the tests check, named above its code
+        forward_cell = cell(page, "minilm-forward")
+        expect(forward_cell).to_be_hidden()
+        page.get_by_text("MiniLM's forward pass in NumPy").click()
+        expect(forward_cell).to_be_visible()
+        expect(forward_cell.locator(".code-title")).to_have_text("py/lessonpy/minilm.py")
+        assert original_code(page, "minilm-forward") == source.rstrip("\n")
+        scaled = "scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])"
+        unscaled = source.replace(scaled, "scores = q @ k.transpose(0, 2, 1)")
+        output = run(page, "minilm-forward", unscaled)
+        # it prints nothing of its own (the page may say it ran the cell before it first)
+        assert forward_cell.get_attribute("data-status") == "ok", output.inner_text()
+        assert output.inner_text().strip() in ("", "Ran code cell 1 first: this cell builds on it."), output.inner_text()
+        run_live(real)
+        expect(real.locator(".realheads-live-status")).to_contain_text("with your forward from the MiniLM cell you ran",
+                                                                       timeout=RUN_TIMEOUT_MS)
+        assert real.get_attribute("data-forward") == "yours"
+        namespace = {"__name__": "__main__"}
+        exec(compile(unscaled, "<cell minilm-forward>", "exec"), namespace)  # the same edit in CPython
+        expected = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+        assert expected["forward"] == "yours"
+        layer, head = map(int, real.get_attribute("data-open").split(","))
+        np.testing.assert_allclose(real_table(real), expected["arrays"]["weights"][layer, head], atol=1e-5)
+        lesson = live.heads(SENTENCE, folder=folder)["arrays"]["weights"][layer, head]
+        assert np.abs(real_table(real) - lesson).max() > 1e-3  # and not the lesson's
+        # an edit that breaks it: one line saying what and where, and the page goes on
+        line = next(n for n, text in enumerate(source.splitlines(), 1) if "heads = weights @ v" in text)
+        run(page, "minilm-forward", source.replace("heads = weights @ v  #", "heads = weights @ v.T  #"))
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "error", timeout=RUN_TIMEOUT_MS)
+        status = real.locator(".realheads-live-status")
+        expect(status).to_contain_text(f"MiniLM could not run: ForwardError: your forward (from the MiniLM cell you "
+                                       f"ran; Reset it and run it to go back to the lesson's) raised ValueError at line {line}")
+        assert "Traceback" not in status.inner_text() and "\n" not in status.inner_text()
+        # Reset puts the file back; run, and the reader's (now unedited) forward gives the lesson's weights
+        forward_cell.get_by_role("button", name="Reset").click()
+        run(page, "minilm-forward")
+        run_live(real)
+        expect(real.locator(".realheads-live-status")).to_contain_text("with your forward", timeout=RUN_TIMEOUT_MS)
+        np.testing.assert_allclose(real_table(real), lesson, atol=1e-5)
+        check_clean(page)
+    finally:
+        context.close()

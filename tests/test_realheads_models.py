@@ -12,6 +12,7 @@ import os
 import numpy as np
 import pytest
 from lessonpy import minilm, realheads
+from lessonpy.safetensors import read_safetensors
 from lessonpy.wordpiece import TokenizerError, WordPiece
 
 from sitebuild.realheads import weights
@@ -55,7 +56,7 @@ def gguf_path():
 
 @pytest.fixture(scope="module")
 def minilm_weights(minilm_folder):
-    return minilm.read_safetensors((minilm_folder / "model.safetensors").read_bytes())
+    return read_safetensors((minilm_folder / "model.safetensors").read_bytes())
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +132,7 @@ def test_the_live_minilm_file_is_small_and_close(minilm_weights):
     folder = live.write_live()
     data = (folder / live.WEIGHTS_NAME).read_bytes()
     assert len(data) <= live.MAX_BYTES
-    small = minilm.read_safetensors(data)
+    small = read_safetensors(data)
     heads = realheads.load("minilm")
     for s in (0, 3):
         ids = heads.ids(s)

@@ -6,14 +6,23 @@ puts them into the site under ``data/minilm-live/`` (unless ``--no-live-model`` 
 Python's file system at :data:`FOLDER` (``runtime.fetchFile``: downloaded once, then kept in the
 browser's Cache Storage) before it calls :func:`heads`. In CPython pass ``folder=`` (for example
 ``sitebuild.realheads.live.live_dir()``).
+
+The forward pass is the reader's when they ran the lesson's cell that holds ``py/lessonpy/minilm.py`` (a
+runnable include, edited or not): :func:`heads` takes that cell's id and uses the ``forward`` the cell defined
+in the page's namespace, checks what it returns, and says which one ran.
 """
 
 from __future__ import annotations
 
 import time
+import traceback
 from pathlib import Path
 
+import numpy as np
+
 from . import minilm, realheads
+from .runner import CELL_PREFIX, NAMESPACE, cell_filename
+from .safetensors import read_safetensors
 from .wordpiece import WordPiece
 
 #: where the page writes the downloaded files in Pyodide's file system
@@ -36,28 +45,70 @@ def model(folder=FOLDER):
         path = Path(folder)
         if not (path / WEIGHTS_NAME).is_file():
             raise FileNotFoundError(f"{WEIGHTS_NAME} is not in {folder}: download MiniLM's weights first")
-        W = minilm.read_safetensors((path / WEIGHTS_NAME).read_bytes())
+        W = read_safetensors((path / WEIGHTS_NAME).read_bytes())
         _loaded[folder] = (W, WordPiece((path / VOCAB_NAME).read_text(encoding="utf-8")))
     return _loaded[folder]
 
 
-def heads(text, target=None, folder=FOLDER):
+class ForwardError(ValueError):
+    """The reader's own forward pass failed or returned something the grid cannot draw."""
+
+
+def reader_forward(cell, namespace=None):
+    """The ``forward`` that the cell *cell* defined in *namespace* (the page's, by default), or None when that
+    cell has not run or a later cell replaced the name with a function of its own."""
+    found = (NAMESPACE if namespace is None else namespace).get("forward")
+    code = getattr(found, "__code__", None)
+    return found if cell and code is not None and code.co_filename == cell_filename(cell) else None
+
+
+def _call_reader_forward(forward, W, ids):
+    """Run the reader's *forward*; return its attention weights, or raise ForwardError saying what went wrong."""
+    T, mine = len(ids), "your forward (from the MiniLM cell you ran; Reset it and run it to go back to the lesson's)"
+    try:
+        out = forward(W, ids)
+    except Exception as exc:  # noqa: BLE001 - the reader's code: say what it raised and where, not a traceback
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(CELL_PREFIX)]
+        where = f" at line {frames[-1].lineno}" if frames else ""
+        raise ForwardError(f"{mine} raised {type(exc).__name__}{where}: {' '.join(str(exc).split())}") from None
+    weights = out.get("weights") if isinstance(out, dict) else None
+    expected = (minilm.LAYERS, minilm.HEADS, T, T)
+    if not isinstance(weights, np.ndarray):
+        raise ForwardError(f"{mine} returned {type(out).__name__}, not a dict with an array 'weights' of shape {expected}")
+    if weights.shape != expected:
+        raise ForwardError(f"{mine} returned weights of shape {weights.shape}; the grid needs {expected} "
+                           f"(layers, heads, your {T} tokens twice)")
+    weights = weights.astype(np.float32)
+    if not np.isfinite(weights).all():
+        raise ForwardError(f"{mine} returned weights that are not all finite (NaN or infinity)")
+    worst = float(np.abs(weights.sum(-1) - 1).max())
+    if worst > 1e-3:
+        raise ForwardError(f"{mine} returned weights whose rows do not sum to 1 (one is off by {worst:.3g}): "
+                           "attention weights come out of a softmax")
+    return weights
+
+
+def heads(text, target=None, folder=FOLDER, cell=None, namespace=None):
     """Every head of MiniLM on the reader's *text*: a real-heads grid payload (weights float32 (L, H, T, T),
     computed now, each row summing to 1 in float32) with the tokens, the forward pass's time in seconds,
-    and the heads the shipped data names (their jobs were scored on the lesson's sentences, not on this one)."""
+    the heads the shipped data names (their jobs were scored on the lesson's sentences, not on this one), and
+    ``forward``: "yours" when the cell *cell* has defined it in *namespace* (:func:`reader_forward`), else
+    "lesson" (:func:`lessonpy.minilm.forward`)."""
     W, tokenizer = model(folder)
     if not isinstance(text, str) or not text.strip():
         raise ValueError("type a sentence first")
     ids, tokens = tokenizer.encode(text)
+    forward = reader_forward(cell, namespace)
     start = time.perf_counter()
-    out = minilm.forward(W, ids)
+    weights = minilm.forward(W, ids)["weights"] if forward is None else _call_reader_forward(forward, W, ids)
     seconds = time.perf_counter() - start
     shipped = realheads.load("minilm")
     return {"view": "heads-grid", "widget": "real-heads", "target": target, "model": "minilm",
             "title": shipped.meta["title"], "causal": False, "sentence": None, "tokens": tokens, "text": text,
             "layers": minilm.LAYERS, "heads": minilm.HEADS, "seconds": seconds, "live": True,
+            "forward": "lesson" if forward is None else "yours",
             "featured": [{k: f[k] for k in ("job", "layer", "head", "score")} for f in shipped.featured],
-            "arrays": {"weights": out["weights"]}}
+            "arrays": {"weights": weights}}
 
 
 def benchmark(lengths=(8, 16, 32), repeats=3, folder=FOLDER):

@@ -2,37 +2,14 @@
 
 6 layers, each: 12 heads of self-attention (width 384, head size 32, no mask: every token sees
 every token), then a 2-layer MLP with GELU; LayerNorm after each, as BERT does ("post-norm").
-:func:`forward` returns every layer's and head's attention weights, and the Q, K, V they came from.
-
+forward(W, ids) returns every layer's and head's attention weights, and the Q, K, V they came from.
+W is a dict name -> float32 array (PyTorch's names and shapes); ids are the tokenizer's token ids.
 Shapes: T tokens, C = 384 channels, H = 12 heads, D = C // H = 32.
-The weights are a dict name -> float32 array, read from a safetensors file by :func:`read_safetensors`.
 """
-
-from __future__ import annotations
-
-import json
 
 import numpy as np
 
 LAYERS, HEADS, WIDTH, EPS = 6, 12, 384, 1e-12
-DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
-
-
-def read_safetensors(data: bytes) -> dict:
-    """safetensors: 8 bytes (little-endian header length), a JSON header, then raw little-endian buffers.
-    Returns name -> float32 array (float16 files too: the sums are done in float32)."""
-    n = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8:8 + n])
-    body = memoryview(data)[8 + n:]
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        start, end = info["data_offsets"]
-        array = np.frombuffer(body[start:end], dtype=DTYPES[info["dtype"]]).reshape(info["shape"])
-        # compute in fp32 whatever the file stores (integer buffers such as position ids stay as they are)
-        out[name] = array.astype(np.float32) if array.dtype.kind == "f" else array
-    return out
 
 
 def erf(x):
@@ -54,18 +31,12 @@ def layer_norm(x, w, b):
     return (x - mu) / np.sqrt(var + EPS) * w + b
 
 
-def softmax(z):
-    z = z - z.max(-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(-1, keepdims=True)
-
-
 def linear(x, W, name):
     """x @ W.T + b with W[name + '.weight'] of shape (out, in), as PyTorch stores it."""
     return x @ W[name + ".weight"].T + W[name + ".bias"]
 
 
-def split_heads(x):
+def per_head(x):
     """(T, C) -> (H, T, D): head h owns channels h*D ... (h+1)*D - 1."""
     T = x.shape[0]
     return x.reshape(T, HEADS, WIDTH // HEADS).transpose(1, 0, 2)
@@ -85,10 +56,12 @@ def forward(W, ids):
     saved = {"weights": [], "q": [], "k": [], "v": []}
     for layer in range(LAYERS):
         p = f"encoder.layer.{layer}."
-        q = split_heads(linear(x, W, p + "attention.self.query"))
-        k = split_heads(linear(x, W, p + "attention.self.key"))
-        v = split_heads(linear(x, W, p + "attention.self.value"))
-        weights = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]))  # (H, T, T), no mask
+        q = per_head(linear(x, W, p + "attention.self.query"))
+        k = per_head(linear(x, W, p + "attention.self.key"))
+        v = per_head(linear(x, W, p + "attention.self.value"))
+        scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])  # (H, T, T), no mask
+        weights = np.exp(scores - scores.max(-1, keepdims=True))   # a stable softmax over each row
+        weights = weights / weights.sum(-1, keepdims=True)
         heads = weights @ v  # (H, T, D)
         merged = heads.transpose(1, 0, 2).reshape(T, WIDTH)
         x = layer_norm(x + linear(merged, W, p + "attention.output.dense"),

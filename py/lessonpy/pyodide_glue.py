@@ -22,10 +22,7 @@ from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
 from . import bridge
 from .figures import close_figures, collect_figures, quiet_show
-from .runner import defined_names, no_input, run_cell
-
-#: The namespace every cell of the page shares, like a notebook kernel's.
-NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
+from .runner import NAMESPACE, defined_names, no_input, run_cell
 
 _post = None
 

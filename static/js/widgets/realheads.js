@@ -6,7 +6,7 @@
 import { createHeadGrid } from "../components/headgrid.js";
 import { createAttentionView } from "../components/linked.js";
 import { createTable } from "../components/table.js";
-import { createCaller, el, labelled, num, pythonNote, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, pythonMessage, pythonNote, watchPython } from "./common.js";
 
 /** What each job of lessonpy.realheads.job_scores means, in words. */
 const JOBS = {
@@ -241,7 +241,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
           return;
         }
         say(`The first run downloads MiniLM's weights (${mb ? `${num(mb, 1)} MB` : "about 45 MB"}, float16), once: ` +
-          "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser.", "idle");
+          "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
+          (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
       } catch (err) {
         say(`Could not reach MiniLM's weights: ${err.message ?? err}`, "absent");
         runButton.disabled = true;
@@ -271,18 +272,22 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         }
         bar.hidden = true;
         say("Running MiniLM's forward pass in Python…", "running");
-        const reply = await runtime.call("lessonpy.live", "heads", { text: input.value, target: spec.id }, { signal });
+        const reply = await runtime.call("lessonpy.live", "heads",
+          { text: input.value, target: spec.id, cell: spec.options.forward ?? null }, { signal });
         open = { layer: Infinity, head: Infinity };
         render(reply);
+        section.dataset.forward = reply.forward; // yours or lesson: a test reads it
+        const which = reply.forward === "yours" ? "your forward from the MiniLM cell you ran"
+          : `the lesson's forward (lessonpy/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
         say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
-          `in ${num(reply.seconds * 1000, 0)} ms, with NumPy in your browser. The framed heads are the ones named ` +
-          "from the lesson's sentences; see whether they do the same job on yours.", "done");
+          `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser. The framed heads are the ones ` +
+          "named from the lesson's sentences; see whether they do the same job on yours.", "done");
         status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
       } catch (err) {
         bar.hidden = true;
         if (err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message)) {
           say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
-        } else say(`MiniLM could not run: ${err.message ?? err}`, "error");
+        } else say(`MiniLM could not run: ${pythonMessage(err)}`, "error");
       } finally {
         runButton.disabled = false;
         stopButton.hidden = true;
