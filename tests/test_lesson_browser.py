@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from browser import BOOT_TIMEOUT_MS, protocol_errors
 from lessonpy import lesson_numbers
@@ -193,3 +194,41 @@ def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_han
     for i in range(2):
         shown = tables.nth(4 + i).locator("tbody td").evaluate_all("tds => tds.map(td => Number(td.dataset.value))")
         assert shown == pytest.approx(expected[i].ravel().tolist(), abs=1e-6)
+
+
+def view_table(page, view_id):
+    """An attention view's weights table as a float array (rows x cols), from the cells' exact data-value."""
+    rows = page.locator(f"#widget-{view_id} .attn-table-weights tbody tr")
+    return np.array(rows.evaluate_all(
+        "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
+
+
+@pytest.mark.parametrize("cell_id, view_id", [("real-head-minilm", "real-view-minilm"),
+                                              ("real-head-smollm2", "real-view-smollm2")])
+def test_your_attention_on_a_real_head_prints_what_the_text_says_and_draws_beside_it(page, numbers, cell_id, view_id):
+    """The reader's Step 1 softmax on a trained head's shipped Q, K: the printed largest difference is the one
+    the text states, within the bound it states, and the view beside it swaps the stored pattern for the
+    reader's (what CPython computes from the same data)."""
+    from lessonpy import realheads
+
+    name, job, s = realheads.CELL_HEADS[cell_id]
+    heads = realheads.load(name)
+    f = heads.featured_head(job)
+    stored = heads.pattern(s, f["layer"], f["head"])
+    view = page.locator(f"#widget-{view_id}")
+    view.scroll_into_view_if_needed()
+    before = view.get_attribute("data-updated") or "0"
+    text = run_cell(page, cell_id)
+    expect(view).not_to_have_attribute("data-updated", before, timeout=60_000)
+    printed = re.search(r"largest difference from the model's pattern: (\d\.\d{4})", text)
+    key = cell_id.replace("-", "_")
+    assert printed and printed.group(1) == numbers[f"{key}_diff"], text
+    assert float(printed.group(1)) <= float(numbers["realheads_bound"])
+    prose = page.locator(f'[data-cell="{cell_id}"] ~ p').first.text_content()
+    assert numbers[f"{key}_diff"] in prose and numbers["realheads_bound"] in prose  # the claim beside the cell
+    expect(view.locator(".widget-source")).to_contain_text("Code cell")  # drawn from the cell, not the build
+    drawn = view_table(page, view_id)
+    mine, diff = realheads.reproduce(heads, s, job)  # CPython, the same softmax on the same Q, K
+    assert drawn.shape == stored.shape
+    np.testing.assert_allclose(drawn, mine, atol=1e-6)
+    assert abs(np.abs(drawn - stored).max() - diff) < 1e-5 and diff > 0  # the reader's pattern, not the stored one

@@ -157,7 +157,7 @@ def test_bad_requests_get_clear_messages():
 
 
 def test_the_live_weights_format_round_trips_through_the_readers_safetensors_reader():
-    from lessonpy.minilm import read_safetensors
+    from lessonpy.safetensors import read_safetensors
 
     from sitebuild.realheads.live import to_safetensors
 
@@ -180,3 +180,25 @@ def test_outside_the_project_the_data_is_read_from_the_current_folder(tmp_path, 
         Heads.load("minilm")
     (tmp_path / "minilm.npz").write_bytes(committed.read_bytes())
     assert Heads.load("minilm").name == "minilm"
+
+
+def test_the_rows_are_kept_as_rounded_and_the_text_says_what_renormalising_would_cost():
+    """The lesson says a stored row is off 1 by at most realheads_rowsum_max and that dividing the rows by their
+    sums would raise the SmolLM2 cell's largest difference: both recomputed here from the data."""
+    values = realheads.numbers()
+    worst = 0.0
+    for name in realheads.MODELS:
+        heads = Heads.load(name)
+        for s in range(len(heads.sentences)):
+            sums = heads.weights(s).sum(-1)
+            T = len(heads.tokens(s))
+            assert np.abs(sums - 1).max() <= T / 510 + 1e-6  # the bound the module states
+            worst = max(worst, float(np.abs(sums - 1).max()))
+    assert values["realheads_rowsum_max"] == f"{worst:.3f}" and worst > 0
+    smol = Heads.load("smollm2")
+    f = smol.featured_head("induction")
+    mine, diff = realheads.reproduce(smol, 3, "induction")
+    stored = smol.pattern(3, f["layer"], f["head"])
+    renormalised = np.abs(mine - stored / stored.sum(-1, keepdims=True)).max()
+    assert values["real_head_smollm2_renorm_diff"] == f"{renormalised:.4f}"
+    assert renormalised > diff and values["real_head_smollm2_diff"] == f"{diff:.4f}"

@@ -312,8 +312,10 @@ def numbers():
     """The numbers the lesson's "Real heads" section states, computed from the committed data."""
     out = {"realheads_weight_error": f"{WEIGHT_ERROR:.4f}", "realheads_qk_error": f"{QK_ERROR:.3f}",
            "realheads_bound": f"{WEIGHT_ERROR + QK_ERROR:.3f}"}
+    rowsum = 0.0  # how far a stored row's sum is from 1: the rows are not renormalised (the module's docstring)
     for name in MODELS:
         heads = Heads.load(name)
+        rowsum = max(rowsum, *(float(np.abs(heads.weights(s).sum(-1) - 1).max()) for s in range(len(heads.sentences))))
         out[f"{name}_sentences"] = len(heads.sentences)
         out[f"{name}_heads_total"] = heads.layers * heads.heads
         # recomputed from the weights as shipped, not copied from the file's own summary
@@ -327,6 +329,10 @@ def numbers():
         _, diff = reproduce(heads, s, job)
         f = heads.featured_head(job)
         total, count = job_scores(heads.weights(s), heads.ids(s), heads.causal)[job]
-        out.update({f"{key}_diff": f"{diff:.4f}", f"{key}_sentence": heads.sentences[s]["text"],
+        mine, stored = reproduce(heads, s, job)[0], heads.pattern(s, f["layer"], f["head"])
+        renormalised = float(np.abs(mine - stored / stored.sum(-1, keepdims=True)).max())
+        out.update({f"{key}_diff": f"{diff:.4f}", f"{key}_renorm_diff": f"{renormalised:.4f}",
+                    f"{key}_sentence": heads.sentences[s]["text"],
                     f"{key}_score": f"{total[f['layer'], f['head']] / count:.2f}", f"{key}_count": count})
+    out["realheads_rowsum_max"] = f"{rowsum:.3f}"
     return out
