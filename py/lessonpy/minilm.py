@@ -1,9 +1,10 @@
-"""MiniLM-L6 (all-MiniLM-L6-v2), a trained BERT-style encoder, in plain NumPy you can read and edit.
+"""MiniLM-L6 (all-MiniLM-L6-v2), a trained BERT-style encoder, in plain NumPy.
 
-6 layers, each: 12 heads of self-attention (width 384, head size 32, no mask: every token sees
-every token), then a 2-layer MLP with GELU; LayerNorm after each, as BERT does ("post-norm").
-forward(W, ids) returns every layer's and head's attention weights, and the Q, K, V they came from.
-W is a dict name -> float32 array (PyTorch's names and shapes); ids are the tokenizer's token ids.
+6 layers, each: 12 heads of self-attention (width 384, head size 32, no mask:
+every token sees every token), then a 2-layer MLP with GELU; LayerNorm after
+each, as BERT does ("post-norm"). forward(W, ids) returns every layer's and
+head's attention weights, and the Q, K, V they came from. W is a dict
+name -> float32 array (PyTorch's names and shapes); ids are token ids.
 Shapes: T tokens, C = 384 channels, H = 12 heads, D = C // H = 32.
 """
 
@@ -13,10 +14,11 @@ LAYERS, HEADS, WIDTH, EPS = 6, 12, 384, 1e-12
 
 
 def erf(x):
-    """Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): NumPy has no erf, and BERT's GELU needs one."""
+    """Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): NumPy has no erf."""
     s, x = np.sign(x), np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * x)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (
+        1.421413741 + t * (-1.453152027 + t * 1.061405429))))
     return s * (1.0 - poly * np.exp(-x * x))
 
 
@@ -25,14 +27,14 @@ def gelu(x):
 
 
 def layer_norm(x, w, b):
-    """Normalise each row of x (T, C) to mean 0 and variance 1, then scale by w and shift by b."""
+    """Each row of x (T, C) to mean 0 and variance 1, then scale by w, shift by b."""
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
     return (x - mu) / np.sqrt(var + EPS) * w + b
 
 
 def linear(x, W, name):
-    """x @ W.T + b with W[name + '.weight'] of shape (out, in), as PyTorch stores it."""
+    """x @ W.T + b, with W[name + '.weight'] of shape (out, in) as PyTorch has it."""
     return x @ W[name + ".weight"].T + W[name + ".bias"]
 
 
@@ -43,8 +45,8 @@ def per_head(x):
 
 
 def forward(W, ids):
-    """Run the encoder on token ids (T,). Returns a dict of float32 arrays:
-    ``weights`` (L, H, T, T), each row sums to 1; ``q``, ``k``, ``v`` (L, H, T, D); ``hidden`` (T, C)."""
+    """Run the encoder on token ids (T,). Returns float32 arrays: "weights"
+    (L, H, T, T), rows summing to 1; "q", "k", "v" (L, H, T, D); "hidden" (T, C)."""
     ids = np.asarray(ids)
     T, positions = len(ids), len(W["embeddings.position_embeddings.weight"])
     if not 1 <= T <= positions:
@@ -52,25 +54,29 @@ def forward(W, ids):
     x = (W["embeddings.word_embeddings.weight"][ids]
          + W["embeddings.position_embeddings.weight"][:T]
          + W["embeddings.token_type_embeddings.weight"][0])
-    x = layer_norm(x, W["embeddings.LayerNorm.weight"], W["embeddings.LayerNorm.bias"])
+    x = layer_norm(x, W["embeddings.LayerNorm.weight"],
+                   W["embeddings.LayerNorm.bias"])
     saved = {"weights": [], "q": [], "k": [], "v": []}
     for layer in range(LAYERS):
         p = f"encoder.layer.{layer}."
         q = per_head(linear(x, W, p + "attention.self.query"))
         k = per_head(linear(x, W, p + "attention.self.key"))
         v = per_head(linear(x, W, p + "attention.self.value"))
-        scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])  # (H, T, T), no mask
-        weights = np.exp(scores - scores.max(-1, keepdims=True))   # a stable softmax over each row
+        # (H, T, T), no mask; then a stable softmax over each row
+        scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
         weights = weights / weights.sum(-1, keepdims=True)
         heads = weights @ v  # (H, T, D)
         merged = heads.transpose(1, 0, 2).reshape(T, WIDTH)
+        norm = p + "attention.output.LayerNorm"
         x = layer_norm(x + linear(merged, W, p + "attention.output.dense"),
-                       W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"])
+                       W[norm + ".weight"], W[norm + ".bias"])
         hidden = gelu(linear(x, W, p + "intermediate.dense"))
+        norm = p + "output.LayerNorm"
         x = layer_norm(x + linear(hidden, W, p + "output.dense"),
-                       W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"])
+                       W[norm + ".weight"], W[norm + ".bias"])
         for name, value in zip(saved, (weights, q, k, v)):
             saved[name].append(value)
-    out = {name: np.stack(values).astype(np.float32) for name, values in saved.items()}
+    out = {name: np.stack(vals).astype(np.float32) for name, vals in saved.items()}
     out["hidden"] = x.astype(np.float32)
     return out
