@@ -48,6 +48,9 @@ def numbers():
 def run_cell(page, cell_id: str) -> str:
     """Press the cell's Run button as a reader does; wait for it to finish; return its output text."""
     box = page.locator(f'[data-cell="{cell_id}"]')
+    fold = page.locator(f'details.cell-fold:has([data-cell="{cell_id}"])')
+    if fold.count() and not fold.evaluate("d => d.open"):  # a folded cell (fold="..."): open it first
+        fold.locator("summary").click()
     box.get_by_role("button", name="Run").click()
     expect(box).to_have_attribute("data-status", DONE, timeout=60_000)
     text = box.locator(".cell-output").inner_text()

@@ -3,14 +3,14 @@ accuracy is tests/test_realheads_models.py's): the tokens, the forward pass, the
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lessonpy import live, minilm, realheads, runner
+from lessonpy import live, minilm, realheads
 from minilm_random import write_random_live
+from test_runner import run as run_in_cell_runner
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ HEADS_LINE = next(n for n, line in enumerate(MINILM_FILE.splitlines(), 1) if "he
 
 def run_cell(code, cell_id, namespace):
     """Run *code* as the page runs a cell (lessonpy.runner), in *namespace*; fail the test if it fails."""
-    result = asyncio.run(runner.run_cell(code, cell_id, namespace))
+    result, _ = run_in_cell_runner(code, namespace, cell_id)
     assert result.ok, result.error
     return namespace
 
