@@ -17,18 +17,23 @@ from pathlib import Path
 
 import brotli
 
-from sitebuild.pyodide_assets import atomic_target, link_or_copy
+from sitebuild.archives import is_stored_archive
+from sitebuild.files import atomic_target, link_or_copy
 
 SIDECAR = ".br"
 QUALITY = 11
-# Text and wasm. Archives (.zip, .whl) are left out: they are deflated already, and brotli
-# gains a few percent on them at most.
+# Text and wasm, and archives whose entries are stored (sitebuild.archives): a deflated archive
+# gains a few percent at most, a stored one is where brotli sees across files.
 SUFFIXES = frozenset({".wasm", ".js", ".mjs", ".json", ".css", ".html", ".svg", ".txt"})
+ARCHIVES = frozenset({".zip", ".whl"})
 MIN_SIZE = 1024  # below this, headers cost more than compression saves
 
 
 def wants_sidecar(path: Path) -> bool:
-    return path.suffix.lower() in SUFFIXES and path.stat().st_size > MIN_SIZE
+    suffix = path.suffix.lower()
+    if path.stat().st_size <= MIN_SIZE:
+        return False
+    return suffix in SUFFIXES or (suffix in ARCHIVES and is_stored_archive(path))
 
 
 def write_sidecars(site: Path, cache_dir: Path) -> int:

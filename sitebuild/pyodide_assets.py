@@ -4,8 +4,10 @@ Cache layout (everything under cache_dir, written atomically, safe to delete at 
     pip/<source wheel>                  the PyPI package whose assets hold Pyodide's package wheels
     wheels/<file_name>                  package wheels, verified against the official pyodide-lock.json
     precompiled/<sha256>-<tag>/<name>   .py -> .pyc outputs, keyed by the upstream file's sha256
-    locks/<sha256>.json                 the site's own pyodide-lock.json when precompiled wheels change hashes
-    dist/<version>-<key>/               the assembled distribution, named after the hashes of its files
+    packed/...                          every archive deflated and stored (sitebuild.archives)
+    locks/<sha256>.json                 the site's own pyodide-lock.json files (the packed archives' hashes)
+    dist/<version>-<key>/               the assembled distribution, named after the hashes of its files: the
+                                        site's folder has this name, so a changed build is a new URL
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ import tempfile
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+# The file helpers live in sitebuild.files; other build steps import them from here too.
+from sitebuild import archives
+from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail  # noqa: F401
 
 PYODIDE_VERSION = "0.27.7"
 LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"
@@ -78,14 +84,8 @@ def prepare_pyodide(
     files = {name: core_dir / name for name in core_file_names()}
     files.update(fetch_wheels(list(entries.values()), cache_dir, base_url, log))
     if precompile:
-        compiled = precompile_files(core_dir, entries, files, cache_dir, log)
-        files.update(compiled)
-        # The upstream wheels were verified above; the page's loadPackage checks the transformed ones.
-        changed = {
-            key: sha256_file(compiled[e["file_name"]]) for key, e in entries.items() if e["file_name"] in compiled
-        }
-        if changed:
-            files[LOCK_NAME] = write_site_lock(lock, changed, cache_dir)
+        files.update(precompile_files(core_dir, entries, files, cache_dir, log))
+    files.update(pack_archives(lock, entries, files, cache_dir))
     dist = assemble(files, cache_dir, log)
     log(f"pyodide {PYODIDE_VERSION}: {len(files)} files ready in {dist}")
     return dist
@@ -96,10 +96,11 @@ def copy_into_site(dist_dir: Path, dest: Path) -> None:
     dist_dir, dest = Path(dist_dir), Path(dest)
     if not dist_dir.is_dir():
         raise AssetError(f"{dist_dir} is missing: call prepare_pyodide() first and pass the directory it returns")
-    dest.mkdir(parents=True, exist_ok=True)
-    for src in sorted(dist_dir.iterdir()):
+    for src in sorted(dist_dir.rglob("*")):
         if src.is_file():
-            link_or_copy(src, dest / src.name)
+            target = dest / src.relative_to(dist_dir)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            link_or_copy(src, target)
 
 
 # --- core files -------------------------------------------------------------------------------------------
@@ -277,10 +278,46 @@ def run_precompile(core_dir: Path, jobs: list[tuple[Path, Path, str]], log: Log)
             log(f"pyodide: {Path(report['src']).name}: {report['compiled']} files compiled; kept as source: {kept}")
 
 
-def write_site_lock(lock: dict, changed: dict[str, str], cache_dir: Path) -> Path:
-    """Return the cached site pyodide-lock.json: the official lock with the sha256s of changed packages replaced."""
+# --- packing ----------------------------------------------------------------------------------------------
+
+
+def pack_archives(lock: dict, entries: dict[str, dict], files: dict[str, Path], cache_dir: Path) -> dict[str, Path]:
+    """Return {site-relative name: file} for both variants of every archive, their two locks and the probes.
+
+    The deflated variants keep their names (Pyodide's defaults find them); the stored ones, their
+    lock and the probes go into stored/, whose lock names its wheels "stored/<wheel>" (Pyodide
+    resolves a lock's file names against its index URL). The page's worker picks a variant.
+    """
+    out: dict[str, Path] = {}
+    shas: dict[str, dict[str, tuple[str, str]]] = {archives.DEFLATED: {}, archives.STORED: {}}
+    jobs = [(STDLIB_NAME, None)] + [(entry["file_name"], key) for key, entry in entries.items()]
+    for name, key in jobs:
+        variants = archives.pack_variants(files[name], name, cache_dir, lean=key is not None)
+        for variant, path in variants.items():
+            site_name = name if variant == archives.DEFLATED else f"{archives.STORED_DIR}/{name}"
+            out[site_name] = path
+            if key is not None:  # the page's loadPackage checks these hashes
+                shas[variant][key] = (site_name, sha256_file(path))
+    out[LOCK_NAME] = write_site_lock(lock, shas[archives.DEFLATED], cache_dir)
+    out[f"{archives.STORED_DIR}/{LOCK_NAME}"] = write_site_lock(lock, shas[archives.STORED], cache_dir)
+    for name, path in archives.probe_files(cache_dir).items():
+        out[f"{archives.STORED_DIR}/{name}"] = path
+    return out
+
+
+def archive_choices() -> dict[str, dict[str, str]]:
+    """For each kind of archive the page boots from, its deflated and stored file and the probe that picks
+    one (paths relative to the Pyodide folder): the stdlib by its file, the wheels by the lock that names them."""
+    stored = archives.STORED_DIR
+    return {kind: {archives.DEFLATED: name, archives.STORED: f"{stored}/{name}", "probe": f"{stored}/{archives.PROBES[kind]}"}
+            for kind, name in (("stdlib", STDLIB_NAME), ("wheels", LOCK_NAME))}
+
+
+def write_site_lock(lock: dict, changed: dict[str, tuple[str, str]], cache_dir: Path) -> Path:
+    """Return a cached site pyodide-lock.json: the official lock with {package: (file name, sha256)} replaced."""
     site = json.loads(json.dumps(lock))
-    for key, sha in changed.items():
+    for key, (file_name, sha) in changed.items():
+        site["packages"][key]["file_name"] = file_name
         site["packages"][key]["sha256"] = sha
     data = json.dumps(site, separators=(",", ":")).encode()
     path = cache_dir / "locks" / f"{hashlib.sha256(data).hexdigest()}.json"
@@ -308,6 +345,7 @@ def assemble(files: dict[str, Path], cache_dir: Path, log: Log) -> Path:
     tmp.chmod(0o755)  # mkdtemp makes it private; the site's copy must be servable
     try:
         for name, src in files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             link_or_copy(src, tmp / name)
         # A directory rename is atomic: dist either does not exist or is complete.
         tmp.rename(dist)
@@ -322,7 +360,7 @@ def assemble(files: dict[str, Path], cache_dir: Path, log: Log) -> Path:
 
 def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str]) -> bool:
     """Tell whether dist holds exactly the expected files with the expected content."""
-    if {p.name for p in dist.iterdir()} != set(files):
+    if {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} != set(files):
         return False
     # A hard link to the already-hashed source needs no second hash.
     return all(
@@ -330,13 +368,7 @@ def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str]) -
     )
 
 
-# --- file helpers -----------------------------------------------------------------------------------------
-
-
-def sha256_file(path: Path) -> str:
-    """Return the hex sha256 of a file."""
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+# --- checks ---------------------------------------------------------------------------------------------
 
 
 def check_sha256(path: Path, expected: str, label: str, fix: str) -> None:
@@ -344,35 +376,3 @@ def check_sha256(path: Path, expected: str, label: str, fix: str) -> None:
     actual = sha256_file(path)
     if actual != expected:
         raise AssetError(f"{label}: sha256 mismatch: expected {expected}, got {actual}; {fix}")
-
-
-@contextlib.contextmanager
-def atomic_target(final: Path) -> Iterator[Path]:
-    """Yield a temporary path beside final and move it onto final only if the block succeeds."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
-    # mkstemp makes the file private; the site's files must be readable by whatever serves them.
-    tmp.chmod(0o644)
-    try:
-        yield tmp
-        os.replace(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def link_or_copy(src: Path, dst: Path) -> None:
-    """Replace dst with a hard link to src, or a copy across file systems, never leaving a partial dst."""
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
-
-
-def tail(text: str, lines: int = 15) -> str:
-    """Return the last lines of a tool's output, enough to see its error."""
-    return "\n".join(text.strip().splitlines()[-lines:])

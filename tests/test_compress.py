@@ -1,22 +1,37 @@
 """Brotli sidecars written by the build."""
 
+import hashlib
+import zipfile
+
 import brotli
 
 from sitebuild.compress import write_sidecars
 
 
-def test_sidecars_decompress_to_the_file_and_skip_small_or_archived_files(tmp_path):
+def write_zip(path, compression):
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        archive.writestr("numpy/__init__.py", "import numpy.linalg  # attention needs matmul\n" * 200)
+
+
+def test_sidecars_decompress_to_the_file_and_skip_small_or_deflated_files(tmp_path):
     site, cache = tmp_path / "site", tmp_path / "cache"
     (site / "js").mkdir(parents=True)
     big = site / "js" / "big.js"
     big.write_text("export const attention = 'softmax(QK^T / sqrt(d_k)) V';\n" * 400)
     (site / "js" / "tiny.js").write_text("export {};\n")
-    (site / "numpy.whl").write_bytes(b"PK" + bytes(range(256)) * 20)
-    assert write_sidecars(site, cache) == 1
+    (site / "numpy.whl").write_bytes(b"PK" + bytes(range(256)) * 20)  # not an archive at all
+    write_zip(site / "deflated.whl", zipfile.ZIP_DEFLATED)
+    (site / "stored").mkdir()
+    write_zip(site / "stored" / "stdlib.zip", zipfile.ZIP_STORED)
+    assert write_sidecars(site, cache) == 2
     assert brotli.decompress((site / "js" / "big.js.br").read_bytes()) == big.read_bytes()
-    assert not (site / "js" / "tiny.js.br").exists() and not (site / "numpy.whl.br").exists()
+    stored = site / "stored" / "stdlib.zip"
+    assert brotli.decompress((site / "stored" / "stdlib.zip.br").read_bytes()) == stored.read_bytes()
+    assert not [p.name for p in site.glob("*.br")]  # tiny.js, the deflated wheel, the non-archive
+    assert not (site / "js" / "tiny.js.br").exists()
     # A second site with the same file reuses the cached compression.
-    (cache / "brotli").joinpath(next((cache / "brotli").iterdir()).name).write_bytes(b"cached")
+    key = hashlib.sha256(big.read_bytes()).hexdigest()
+    next((cache / "brotli").glob(f"{key}-*")).write_bytes(b"cached")
     other = tmp_path / "other"
     (other / "js").mkdir(parents=True)
     (other / "js" / "big.js").write_bytes(big.read_bytes())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild import archives
 from sitebuild import pyodide_assets as pa
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,6 +34,15 @@ def quiet(_message: str) -> None:
     """Swallow log lines."""
 
 
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A deflated zip archive of files, the same bytes every time."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), data)
+    return out.getvalue()
+
+
 @pytest.fixture
 def fake(tmp_path, monkeypatch):
     """A synthetic Pyodide: core files, a lock of packages a -> b -> c, their wheels on a file:// server."""
@@ -40,7 +50,7 @@ def fake(tmp_path, monkeypatch):
     core.mkdir(parents=True)
     manifest = {}
     for name in ["pyodide.mjs", "pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]:
-        data = f"fake {name}".encode()
+        data = zip_bytes({"json/__init__.py": b"# fake stdlib\n"}) if name.endswith(".zip") else f"fake {name}".encode()
         (core / name).write_bytes(data)
         manifest[name] = sha(data)
     served = tmp_path / "served"
@@ -48,7 +58,9 @@ def fake(tmp_path, monkeypatch):
     wheels, packages = {}, {}
     for name, depends in [("a", ["b"]), ("b", ["c_pkg"]), ("c-pkg", [])]:
         file_name = f"{name.replace('-', '_')}-1.0-py3-none-any.whl"
-        wheels[file_name] = f"wheel {name}".encode()
+        module = name.replace("-", "_")
+        wheels[file_name] = zip_bytes({f"{module}/__init__.py": f"NAME = {name!r}\n".encode(),
+                                       f"{module}/__init__.pyi": b"NAME: str\n"})
         (served / file_name).write_bytes(wheels[file_name])
         packages[name] = {"name": name, "depends": depends, "file_name": file_name, "sha256": sha(wheels[file_name])}
     lock = json.dumps({"info": {"version": pa.PYODIDE_VERSION}, "packages": packages}).encode()
@@ -169,19 +181,47 @@ def test_prepare_is_complete_cached_and_copies_by_hard_link(fake, monkeypatch, t
     monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
     lines = []
     dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=lines.append)
-    expected = set(pa.core_file_names()) | set(fake["wheels"])
-    assert {p.name for p in dist.iterdir()} == expected
-    assert (dist / "pyodide-lock.json").read_bytes() == (fake["core"] / "pyodide-lock.json").read_bytes()
+    archived = ["python_stdlib.zip", *fake["wheels"], "pyodide-lock.json"]
+    expected = (set(pa.core_file_names()) | set(fake["wheels"])
+                | {f"stored/{name}" for name in [*archived, "compression-probe.zip", "compression-probe.whl"]})
+    assert {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} == expected
     assert sum("downloading" in line for line in lines) == 3
+    # Each lock names its own variant's wheels, with their hashes (loadPackage checks them).
+    for folder in ("", "stored/"):
+        lock = json.loads((dist / folder / "pyodide-lock.json").read_bytes())
+        for entry in (lock["packages"][key] for key in ("a", "b", "c-pkg")):
+            assert entry["file_name"].startswith(folder) and sha((dist / entry["file_name"]).read_bytes()) == entry["sha256"]
 
     lines.clear()
     assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=lines.append) == dist
     assert not [line for line in lines if "downloading" in line]
 
-    site = tmp_path / "site" / "pyodide" / pa.PYODIDE_VERSION
+    site = tmp_path / "site" / "pyodide" / dist.name
     pa.copy_into_site(dist, site)
-    assert {p.name for p in site.iterdir()} == expected
+    assert {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} == expected
     assert all(os.path.samefile(site / name, dist / name) for name in expected)
+
+
+def test_both_variants_unpack_to_the_same_lean_files(fake, monkeypatch):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=quiet)
+    for name in ["python_stdlib.zip", *fake["wheels"]]:
+        deflated, stored = zipfile.ZipFile(dist / name), zipfile.ZipFile(dist / "stored" / name)
+        assert {i.compress_type for i in deflated.infolist()} == {zipfile.ZIP_DEFLATED}
+        assert {i.compress_type for i in stored.infolist()} == {zipfile.ZIP_STORED}
+        files = archives.unpacked(dist / name)
+        assert files == archives.unpacked(dist / "stored" / name)
+        assert not [n for n in files if n.endswith(".pyi")]  # type stubs are never imported
+    assert "json/__init__.py" in archives.unpacked(dist / "python_stdlib.zip")
+
+
+def test_a_changed_packing_is_a_new_distribution(fake, monkeypatch):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    monkeypatch.setattr(archives, "TAG", "another-tag")  # as if sitebuild/archives.py had changed
+    monkeypatch.setattr(archives, "LEAN_SUFFIXES", ())  # type stubs shipped after all
+    other = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    assert other != dist and other.name.startswith(pa.PYODIDE_VERSION + "-")
 
 
 def test_tampered_dist_is_rebuilt(fake, monkeypatch):
@@ -268,3 +308,26 @@ def test_precompiled_stdlib_boots_under_node_and_is_cached(tmp_path):
     lines.clear()
     assert pa.prepare_pyodide(REPO, cache, packages=[], precompile=True, log=lines.append) == dist
     assert not [line for line in lines if "precompiling" in line]
+
+
+@pytest.mark.slow
+@needs_node
+@pytest.mark.parametrize("variant", ["", "stored/"])
+def test_both_variants_of_the_site_boot_and_lean_numpy_keeps_what_a_reader_imports(built_site, variant):
+    """Under Node, from the built site's Pyodide folder: the variant's stdlib and lock, numpy from its wheel."""
+    folder = next((built_site / "pyodide").iterdir())
+    options = {"indexURL": f"{folder}/", "stdLibURL": f"{folder}/{variant}python_stdlib.zip",
+               "lockFileURL": f"{folder}/{variant}pyodide-lock.json", "packages": ["numpy"]}
+    code = ("import numpy, numpy.testing, numpy.linalg, numpy.fft, numpy.random, json; "
+            "from numpy import *; "  # every submodule in numpy.__all__, f2py too
+            "numpy.testing.assert_allclose(numpy.linalg.inv(numpy.eye(2)), numpy.eye(2)); "
+            "print(json.__file__, numpy.__file__, numpy.fft.fft([1, 0]).real.tolist(), "
+            "numpy.get_include().endswith('include'))")
+    script = (
+        f"const {{ loadPyodide }} = await import({json.dumps((folder / 'pyodide.mjs').as_uri())});"
+        f"const py = await loadPyodide({json.dumps(options)});"
+        f"py.runPython({json.dumps(code)});"
+    )
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    line = out.stdout.strip().splitlines()[-1]
+    assert line == "/lib/python312.zip/json/__init__.pyc /lib/python3.12/site-packages/numpy/__init__.pyc [1.0, 1.0] True"
