@@ -34,8 +34,8 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.pyodide_assets import (LOCK_NAME, PYODIDE_VERSION, AssetError, copy_into_site, prepare_pyodide,
-                                      resolve_packages)
+from sitebuild.archives import DEFLATED, STORED
+from sitebuild.pyodide_assets import AssetError, archive_choices, copy_into_site, prepare_pyodide, resolve_packages
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.wheel import build_wheel
 
@@ -43,9 +43,10 @@ from sitebuild.wheel import build_wheel
 BOOT_PACKAGES = ["numpy"]
 SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
 # The service worker, at the site's root so that its scope is the whole site, and the Pyodide
-# files (besides the lock and BOOT_PACKAGES) a lesson's worker loads to start.
+# files a lesson's worker loads to start besides the archives (the stdlib, the lock and
+# BOOT_PACKAGES, of the variant the worker picked; see offline_archives).
 SERVICE_WORKER = "sw.js"
-OFFLINE_CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
+OFFLINE_CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
 # Not kept for offline use: sidecars (the browser asks for the file), and KaTeX's older font
 # formats (every browser with service workers takes woff2).
 NOT_PRECACHED = {SIDECAR, ".ttf", ".woff"}
@@ -167,20 +168,23 @@ def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
-                 assets: str, wheel: str, font_cache: dict | None = None) -> None:
-    """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies)."""
+                 assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None) -> None:
+    """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
+    *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url."""
     env = templates(opts)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
-    pyodide_base = opts.pyodide_url or f"../../pyodide/{PYODIDE_VERSION}/"
+    pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
     for lesson in lessons:
         prev, nxt = neighbours(entries, lesson.slug)
         config = {
             "lesson": lesson.slug,
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "pyodideIndexURL": pyodide_base,
+            # the site's two variants of each kind of archive, for the worker to pick from (archives.js)
+            "pyodideArchives": archive_choices() if pyodide else None,
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker.js",
             "bootPackages": BOOT_PACKAGES,
@@ -201,22 +205,36 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         out.write_text(page, encoding="utf-8")
 
 
+def offline_archives(dist: Path, folder: str) -> dict[str, dict[str, list[str]]]:
+    """For each kind of archive and each of its variants, the site's files a lesson boots from:
+    the service worker keeps those of the variant the page's worker picked."""
+    kept: dict[str, dict[str, list[str]]] = {}
+    for kind, choice in archive_choices().items():
+        kept[kind] = {}
+        for variant in (DEFLATED, STORED):
+            names = [choice[variant]]
+            if kind == "wheels":  # the lock, and the boot packages' wheels it names
+                lock = json.loads((dist / choice[variant]).read_bytes())
+                names += [entry["file_name"] for entry in resolve_packages(lock, BOOT_PACKAGES).values()]
+            kept[kind][variant] = [f"{folder}/{name}" for name in names]
+    return kept
+
+
 def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], assets: str,
-                         dist: Path | None) -> None:
+                         dist: Path | None, pyodide: str | None) -> None:
     """Write sw.js at the site's root with what it keeps for offline use: the pages, the
     assets folder and the Pyodide files a lesson needs to run a NumPy cell (matplotlib and
     the rest are kept once a cell has used them)."""
     pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons)]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
-    pyodide = []
-    if dist is not None:
-        lock = json.loads((dist / LOCK_NAME).read_bytes())
-        wheels = [entry["file_name"] for entry in resolve_packages(lock, BOOT_PACKAGES).values()]
-        names = [*OFFLINE_CORE_FILES, LOCK_NAME, *wheels]
-        pyodide = [f"pyodide/{PYODIDE_VERSION}/{name}" for name in names]
-    manifest = {"assets": assets.split("/", 1)[1], "pyodideVersion": PYODIDE_VERSION,
-                "pyodideKey": dist.name if dist else "cdn", "precache": pages + asset_files + pyodide}
+    core, kept = [], {}
+    if dist is not None and pyodide:
+        probes = [choice["probe"] for choice in archive_choices().values()]  # offline, they pick the same variant
+        core = [f"{pyodide}/{name}" for name in [*OFFLINE_CORE_FILES, *probes]]
+        kept = offline_archives(dist, pyodide)
+    manifest = {"assets": assets.split("/", 1)[1], "pyodide": pyodide or "pyodide/cdn",
+                "pyodideKey": dist.name if dist else "cdn", "precache": pages + asset_files + core, "archives": kept}
     source = templates(opts).get_template(SERVICE_WORKER).render(manifest=manifest)
     (staging / SERVICE_WORKER).write_text(source, encoding="utf-8")
 
@@ -243,15 +261,18 @@ def build(opts: Options) -> Path:
     bodies = render_bodies(lessons)  # before Pyodide: fence mistakes are reported at once
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
-        font_cache = dist = None
+        font_cache = dist = pyodide = None
         if not opts.pyodide_url:
             dist = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
                                    precompile=opts.precompile, log=opts.log)
-            copy_into_site(dist, staging / "pyodide" / PYODIDE_VERSION)
+            # Named like the distribution, <version>-<content key>: its files are served as immutable,
+            # and a build whose Pyodide files differ (precompiling, packing) must be a new URL.
+            pyodide = f"pyodide/{dist.name}"
+            copy_into_site(dist, staging / pyodide)
             font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
         assets, wheel, fonts = build_assets(opts, staging, font_cache)
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts)
-        write_service_worker(opts, staging, lessons, assets, dist)
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide)
+        write_service_worker(opts, staging, lessons, assets, dist, pyodide)
         if opts.live_model:
             copy_live_model(staging / "data" / "minilm-live", opts.cache_dir / "models", opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
@@ -306,6 +327,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
     parser.add_argument("--no-isolation", action="store_true",
                         help="serve: omit the COOP/COEP headers (Stop then restarts Python instead of interrupting)")
+    parser.add_argument("--no-compress", action="store_true",
+                        help="serve: compress nothing, like a plain static host (the pages then fetch the deflated archives)")
     parser.add_argument("--no-build", action="store_true", help="serve: serve the existing site/ without rebuilding")
     args = parser.parse_args(argv)
     if args.pyodide_url and not args.pyodide_url.endswith("/"):
@@ -336,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     if args.command == "serve":
         from sitebuild.server import make_server
-        server = make_server(opts.out_dir, host=args.host, port=args.port, isolate=not args.no_isolation)
+        server = make_server(opts.out_dir, host=args.host, port=args.port, isolate=not args.no_isolation,
+                             compress=not args.no_compress)
         host, port = server.server_address[:2]
         print(f"Serving {opts.out_dir} at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
         try:

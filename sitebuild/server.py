@@ -4,9 +4,11 @@ What it adds to ``SimpleHTTPRequestHandler`` (which already refuses paths outsid
 served folder and parses HTTP for us):
 
 * ``.wasm`` as ``application/wasm`` (Pyodide 0.27 hangs on a wrong type) and ``.mjs`` as JS;
-* the build's brotli sidecar (``name.br``) when the browser accepts ``br``, else gzip for
-  text and binary assets when it accepts that, cached in memory;
-* ``Cache-Control: immutable`` for versioned folders (``pyodide/<version>/``,
+* the build's brotli sidecar (``name.br``) when the browser accepts ``br`` (the stored
+  archives have one, see ``sitebuild.archives``), else gzip for text and binary assets when it
+  accepts that, cached in memory; or, with ``compress=False`` (``--no-compress``), nothing
+  compressed at all, as on a host that compresses nothing;
+* ``Cache-Control: immutable`` for versioned folders (``pyodide/<version>-<content key>/``,
   ``assets/<hash>/``) and ``no-cache`` for everything else, so a rebuild is seen at once;
 * optionally COOP/COEP, which make the page cross-origin isolated so the Stop button can
   interrupt Python through a SharedArrayBuffer instead of restarting the worker;
@@ -34,7 +36,7 @@ COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".ipynb", ".zip", ".whl", ".css
 IDLE_TIMEOUT_S = 30
 #: Connections served at once; more wait (up to IDLE_TIMEOUT_S) for a free slot.
 MAX_CONNECTIONS = 32
-VERSIONED_PATH = re.compile(r"^/(?:[^?#]*/)?(?:pyodide/\d+\.\d+\.\d+|assets/[0-9a-f]{8,})/")
+VERSIONED_PATH = re.compile(r"^/(?:[^?#]*/)?(?:pyodide/\d+\.\d+\.\d+-[0-9a-f]{8,}|assets/[0-9a-f]{8,})/")
 
 
 @lru_cache(maxsize=256)
@@ -61,6 +63,7 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
         ".br": "application/octet-stream",  # a sidecar asked for by name, not as an encoding
     }
     isolate = True  # overridden per server by make_server
+    compress = True
     quiet = False
     timeout = IDLE_TIMEOUT_S  # socket timeout: an idle (or trickling) connection is dropped
 
@@ -87,7 +90,7 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
             return None
         stat = os.stat(path)
         suffix = Path(path).suffix.lower()
-        accepts = self.headers.get("Accept-Encoding", "")
+        accepts = self.headers.get("Accept-Encoding", "") if self.compress else ""
         if "br" in accepts and os.path.isfile(path + ".br") and self._inside_site(path + ".br"):
             with open(path + ".br", "rb") as fh:
                 body, encoding = fh.read(), "br"
@@ -155,9 +158,10 @@ class CappedThreadingServer(ThreadingHTTPServer):
 
 def make_server(site: Path, host: str = "127.0.0.1", port: int = 8000, isolate: bool = True,
                 quiet: bool = False, idle_timeout: float = IDLE_TIMEOUT_S,
-                max_connections: int = MAX_CONNECTIONS) -> ThreadingHTTPServer:
+                max_connections: int = MAX_CONNECTIONS, compress: bool = True) -> ThreadingHTTPServer:
     """Create (not start) a server for *site*; port 0 picks a free port."""
-    handler = type("Handler", (LessonRequestHandler,), {"isolate": isolate, "quiet": quiet, "timeout": idle_timeout})
+    handler = type("Handler", (LessonRequestHandler,),
+                   {"isolate": isolate, "quiet": quiet, "timeout": idle_timeout, "compress": compress})
     return CappedThreadingServer((host, port), partial(handler, directory=str(site)),
                                  max_connections=max_connections, wait=idle_timeout)
 

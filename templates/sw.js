@@ -1,6 +1,6 @@
 // The site's service worker (written by build.py): after one visit the lessons work offline.
-// - Versioned files (assets/<hash>/, pyodide/<version>/) never change under their URL within a
-//   build. Offline they come from Cache Storage; online from the browser's HTTP cache, where
+// - Versioned files (assets/<hash>/, pyodide/<version>-<content key>/) never change under their
+//   URL. Offline they come from Cache Storage; online from the browser's HTTP cache, where
 //   they are immutable too (see the fetch handler). Their caches are named after their
 //   content, so a rebuild that changes them starts new caches, and one that does not keeps them.
 // - Everything else (the pages) is network-first: a rebuilt lesson is seen at once; the cached
@@ -13,7 +13,7 @@ const PAGES = "pages";
 // says which caches are this worker's to clean up.
 const VERSIONED = [
   { prefix: "assets/" + MANIFEST.assets + "/", kind: "assets-", cache: "assets-" + MANIFEST.assets },
-  { prefix: "pyodide/" + MANIFEST.pyodideVersion + "/", kind: "pyodide-", cache: "pyodide-" + MANIFEST.pyodideKey },
+  { prefix: MANIFEST.pyodide + "/", kind: "pyodide-", cache: "pyodide-" + MANIFEST.pyodideKey },
 ];
 const scope = () => self.registration.scope; // the site's root, wherever it is hosted
 
@@ -37,6 +37,13 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
+// The archives a lesson boots from, of the variant the page's worker picked for each kind
+// (stored or deflated, static/js/archives.js; deflated when it says nothing): only those are in
+// the HTTP cache, and offline the worker's probes, kept too, pick the same ones again.
+function archivePaths(picked) {
+  return Object.entries(MANIFEST.archives).flatMap(([kind, variants]) => variants[picked?.[kind]] || variants.deflated);
+}
+
 // The page asks for the precache once Python is ready (the files are then in the HTTP cache,
 // so this costs no second download); the reply says whether the site now works offline.
 self.addEventListener("message", (event) => {
@@ -44,7 +51,7 @@ self.addEventListener("message", (event) => {
   event.waitUntil((async () => {
     let ok = true;
     try {
-      for (const path of MANIFEST.precache) {
+      for (const path of [...MANIFEST.precache, ...archivePaths(event.data.archives)]) {
         const url = new URL(path, scope()).href;
         const name = versionedCache(url) || PAGES;
         const cache = await caches.open(name);

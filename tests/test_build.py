@@ -63,6 +63,7 @@ def test_pyodide_url_option_points_pages_at_the_cdn(tmp_path):
     site = quick_build(tmp_path)
     config = page_config((site / "lessons" / "one" / "index.html").read_text())
     assert config["pyodideIndexURL"] == CDN
+    assert config["pyodideArchives"] is None  # the CDN's own files: the worker keeps Pyodide's defaults
     assert not (site / "pyodide").exists()
 
 
@@ -134,7 +135,7 @@ def test_a_stopped_build_removes_its_staging_folder(tmp_path, signame):
 def test_cli_help_explains_build_and_serve():
     proc = subprocess.run([sys.executable, "build.py", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0
-    for word in ("build", "serve", "--port", "--host", "--pyodide-url", "--no-isolation"):
+    for word in ("build", "serve", "--port", "--host", "--pyodide-url", "--no-isolation", "--no-compress"):
         assert word in proc.stdout
 
 
@@ -165,6 +166,42 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     proc = subprocess.run([sys.executable, "-c", "import lessonpy.runner, lessonpy.attention; print(lessonpy.runner.__file__)"],
                           env={"PYTHONPATH": str(target)}, capture_output=True, text=True, check=True)
     assert str(target) in proc.stdout
+
+
+def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(built_site):
+    from sitebuild.archives import unpacked
+    from sitebuild.pyodide_assets import PYODIDE_VERSION
+
+    config = page_config((built_site / "lessons" / "attention" / "index.html").read_text())
+    (folder,) = (built_site / "pyodide").iterdir()
+    assert re.fullmatch(re.escape(PYODIDE_VERSION) + r"-[0-9a-f]{16}", folder.name)  # immutable, so keyed
+    assert config["pyodideIndexURL"] == f"../../pyodide/{folder.name}/"
+    choices = config["pyodideArchives"]
+    for kind in ("stdlib", "wheels"):
+        for key in ("deflated", "stored", "probe"):
+            assert (folder / choices[kind][key]).is_file(), (kind, key)
+    stored_lock = json.loads((folder / choices["wheels"]["stored"]).read_text())
+    lock = json.loads((folder / choices["wheels"]["deflated"]).read_text())
+    names = [choices["stdlib"]["deflated"], lock["packages"]["numpy"]["file_name"]]
+    stored = [choices["stdlib"]["stored"], stored_lock["packages"]["numpy"]["file_name"]]
+    for deflated_name, stored_name in zip(names, stored, strict=True):
+        deflated_path, stored_path = folder / deflated_name, folder / stored_name
+        assert stored_name.startswith("stored/") and unpacked(deflated_path) == unpacked(stored_path)
+        assert {i.compress_type for i in zipfile.ZipFile(stored_path).infolist()} == {zipfile.ZIP_STORED}
+        assert {i.compress_type for i in zipfile.ZipFile(deflated_path).infolist()} == {zipfile.ZIP_DEFLATED}
+        # brotli copies for the stored variant (for hosts that compress), none for the deflated one
+        assert stored_path.with_name(stored_path.name + ".br").is_file()
+        assert not deflated_path.with_name(deflated_path.name + ".br").exists()
+    # The service worker keeps one variant of each kind: the one the worker picked.
+    sw = (built_site / "sw.js").read_text()
+    manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", sw).group(1))
+    assert manifest["pyodide"] == f"pyodide/{folder.name}"
+    assert manifest["archives"]["stdlib"] == {"deflated": [f"pyodide/{folder.name}/python_stdlib.zip"],
+                                              "stored": [f"pyodide/{folder.name}/stored/python_stdlib.zip"]}
+    assert f"pyodide/{folder.name}/{stored[1]}" in manifest["archives"]["wheels"]["stored"]
+    pyodide_files = {path.split("/", 2)[2] for path in manifest["precache"] if path.startswith("pyodide/")}
+    assert pyodide_files == {"pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",  # and of the archives only the probes
+                             choices["stdlib"]["probe"], choices["wheels"]["probe"]}
 
 
 def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, monkeypatch):

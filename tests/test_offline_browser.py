@@ -14,13 +14,15 @@ pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
 
 
-@pytest.fixture()
-def own_site(built_site, tmp_path):
-    """A copy of the built site that the test may change (a "rebuild"), served on its own."""
+@pytest.fixture(params=[True, False], ids=["compressing-host", "plain-host"])
+def own_site(built_site, tmp_path, request):
+    """A copy of the built site that the test may change (a "rebuild"), served on its own, compressed
+    or not: the worker boots from the stored or the deflated archives, and offline it must find the
+    variant it picked in the service worker's caches."""
     site = tmp_path / "site"
     shutil.copytree(built_site, site)
-    server, url = serve_in_thread(site, port=0, quiet=True, isolate=True)
-    yield site, url
+    server, url = serve_in_thread(site, port=0, quiet=True, isolate=True, compress=request.param)
+    yield site, url, "stored" if request.param else "deflated"
     server.shutdown()
     server.server_close()
 
@@ -40,12 +42,14 @@ def run_cell(page, cell_id, code):
 
 
 def test_after_one_visit_the_lesson_loads_and_runs_offline_and_a_rebuilt_page_is_never_stale(browser, own_site):
-    site, url = own_site
+    site, url, variant = own_site
     context = browser.new_context()
     try:
         page = context.new_page()
         page.goto(url + LESSON)
         ready(page)
+        picked = page.evaluate("lessonPage.runtime.info.archives")
+        assert picked == {"stdlib": variant, "wheels": variant}
         expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)
         expect(page.locator(".offline-note")).to_be_visible()
 
@@ -63,6 +67,7 @@ def test_after_one_visit_the_lesson_loads_and_runs_offline_and_a_rebuilt_page_is
         page.reload()
         expect(page.locator("h1[data-rebuilt]")).to_have_count(1)
         ready(page)
+        assert page.evaluate("lessonPage.runtime.info.archives") == picked  # the probes, kept, pick the same
         out = run_cell(page, "setup", "import numpy as np\nprint('offline', np.ones((2, 3)).sum())")
         expect(out).to_contain_text("offline 6.0")
     finally:

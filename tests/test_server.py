@@ -14,8 +14,10 @@ def site(tmp_path_factory):
     """A small site, shared by the module's tests (none of them writes to it)."""
     tmp_path = tmp_path_factory.mktemp("served")
     root = tmp_path / "site"
-    (root / "pyodide" / "0.27.7").mkdir(parents=True)
-    (root / "pyodide" / "0.27.7" / "pyodide.asm.wasm").write_bytes(b"\0asm" + b"\1" * 5000)
+    (root / "pyodide" / "0.27.7-0123456789abcdef").mkdir(parents=True)
+    (root / "pyodide" / "0.27.7-0123456789abcdef" / "pyodide.asm.wasm").write_bytes(b"\0asm" + b"\1" * 5000)
+    (root / "pyodide" / "0.27.7").mkdir(parents=True)  # a folder not named by its content
+    (root / "pyodide" / "0.27.7" / "pyodide.mjs").write_text("export {};\n")
     (root / "assets" / "0123456789ab" / "js").mkdir(parents=True)
     (root / "assets" / "0123456789ab" / "js" / "page.js").write_text("export const x = 1;\n" * 200)
     (root / "lessons" / "a").mkdir(parents=True)
@@ -45,12 +47,19 @@ def server(site):
 
 
 def test_wasm_is_served_as_application_wasm_gzipped_and_immutable(server):
-    response, body = request(server, "/pyodide/0.27.7/pyodide.asm.wasm", {"Accept-Encoding": "gzip, br"})
+    response, body = request(server, "/pyodide/0.27.7-0123456789abcdef/pyodide.asm.wasm", {"Accept-Encoding": "gzip, br"})
     assert response.status == 200
     assert response.getheader("Content-Type") == "application/wasm"
     assert response.getheader("Content-Encoding") == "gzip"
     assert gzip.decompress(body).startswith(b"\0asm") and len(body) < 1000
     assert "immutable" in response.getheader("Cache-Control")
+
+
+def test_only_a_pyodide_folder_named_by_its_content_is_immutable(server):
+    # The build names the folder <version>-<content key>: a folder named by the version alone may
+    # change content with the build's settings, so it must be revalidated.
+    response, _ = request(server, "/pyodide/0.27.7/pyodide.mjs")
+    assert response.status == 200 and response.getheader("Cache-Control") == "no-cache"
 
 
 def test_hashed_assets_are_immutable_and_pages_are_revalidated(server):
@@ -178,3 +187,30 @@ def test_a_brotli_sidecar_is_sent_to_browsers_that_accept_br(site):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_stored_archive_goes_out_as_brotli_and_nothing_is_compressed_with_compress_off(site):
+    import brotli
+
+    folder = site / "pyodide" / "0.27.7-0123456789abcdef" / "stored"
+    folder.mkdir(exist_ok=True)
+    archive = folder / "python_stdlib.zip"
+    archive.write_bytes(b"PK" + b"stored entries of the standard library " * 400)
+    (folder / "python_stdlib.zip.br").write_bytes(brotli.compress(archive.read_bytes()))
+    path = "/pyodide/0.27.7-0123456789abcdef/stored/python_stdlib.zip"
+    srv, url = serve_in_thread(site, port=0, quiet=True)
+    plain, plain_url = serve_in_thread(site, port=0, quiet=True, compress=False)
+    try:
+        response, body = request(url, path, {"Accept-Encoding": "gzip, deflate, br"})
+        assert response.getheader("Content-Encoding") == "br"
+        assert response.getheader("Content-Type") == "application/zip"
+        assert brotli.decompress(body) == archive.read_bytes() and len(body) < 1000
+        for method in ("GET", "HEAD"):
+            for name in (path, "/assets/0123456789ab/js/page.js"):
+                response, body = request(plain_url, name, {"Accept-Encoding": "gzip, deflate, br"}, method)
+                assert response.status == 200 and response.getheader("Content-Encoding") is None
+                assert int(response.getheader("Content-Length")) == (site / name.lstrip("/")).stat().st_size
+    finally:
+        for server in (srv, plain):
+            server.shutdown()
+            server.server_close()

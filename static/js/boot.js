@@ -9,7 +9,8 @@ const early = globalThis.earlyPython;
 export const runtime = new PythonRuntime(early.config, early.interruptBuffer);
 runtime.start().then(
   // Offline support waits for Python: it must not compete with the start-up it caches.
-  () => import("./offline.js").then((m) => m.keepForOffline(config.serviceWorkerURL, document.querySelector(".offline-note"))),
+  (info) => import("./offline.js").then((m) =>
+    m.keepForOffline(config.serviceWorkerURL, document.querySelector(".offline-note"), info?.archives)),
   () => {}, // the status line reports failures
 );
 

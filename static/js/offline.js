@@ -3,12 +3,13 @@
 // cache by then, so nothing is downloaded twice. When that is done, the page says so.
 const SETTLE_MS = 1500; // let the reader's first run have the machine first
 
-export function keepForOffline(swURL, note) {
+/** `archives`: the variant of each kind of archive the worker booted from (its init reply). */
+export function keepForOffline(swURL, note, archives = null) {
   if (!("serviceWorker" in navigator) || !swURL) return;
-  setTimeout(() => precache(swURL, note).catch(() => {}), SETTLE_MS);
+  setTimeout(() => precache(swURL, note, archives).catch(() => {}), SETTLE_MS);
 }
 
-async function precache(swURL, note) {
+async function precache(swURL, note, archives) {
   await navigator.serviceWorker.register(swURL);
   const { active } = await navigator.serviceWorker.ready;
   const reply = new Promise((resolve) => {
@@ -18,7 +19,7 @@ async function precache(swURL, note) {
       resolve(event.data.ok);
     });
   });
-  active.postMessage({ type: "precache" });
+  active.postMessage({ type: "precache", archives });
   if (!(await reply)) return;
   document.body.dataset.offline = "ready";
   if (note) note.hidden = false;

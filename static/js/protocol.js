@@ -12,9 +12,14 @@
  * @typedef {{shape: number[], dtype: "float32", data: Float32Array}} WireArray
  * @typedef {{url: string, path: string}} FontCache  matplotlib's font cache: where to fetch it, where it goes
  *
- * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null}} InitRequest
+ * @typedef {{deflated: string, stored: string, probe: string}} ArchiveChoice  one kind of archive's two
+ *   variants and the probe that picks one, relative to indexURL (archives.js, sitebuild/archives.py)
+ * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null,
+ *   archives: Object<string, ArchiveChoice>|null}} InitRequest
  *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
- *   Reply: {pythonVersion: string, crossOriginIsolated: boolean}.
+ *   archives: by kind ("stdlib", "wheels"), or null for Pyodide's own files (a CDN).
+ *   Reply: {pythonVersion: string, crossOriginIsolated: boolean, archives: Object<string, "stored"|"deflated">|null}
+ *   (the variant of each kind it booted from; the service worker keeps those for offline use).
  * @typedef {{type: "set-interrupt", buffer: SharedArrayBuffer}} SetInterruptRequest
  *   Where Stop writes SIGINT. No id and no reply.
  * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>}} RunRequest
@@ -75,7 +80,7 @@ export const SIGINT = 2;
 // The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
 // come on top. Kept beside the typedefs above; protocolError checks messages against it.
 const REQUEST_FIELDS = {
-  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache"], []],
+  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache", "archives"], []],
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],

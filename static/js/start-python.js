@@ -18,6 +18,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   const init = {
     id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
     fontCache: config.fontCache ? { url: abs(config.fontCache.url), path: config.fontCache.path } : null,
+    archives: config.archives || null,
   };
   const worker = new Worker(abs(config.workerURL), { type: "module", name: JSON.stringify(init) });
   const buffered = [];
@@ -36,7 +37,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   const page = JSON.parse(document.getElementById("page-config").textContent);
   const config = {
     workerURL: page.workerURL, indexURL: page.pyodideIndexURL, wheelURL: page.wheelURL, bootPackages: page.bootPackages,
-    fontCache: page.mplFontCache,
+    fontCache: page.mplFontCache, archives: page.pyodideArchives,
   };
   // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
   const interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;

@@ -1,5 +1,6 @@
 // The Python worker: boots Pyodide off the main thread and runs cells for the page.
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside) -> unpack lessonpy -> ready.
+import { pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request } from "./protocol.js";
 
@@ -95,7 +96,7 @@ function setInterrupt(buffer) {
   if (pyodide) pyodide.setInterruptBuffer(interruptBuffer);
 }
 
-async function init({ indexURL, wheelURL, bootPackages, fontCache }) {
+async function init({ indexURL, wheelURL, bootPackages, fontCache, archives }) {
   post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05, at: now() });
   // matplotlib's font cache, made by the build (a few KB): without it the first figure
   // scans every font. Fetched now; written once matplotlib is unpacked (see loadImports).
@@ -108,10 +109,15 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache }) {
   // The lesson's own wheel downloads while the interpreter boots.
   const lessonWheel = fetchBytes(wheelURL);
   lessonWheel.catch(() => {}); // awaited below; a failure is reported there
+  // Stored or deflated archives, by what the host does with a small probe of each kind (archives.js);
+  // the probes travel while pyodide.mjs loads.
+  const archiveChoice = pickArchives(indexURL, archives);
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  const { options: archiveURLs, picked } = await archiveChoice;
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   pyodide = await loadPyodide({
     indexURL,
+    ...archiveURLs, // stdLibURL, lockFileURL
     packages: bootPackages, // numpy, loaded as soon as the interpreter is up
     env: { MPLBACKEND: "Agg", HOME: "/home/pyodide" }, // the default backend needs a DOM
     stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
@@ -130,7 +136,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache }) {
   });
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
-  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer } };
+  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked } };
 }
 
 const SITE_PACKAGES = "/lib/python3.12/site-packages"; // Pyodide 0.27's, where loadPackage installs too

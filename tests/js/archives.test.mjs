@@ -1,0 +1,57 @@
+// Which archives the worker boots from (static/js/archives.js): stored only when the host is seen
+// compressing that kind of archive, deflated in every other case.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { DEFLATED, STORED, pickArchives } from "../../static/js/archives.js";
+
+const INDEX = "https://example.org/site/pyodide/0.27.7-0123456789abcdef/";
+const CHOICES = {
+  stdlib: { deflated: "python_stdlib.zip", stored: "stored/python_stdlib.zip", probe: "stored/compression-probe.zip" },
+  wheels: { deflated: "pyodide-lock.json", stored: "stored/pyodide-lock.json", probe: "stored/compression-probe.whl" },
+};
+
+/** A fetch that answers each probe URL as `answers` says: an encoding, a status, or a thrown error. */
+function host(answers) {
+  const asked = [];
+  const fetchFn = async (url) => {
+    asked.push(url);
+    const answer = answers[url.slice(INDEX.length)] ?? { status: 404 };
+    if (answer.error) throw new TypeError(answer.error);
+    const headers = answer.encoding ? { "content-encoding": answer.encoding } : {};
+    return new Response("PK…", { status: answer.status ?? 200, headers });
+  };
+  return { fetchFn, asked };
+}
+
+test("a host that compresses both kinds gets the stored archives", async () => {
+  const { fetchFn, asked } = host({ "stored/compression-probe.zip": { encoding: "br" }, "stored/compression-probe.whl": { encoding: "gzip" } });
+  const { options, picked } = await pickArchives(INDEX, CHOICES, fetchFn);
+  assert.deepEqual(picked, { stdlib: STORED, wheels: STORED });
+  assert.equal(options.stdLibURL, INDEX + "stored/python_stdlib.zip");
+  assert.equal(options.lockFileURL, INDEX + "stored/pyodide-lock.json");
+  assert.deepEqual(asked.sort(), [INDEX + "stored/compression-probe.whl", INDEX + "stored/compression-probe.zip"]);
+});
+
+test("each kind is decided by its own probe: a host may compress .zip and not .whl", async () => {
+  const { fetchFn } = host({ "stored/compression-probe.zip": { encoding: "br" }, "stored/compression-probe.whl": {} });
+  const { options, picked } = await pickArchives(INDEX, CHOICES, fetchFn);
+  assert.deepEqual(picked, { stdlib: STORED, wheels: DEFLATED });
+  assert.equal(options.lockFileURL, INDEX + "pyodide-lock.json");
+});
+
+test("unsure means deflated: no encoding, identity, a missing probe, an error status, a failed fetch", async () => {
+  for (const answer of [{}, { encoding: "identity" }, { status: 404 }, { status: 500, encoding: "br" }, { error: "offline" }]) {
+    const { fetchFn } = host({ "stored/compression-probe.zip": answer, "stored/compression-probe.whl": answer });
+    const { options, picked } = await pickArchives(INDEX, CHOICES, fetchFn);
+    assert.deepEqual(picked, { stdlib: DEFLATED, wheels: DEFLATED }, JSON.stringify(answer));
+    assert.equal(options.stdLibURL, INDEX + "python_stdlib.zip");
+    assert.equal(options.lockFileURL, INDEX + "pyodide-lock.json");
+  }
+});
+
+test("without choices (Pyodide from a CDN) nothing is fetched and Pyodide's defaults stay", async () => {
+  const { fetchFn, asked } = host({});
+  assert.deepEqual(await pickArchives(INDEX, null, fetchFn), { options: {}, picked: null });
+  assert.deepEqual(asked, []);
+});
