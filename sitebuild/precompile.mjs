@@ -6,9 +6,11 @@
 // give exactly the magic number and code format the page needs (the host Python is another version).
 // Each `<name>.py` that compiles becomes `<name>.pyc` holding MAGIC + 12 zero bytes + marshal(code),
 // compiled with the file name it will have in the page (<prefix><name>) so tracebacks point there.
-// Entries are deflated, as in the stock files: .pyc is four times the size of .py, and many
-// static hosts do not compress .zip/.whl, so stored entries would cost readers megabytes.
-// Inflating a module on import is cheap next to compiling it. A wheel's RECORD is rewritten to match.
+// Code objects carry no column positions (PEP 657, PYTHONNODEBUGRANGES): they only serve the ^^^
+// markers under a traceback's source line, and the .py is not shipped, so no such line (and no
+// marker) is ever shown for these files; without them the standard library is a quarter smaller
+// once compressed. Line numbers stay. The build then packs each archive twice (sitebuild/archives.py).
+// A wheel's RECORD is rewritten to match.
 // Prints one JSON line: per archive, how many files were compiled and which .py were kept as source.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -21,6 +23,10 @@ import base64, csv, hashlib, importlib.util, io, marshal, warnings, zipfile
 # fields with a .py next to the .pyc, and we remove that .py; if one is ever added back, the mismatch
 # makes Python fall back to the source instead of running stale bytecode.
 HEADER = importlib.util.MAGIC_NUMBER + bytes(12)
+
+# Refuse to write .pyc with column tables if PYTHONNODEBUGRANGES did not reach the interpreter.
+if any(column is not None for _, _, column, _ in compile("x = 1", "<check>", "exec").co_positions()):
+    raise RuntimeError("compile() still records column positions: PYTHONNODEBUGRANGES was not applied")
 
 def compile_source(source, page_path):
     """Return the pyc bytes for source, or None when it does not compile."""
@@ -84,7 +90,7 @@ async function main() {
   const indexURL = path.resolve(indexDir) + path.sep;
   const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
   // Python's own prints go to stderr so stdout carries only the JSON report.
-  const pyodide = await loadPyodide({ indexURL, stdout: (s) => console.error(s) });
+  const pyodide = await loadPyodide({ indexURL, env: { PYTHONNODEBUGRANGES: "1" }, stdout: (s) => console.error(s) });
   pyodide.runPython(TRANSFORM);
   const precompileZip = pyodide.globals.get("precompile_zip");
   const reports = [];
