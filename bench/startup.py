@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: how soon does a reader see a NumPy result, against a raw Pyodide page, in one run.
 
-    python3 bench/startup.py [--runs 5] [--site site]
+    python3 bench/startup.py [--runs 5] [--site site] [--no-compress]
 
 Both pages are served by the project's dev server from this machine and measured run by run,
 interleaved, so that machine noise hits both alike. Each run measures each page three ways:
@@ -262,6 +262,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--site", type=Path, default=ROOT / "site", help="a built site (python3 build.py)")
+    parser.add_argument("--no-compress", action="store_true",
+                        help="serve both pages with nothing compressed, like a plain static host")
     args = parser.parse_args()
     if not (args.site / "lessons" / "attention" / "index.html").exists():
         print(f"no built lesson in {args.site}: run `python3 build.py` first", file=sys.stderr)
@@ -273,7 +275,7 @@ def main() -> int:
         # A copy (hard links where possible), not a symlink: the dev server does not follow links out of its folder.
         shutil.copytree(args.site, root / "site", copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
         make_raw_page(root / "raw", ROOT / ".cache")
-        server, base = serve_in_thread(root, port=0, quiet=True, isolate=True)
+        server, base = serve_in_thread(root, port=0, quiet=True, isolate=True, compress=not args.no_compress)
         pages = {
             "raw (main thread, stock files)": (base + "raw/index.html", raw_ready, RAW_FIGURE),
             "lesson (worker, precompiled)": (base + "site/lessons/attention/", lesson_ready, LESSON_FIGURE),
