@@ -15,4 +15,8 @@ def build_wheel(py_dir: Path, out_dir: Path) -> Path:
     # content hash in the asset URL only changes when the Python really changed.
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1700000000")
     info = make_wheel_in(py_dir / "pyproject.toml", out_dir)
-    return Path(out_dir) / info.file.name
+    path = Path(out_dir) / info.file.name
+    # flit writes through a private temporary file (mode 0600); a host that copies permissions
+    # would refuse to serve the wheel, so make it readable like every other file of the site.
+    path.chmod(0o644)
+    return path
