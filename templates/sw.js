@@ -11,9 +11,12 @@ const MANIFEST = {{ manifest | tojson }};
 const PAGES = "pages";
 // Each versioned folder's cache is its kind ("assets-", "pyodide-") plus its content key; the kind
 // says which caches are this worker's to clean up.
+// Python's memory snapshot (snapshot/<key>/, named after everything it was made from) is one of
+// them: the page's worker restores Python from this cache on a revisit or a restart.
 const VERSIONED = [
   { prefix: "assets/" + MANIFEST.assets + "/", kind: "assets-", cache: "assets-" + MANIFEST.assets },
   { prefix: MANIFEST.pyodide + "/", kind: "pyodide-", cache: "pyodide-" + MANIFEST.pyodideKey },
+  { prefix: "snapshot/" + MANIFEST.snapshotKey + "/", kind: "snapshot-", cache: "snapshot-" + MANIFEST.snapshotKey },
 ];
 const scope = () => self.registration.scope; // the site's root, wherever it is hosted
 

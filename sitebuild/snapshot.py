@@ -1,0 +1,115 @@
+"""Pyodide's memory snapshot, made at build time: Python with numpy and lessonpy imported.
+
+The page's worker restores it instead of starting Python (static/js/snapshot.js), and boots
+normally whenever restoring fails. A snapshot is only valid with exactly the files it was made
+from, so it is named after them: the key hashes the Pyodide files the worker may load with it
+(the runtime, and both variants of the standard library, the lock and the boot packages' wheels,
+sitebuild.archives: it is made from the deflated ones, and the page's worker may pick the stored
+ones, which unpack to the same files), the lesson's wheel, the script that makes it and the Node
+that runs it (the boot packages' names are in the key through their wheels). Any change gives
+another key, hence another file and URL, so a page can never pair a snapshot with other files.
+Made once per key under ``<cache>/snapshot/<key>/`` (atomically; safe to delete).
+
+Making it needs Node; when Node or Pyodide cannot make it the build says so in one line and
+the site boots Python the normal way (`make_snapshot` returns None).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .pyodide_assets import RUNTIME_FILES, boot_archives, sha256_file, tail
+
+SCRIPT = Path(__file__).with_name("snapshot.mjs")
+FILE_NAME = "python.snapshot"
+TIMEOUT_S = 300  # a few seconds here; a stuck Node must not hang the build
+
+
+@dataclass
+class Snapshot:
+    """A made snapshot: its file, its key (the hash of its inputs) and what the page needs to restore it."""
+
+    file: Path
+    key: str
+    meta: dict
+
+
+def snapshot_inputs(dist: Path, boot_packages: list[str], lesson_wheel: Path) -> dict[str, Path]:
+    """{name: file} of everything the snapshot is made from, or restored with (whose bytes it depends on)."""
+    names = list(RUNTIME_FILES)
+    for variants in boot_archives(dist, boot_packages).values():
+        for variant_names in variants.values():
+            names += variant_names
+    files = {name: dist / name for name in names}
+    files[f"lesson:{lesson_wheel.name}"] = lesson_wheel
+    files["script:snapshot.mjs"] = SCRIPT
+    return files
+
+
+def snapshot_key(files: dict[str, Path], node_version: str) -> str:
+    """The hash of every input's name and bytes, and of the Node that makes the snapshot."""
+    lines = [f"{name} {sha256_file(path)}" for name, path in sorted(files.items())]
+    lines.append(f"node {node_version}")
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
+def make_snapshot(dist: Path, boot_packages: list[str], lesson_wheel: Path, cache_dir: Path, log=print) -> Snapshot | None:
+    """The snapshot for these files, made (under Node) unless cached; None, with a log line, if it cannot be made."""
+    node = shutil.which("node")
+    if node is None:
+        log("snapshot: not made (`node` not found on PATH); the pages start Python without it")
+        return None
+    try:
+        node_version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        log(f"snapshot: not made (`node --version` failed: {exc}); the pages start Python without it")
+        return None
+    files = snapshot_inputs(dist, boot_packages, lesson_wheel)
+    key = snapshot_key(files, node_version)
+    folder = Path(cache_dir) / "snapshot" / key
+    if not (folder / FILE_NAME).is_file():
+        error = run_script(node, dist, boot_packages, lesson_wheel, folder, log)
+        if error:
+            log(f"snapshot: not made ({error}); the pages start Python without it")
+            return None
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    return Snapshot(folder / FILE_NAME, key, meta)
+
+
+def run_script(node: str, dist: Path, boot_packages: list[str], lesson_wheel: Path, folder: Path, log) -> str | None:
+    """Make the snapshot into *folder* (all or nothing); return why it failed, or None."""
+    log(f"snapshot: making Python's memory snapshot with Pyodide under Node ({folder.name})")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-"))
+    try:
+        tmp.chmod(0o755)  # mkdtemp makes it private; the site's copy must be servable
+        snap, raw_meta = tmp / FILE_NAME, tmp / "node-meta.json"
+        try:
+            command = [node, str(SCRIPT), str(dist), str(lesson_wheel), str(snap), str(raw_meta), ",".join(boot_packages)]
+            result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return f"{SCRIPT.name} did not finish within {TIMEOUT_S} s"
+        if result.returncode != 0:
+            return f"{SCRIPT.name} exited with {result.returncode}: {tail(result.stderr, 3)}"
+        meta = json.loads(raw_meta.read_text(encoding="utf-8"))
+        # The wheels the page unpacks again, as each variant's lock names them (after the lock itself):
+        # the page's worker reads those of the variant it picked (static/js/snapshot.js).
+        meta["wheels"] = {variant: names[1:] for variant, names in boot_archives(dist, meta["loaded"])["wheels"].items()}
+        meta["sha256"] = sha256_file(snap)
+        (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        raw_meta.unlink()
+        snap.chmod(0o644)
+        try:
+            tmp.rename(folder)  # atomic: the folder is either complete or absent
+        except OSError:
+            if not (folder / FILE_NAME).is_file():
+                raise  # not another build finishing the same key first
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

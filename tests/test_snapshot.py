@@ -1,0 +1,98 @@
+"""sitebuild.snapshot: the memory snapshot is named after exactly what it was made from, and a build
+that cannot make one says so in one line and ships pages that start Python normally."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sitebuild import snapshot
+from sitebuild.pyodide_assets import LOCK_NAME, RUNTIME_FILES, STDLIB_NAME
+
+WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+
+
+def fake_dist(folder: Path) -> Path:
+    """A Pyodide folder with the right names and wrong bytes (Node cannot make a snapshot from it): the
+    runtime, and each archive deflated and in stored/, with a lock of its own (sitebuild.archives)."""
+    (folder / "stored").mkdir(parents=True)
+    for name in (*RUNTIME_FILES, STDLIB_NAME, WHEEL, f"stored/{STDLIB_NAME}", f"stored/{WHEEL}"):
+        (folder / name).write_bytes(name.encode())
+    for prefix in ("", "stored/"):
+        lock = {"packages": {"numpy": {"file_name": f"{prefix}{WHEEL}", "depends": [], "sha256": "0"}}}
+        (folder / prefix / LOCK_NAME).write_text(json.dumps(lock))
+    return folder
+
+
+@pytest.fixture()
+def inputs(tmp_path):
+    dist = fake_dist(tmp_path / "dist")
+    wheel = tmp_path / "lessonpy-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"lessonpy")
+    return dist, wheel
+
+
+def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs):
+    dist, wheel = inputs
+    files = snapshot.snapshot_inputs(dist, ["numpy"], wheel)
+    # both variants of every archive: the page's worker may restore the snapshot with either
+    archives = {STDLIB_NAME, LOCK_NAME, WHEEL}
+    assert set(files) == {*RUNTIME_FILES, *archives, *(f"stored/{name}" for name in archives),
+                          f"lesson:{wheel.name}", "script:snapshot.mjs"}
+    key = snapshot.snapshot_key(files, "v20.0.0")
+    assert key == snapshot.snapshot_key(files, "v20.0.0")
+    assert snapshot.snapshot_key(files, "v22.0.0") != key
+    for name, path in files.items():
+        if name.startswith("script:"):
+            continue  # the real script: changing it is the case below
+        original = path.read_bytes()
+        path.write_bytes(original + b"!")
+        assert snapshot.snapshot_key(files, "v20.0.0") != key, name
+        path.write_bytes(original)
+    script = dict(files, **{"script:snapshot.mjs": wheel})  # another script's bytes
+    assert snapshot.snapshot_key(script, "v20.0.0") != key
+
+
+def test_without_node_the_build_says_so_and_makes_no_snapshot(inputs, tmp_path, monkeypatch):
+    dist, wheel = inputs
+    monkeypatch.setattr(snapshot.shutil, "which", lambda name: None)
+    log = []
+    assert snapshot.make_snapshot(dist, ["numpy"], wheel, tmp_path / "cache", log.append) is None
+    assert log == ["snapshot: not made (`node` not found on PATH); the pages start Python without it"]
+
+
+@pytest.mark.slow
+def test_when_node_cannot_make_it_the_build_says_why_and_leaves_nothing_behind(inputs, tmp_path):
+    dist, wheel = inputs
+    log = []
+    assert snapshot.make_snapshot(dist, ["numpy"], wheel, tmp_path / "cache", log.append) is None
+    assert re.fullmatch(r"snapshot: not made \(snapshot\.mjs exited with 1: snapshot\.mjs: .+\); "
+                        r"the pages start Python without it", log[-1], re.S), log
+    assert list((tmp_path / "cache" / "snapshot").iterdir()) == []  # no half-made snapshot to reuse
+
+
+@pytest.mark.slow
+def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_revisits(built_site):
+    html = (built_site / "lessons" / "attention" / "index.html").read_text(encoding="utf-8")
+    config = json.loads(re.search(r'id="page-config">(.*?)</script>', html, re.S).group(1))
+    spec = config["snapshot"]
+    key = spec["key"]
+    assert spec["url"] == f"../../snapshot/{key}/{snapshot.FILE_NAME}" and spec["fetch"] == "kept"
+    file = built_site / "snapshot" / key / snapshot.FILE_NAME
+    data = file.read_bytes()
+    assert len(data) == spec["bytes"] and hashlib.sha256(data).hexdigest() == spec["sha256"]
+    # The key is the hash of this site's own files: a page can only name the snapshot made from them.
+    pyodide = built_site / "lessons" / "attention" / config["pyodideIndexURL"]
+    wheel = built_site / config["wheelURL"].removeprefix("../../")
+    files = snapshot.snapshot_inputs(pyodide, ["numpy"], wheel)
+    node = snapshot.subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    assert snapshot.snapshot_key(files, node) == key
+    assert spec["wheels"] == {"deflated": [WHEEL], "stored": [f"stored/{WHEEL}"]}
+    assert spec["loaded"] == {"numpy": "default channel"}
+    assert all(lib["name"].endswith(".so") for lib in spec["dynlibs"]) and spec["handles"]
+    sw = (built_site / "sw.js").read_text(encoding="utf-8")
+    assert f'"snapshotKey": "{key}"' in sw and f'"snapshot/{key}/{snapshot.FILE_NAME}"' in sw
