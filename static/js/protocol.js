@@ -15,11 +15,14 @@
  * @typedef {{deflated: string, stored: string, probe: string}} ArchiveChoice  one kind of archive's two
  *   variants and the probe that picks one, relative to indexURL (archives.js, sitebuild/archives.py)
  * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null,
- *   archives: Object<string, ArchiveChoice>|null}} InitRequest
+ *   archives: Object<string, ArchiveChoice>|null, snapshot: Object|null}} InitRequest
  *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
  *   archives: by kind ("stdlib", "wheels"), or null for Pyodide's own files (a CDN).
- *   Reply: {pythonVersion: string, crossOriginIsolated: boolean, archives: Object<string, "stored"|"deflated">|null}
- *   (the variant of each kind it booted from; the service worker keeps those for offline use).
+ *   snapshot: the build's memory snapshot to restore instead, when there is one (snapshot.js; made by
+ *   sitebuild/snapshot.py), with the archives picked as above.
+ *   Reply: {pythonVersion: string, crossOriginIsolated: boolean, archives: Object<string, "stored"|"deflated">|null,
+ *   boot: {from: "snapshot"|"start", note: string|null}} (archives: the variant of each kind it booted from, which
+ *   the service worker keeps for offline use; note: why a snapshot was not restored).
  * @typedef {{type: "set-interrupt", buffer: SharedArrayBuffer}} SetInterruptRequest
  *   Where Stop writes SIGINT. No id and no reply.
  * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>}} RunRequest
@@ -80,7 +83,7 @@ export const SIGINT = 2;
 // The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
 // come on top. Kept beside the typedefs above; protocolError checks messages against it.
 const REQUEST_FIELDS = {
-  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache", "archives"], []],
+  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache", "archives"], ["snapshot"]],
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],

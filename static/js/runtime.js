@@ -29,8 +29,8 @@ const failure = (message, extra) => Object.assign(new Error(message), extra);
 
 export class PythonRuntime extends EventTarget {
   /**
-   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null, archives: Object|null}} config
-   *   (archives: which archives the worker may pick from; protocol.js, InitRequest)
+   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null, archives: Object|null, snapshot: Object|null}} config
+   *   (archives: which archives the worker may pick from; snapshot: the memory snapshot to restore; protocol.js, InitRequest)
    * @param {Uint8Array|null} interruptBuffer  shared with the worker (needs cross-origin isolation)
    */
   constructor(config, interruptBuffer = null) {

@@ -19,6 +19,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
     id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
     fontCache: config.fontCache ? { url: abs(config.fontCache.url), path: config.fontCache.path } : null,
     archives: config.archives || null,
+    snapshot: config.snapshot ? { ...config.snapshot, url: abs(config.snapshot.url) } : null,
   };
   const worker = new Worker(abs(config.workerURL), { type: "module", name: JSON.stringify(init) });
   const buffered = [];
@@ -37,7 +38,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   const page = JSON.parse(document.getElementById("page-config").textContent);
   const config = {
     workerURL: page.workerURL, indexURL: page.pyodideIndexURL, wheelURL: page.wheelURL, bootPackages: page.bootPackages,
-    fontCache: page.mplFontCache, archives: page.pyodideArchives,
+    fontCache: page.mplFontCache, archives: page.pyodideArchives, snapshot: page.snapshot,
   };
   // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
   const interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;

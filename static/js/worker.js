@@ -1,8 +1,10 @@
 // The Python worker: boots Pyodide off the main thread and runs cells for the page.
-// Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside) -> unpack lessonpy -> ready.
-import { pickArchives } from "./archives.js";
+// Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside), or restore
+// it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
+import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request } from "./protocol.js";
+import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
 // past OUTPUT_BURST posts in one OUTPUT_WINDOW_MS, writes are batched until the next window.
@@ -96,7 +98,7 @@ function setInterrupt(buffer) {
   if (pyodide) pyodide.setInterruptBuffer(interruptBuffer);
 }
 
-async function init({ indexURL, wheelURL, bootPackages, fontCache, archives }) {
+async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, snapshot }) {
   post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05, at: now() });
   // matplotlib's font cache, made by the build (a few KB): without it the first figure
   // scans every font. Fetched now; written once matplotlib is unpacked (see loadImports).
@@ -112,22 +114,39 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives }) {
   // Stored or deflated archives, by what the host does with a small probe of each kind (archives.js);
   // the probes travel while pyodide.mjs loads.
   const archiveChoice = pickArchives(indexURL, archives);
+  const found = findSnapshot(snapshot); // the service worker's copy, or a download ("always" builds)
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   const { options: archiveURLs, picked } = await archiveChoice;
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
-  pyodide = await loadPyodide({
+  const options = {
     indexURL,
     ...archiveURLs, // stdLibURL, lockFileURL
     packages: bootPackages, // numpy, loaded as soon as the interpreter is up
-    env: { MPLBACKEND: "Agg", HOME: "/home/pyodide" }, // the default backend needs a DOM
+    env: { MPLBACKEND: "Agg", HOME: "/home/pyodide" }, // the default backend needs a DOM (sitebuild/snapshot.mjs: the same)
     stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
-  });
+  };
+  const boot = { from: "start", note: null }; // how Python came up, for the page's tests and the benchmark
+  if (await found) {
+    try {
+      // options name the archives picked above (stdLibURL, lockFileURL); numpy's wheel is read in their variant
+      const variant = picked?.wheels ?? DEFLATED;
+      pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: await found, options, variant, fetchBytes });
+      boot.from = "snapshot";
+    } catch (err) {
+      // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
+      boot.note = String(err?.message ?? err);
+      console.info(`Python starts without its snapshot: ${boot.note}`);
+      pyodide = null;
+    }
+  }
+  if (!pyodide) pyodide = await loadPyodide(options);
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
   post(Event.PROGRESS, { stage: "Installing the lesson's Python", fraction: 0.85, at: now() });
   // Unpacked straight into site-packages: micropip (≈0.2 s of imports) stays off the critical
   // path, and a cell that imports it gets it on demand like any other package (loadImports).
+  // After a restore lessonpy is already imported; its files are for what it imports later.
   pyodide.unpackArchive(await lessonWheel, "wheel", { extractDir: SITE_PACKAGES });
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
@@ -136,10 +155,8 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives }) {
   });
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
-  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked } };
+  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot } };
 }
-
-const SITE_PACKAGES = "/lib/python3.12/site-packages"; // Pyodide 0.27's, where loadPackage installs too
 
 async function fetchBytes(url) {
   const response = await fetch(url);

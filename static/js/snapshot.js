@@ -1,0 +1,142 @@
+// Restoring Python from the build's memory snapshot (made by sitebuild/snapshot.mjs, which says what
+// the image holds and what lives outside it). worker.js calls findSnapshot, then restorePython, and
+// boots the normal way whenever either fails: a snapshot is a shortcut, never a requirement.
+import { unzip } from "./unzip.js";
+
+export const SITE_PACKAGES = "/lib/python3.12/site-packages/"; // Pyodide 0.27's, where loadPackage installs too
+
+// Pyodide adds a function to the table when the browser has JSPI (stack switching); Node, where the
+// snapshot is made, has none, so the page hides it while restoring to get the same table layout.
+const JSPI_KEYS = ["Suspending", "Suspender", "promising"];
+// Emscripten's `struct dso` (dylink.c): mem_allocated (u8) at 8, mem_addr at 12, table_addr at 20,
+// file_data at 28 and its size at 32. With mem_allocated set, loadDynamicLibrary puts the library at
+// these bases instead of allocating. The struct sits in low memory below Emscripten's data (which
+// starts at 1024); the snapshot overwrites all memory right after anyway.
+const DSO = 64;
+
+/**
+ * The snapshot to restore, if this page should restore one: the copy the service worker keeps (a
+ * revisit, a restart), else, when the build asked for it ("always"), a download. Resolves as soon as
+ * that is known, to {source, bytes: Promise<Uint8Array>}, so the download runs alongside Pyodide's
+ * own; or to null when there is none to use. Never rejects.
+ */
+export async function findSnapshot(spec) {
+  if (!spec) return null;
+  try {
+    const kept = globalThis.caches ? await caches.match(spec.url) : null;
+    const response = kept || (spec.fetch === "always" ? await fetch(spec.url) : null);
+    if (!response?.ok) return null;
+    const bytes = response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    bytes.catch(() => {}); // awaited by restorePython, whose failure is the caller's to handle
+    return { source: kept ? "kept" : "download", bytes };
+  } catch {
+    return null;
+  }
+}
+
+async function checkBytes(bytes, spec) {
+  if (bytes.length !== spec.bytes) throw new Error(`snapshot has ${bytes.length} bytes, expected ${spec.bytes}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  if (hex !== spec.sha256) throw new Error("snapshot's sha256 differs from the build's");
+}
+
+/** Drop a kept copy that failed its check: the service worker then keeps a good one again. */
+async function forget(url) {
+  for (const name of await caches.keys()) await (await caches.open(name)).delete(url);
+}
+
+/**
+ * Load Pyodide from the snapshot: `found` from findSnapshot, `spec` the build's restore spec (page
+ * config), `options` what loadPyodide gets otherwise (the archives' URLs among them), `variant` the
+ * variant of the wheels the worker picked (archives.js; spec.wheels names the boot wheels in each),
+ * `fetchBytes` the worker's download of a file.
+ * Throws if anything does not match; the caller then boots normally. Returns the pyodide API, with
+ * the boot packages loaded and lessonpy imported.
+ */
+export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes }) {
+  // Everything that can be checked before Pyodide starts is checked first.
+  const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).catch(async (err) => {
+    if (found.source === "kept") await forget(spec.url).catch(() => {});
+    throw err;
+  });
+  const names = spec.wheels[variant];
+  if (!names) throw new Error(`snapshot: no wheels of the ${variant} variant`);
+  const wheels = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then(unzip)));
+  checked.catch(() => {});
+  wheels.catch(() => {});
+  await import(new URL("pyodide.asm.js", indexURL).href); // defines _createPyodideModule, which we wrap
+  const createModule = globalThis._createPyodideModule;
+  const jspi = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
+  for (const key of Object.keys(jspi)) delete WebAssembly[key];
+  globalThis._createPyodideModule = async (settings) => {
+    settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
+    settings.INITIAL_MEMORY = spec.bytes;
+    const module = await createModule(settings);
+    await loadLibraries(module, spec, await wheels);
+    await checked;
+    const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
+    const finalize = module.API.finalizeBootstrap;
+    module.API.finalizeBootstrap = (_, deserializer) => {
+      module.API.finalizeBootstrap = finalize;
+      return finalize(config, deserializer);
+    };
+    return module;
+  };
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({ ...options, packages: [] });
+  } finally {
+    globalThis._createPyodideModule = createModule;
+    Object.assign(WebAssembly, jspi);
+  }
+  const module = pyodide._module;
+  // dlopen handles are pointers in the image; the JS table from handle to library is not.
+  for (const [handle, name] of spec.handles) {
+    const lib = module.LDSO.loadedLibsByName[name];
+    if (!lib) throw new Error(`snapshot: library ${name} was not loaded`);
+    module.LDSO.loadedLibsByHandle[handle] = lib;
+  }
+  Object.assign(pyodide.loadedPackages, spec.loaded);
+  reseed(pyodide);
+  return pyodide;
+}
+
+async function loadLibraries(module, spec, wheels) {
+  const table = module.wasmTable.length;
+  // The browser may add one helper to the table at start-up that Node does not (WasmGC); its index
+  // lives in memory, which the image resets, and the first library reuses the slot as it did in Node.
+  if (table !== spec.tableAtStart && table !== spec.tableAtStart + 1) {
+    throw new Error(`snapshot: function table starts at ${table}, the snapshot's at ${spec.tableAtStart}`);
+  }
+  const made = new Set();
+  for (const files of wheels) {
+    for (const { name, data } of files) {
+      const path = SITE_PACKAGES + name;
+      const dir = path.slice(0, path.lastIndexOf("/"));
+      if (!made.has(dir)) {
+        module.FS.mkdirTree(dir);
+        made.add(dir);
+      }
+      module.FS.writeFile(path, data, { canOwn: true });
+    }
+  }
+  for (const lib of spec.dynlibs) {
+    module.HEAP8[DSO + 8] = 1;
+    module.HEAPU32[(DSO + 12) >> 2] = lib.memoryBase;
+    module.HEAPU32[(DSO + 20) >> 2] = lib.tableBase;
+    module.HEAPU32[(DSO + 28) >> 2] = 0;
+    module.HEAPU32[(DSO + 32) >> 2] = 0;
+    const flags = { loadAsync: true, global: lib.global, nodelete: true, allowUndefined: true, fs: module.FS };
+    await module.loadDynamicLibrary(lib.name, flags, lib.global ? null : {}, DSO);
+  }
+  if (module.wasmTable.length !== spec.tableLength) {
+    throw new Error(`snapshot: function table has ${module.wasmTable.length} entries, the snapshot's ${spec.tableLength}`);
+  }
+}
+
+// State the image froze at build time that must be this reader's: the generators' seeds, the time
+// zone (lessonpy.restored says what can and cannot be reset, the hash seed among the latter).
+function reseed(pyodide) {
+  pyodide.runPython("import lessonpy.restored; lessonpy.restored.reset_after_restore()");
+}

@@ -1,0 +1,80 @@
+"""lessonpy.restored: what the worker resets after restoring Python from the build's snapshot."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lessonpy import restored
+
+PY = Path(__file__).resolve().parent.parent / "py"
+# Zones with daylight saving in July (north), in January (south), none at all, and a half-hour offset.
+ZONES = ["UTC", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "Europe/Berlin"]
+COMPARE = """
+import json, sys, time
+from lessonpy.restored import zone_attributes
+print(json.dumps([zone_attributes(), {k: getattr(time, k) for k in ("timezone", "altzone", "daylight", "tzname")}]))
+"""
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_zone_attributes_are_what_the_time_module_computes_at_import(zone):
+    # A fresh CPython in that zone: its time module computed them at import, as the build's did.
+    env = {**os.environ, "TZ": zone, "PYTHONPATH": str(PY)}
+    out = subprocess.run([sys.executable, "-c", COMPARE], env=env, capture_output=True, text=True, check=True).stdout
+    ours, module = json.loads(out)
+    assert ours == module
+
+
+def test_reset_reseeds_both_generators_and_restores_the_zone(monkeypatch):
+    np = pytest.importorskip("numpy")
+    import random
+
+    random.seed(1)
+    np.random.seed(1)
+    frozen = (random.random(), np.random.random())
+    random.seed(1)
+    np.random.seed(1)
+    monkeypatch.setattr(time, "timezone", 12345)  # as if frozen from another machine
+    monkeypatch.setattr(time, "tzname", ("XXX", "YYY"))
+    monkeypatch.setattr(sys, "path", ["", "", *sys.path])
+    restored.reset_after_restore()
+    assert (random.random(), np.random.random()) != frozen
+    assert time.timezone == restored.zone_attributes()["timezone"] != 12345
+    assert time.tzname != ("XXX", "YYY")
+    assert sys.path[:2] != ["", ""]
+
+
+def test_reset_rereads_a_zip_on_sys_path_laid_out_anew(tmp_path, monkeypatch):
+    # As after a restore with the other archive variant: the same files, stored instead of deflated.
+    pytest.importorskip("numpy")
+    import zipfile
+
+    archive = tmp_path / "lib.zip"
+    modules = {f"snapmod_{i}.py": f"VALUE = {i}\n" + "# padding\n" * 50 * i for i in range(3)}
+
+    def write(compression):
+        with zipfile.ZipFile(archive, "w", compression) as out:
+            for name, source in modules.items():
+                out.writestr(name, source)
+
+    write(zipfile.ZIP_DEFLATED)
+    monkeypatch.setattr(sys, "path", [str(archive), *sys.path])
+    monkeypatch.setattr(sys, "path_importer_cache", dict(sys.path_importer_cache))
+    for name in modules:
+        monkeypatch.delitem(sys.modules, name[:-3], raising=False)
+    import snapmod_0  # noqa: F401  (the zip's directory is now cached, with the deflated offsets)
+
+    write(zipfile.ZIP_STORED)
+    restored.reset_after_restore()
+    import snapmod_2
+
+    assert snapmod_2.VALUE == 2
+    for name in modules:
+        sys.modules.pop(name[:-3], None)

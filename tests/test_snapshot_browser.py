@@ -1,0 +1,217 @@
+"""Python restored from the build's memory snapshot, and the normal boot whenever that fails.
+
+The default build keeps the snapshot for revisits: a first visit starts Python, the service worker
+then keeps the snapshot, and the next load (and a restart) restores it. Each way the lesson must
+work the same: cells, a matplotlib figure, Stop, an exercise, Restart. Restoring fails quietly
+into the normal boot when the kept copy is corrupt (sha256), when the restore throws (a layout
+that does not match), or when a download ("always" builds) finds no file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
+from sitebuild.server import serve_in_thread
+
+pytestmark = pytest.mark.browser
+LESSON = "lessons/attention/"
+RESTART = "Restart Python (clear all variables)"
+ZONE = "Asia/Kolkata"  # not the build machine's (UTC here), and a half-hour offset
+
+
+@pytest.fixture()
+def own_site(built_site, tmp_path):
+    """A copy of the built site served on its own (its service worker and caches are this test's)."""
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    server, url = serve_in_thread(site, port=0, quiet=True, isolate=True)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture()
+def context(browser):
+    ctx = browser.new_context(timezone_id=ZONE)
+    yield ctx
+    ctx.close()
+
+
+def ready(page):
+    expect(page.get_by_role("banner").get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+
+
+def boot(page) -> dict:
+    """How the page's Python came up: {"from": "snapshot"|"start", "note": why not restored, or None}."""
+    return page.evaluate("lessonPage.runtime.info.boot")
+
+
+def cell(page, cell_id):
+    return page.locator(f'[data-cell="{cell_id}"]')
+
+
+def set_code(box, code):
+    box.locator(".cm-content").first.click()
+    box.page.keyboard.press("Control+A")
+    box.page.keyboard.insert_text(code)
+
+
+def run(page, cell_id, code, timeout=RUN_TIMEOUT_MS):
+    set_code(cell(page, cell_id), code)
+    cell(page, cell_id).get_by_role("button", name="Run").click()
+    expect(cell(page, cell_id)).to_have_attribute("data-status", "ok", timeout=timeout)
+    return cell(page, cell_id).locator(".cell-output")
+
+
+def first_visit_kept(page, url):
+    """A first visit: Python starts normally, then the service worker keeps the site, snapshot included."""
+    page.goto(url + LESSON)
+    ready(page)
+    assert boot(page) == {"from": "start", "note": None}
+    expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)
+
+
+def draws(page) -> str:
+    out = run(page, "setup", "import random, numpy as np\nprint('draws', np.random.random(), random.random())")
+    return re.search(r"draws \S+ \S+", out.inner_text()).group(0)
+
+
+def lesson_works(page):
+    """Cells, the clock and zone, a figure, Stop in place, an exercise, then Restart (from the snapshot):
+    the reader sees the same lesson whichever way Python came up."""
+    out = run(page, "setup", "import numpy as np\nprobe = np.arange(6).reshape(2, 3)\n"
+                             "print('sum', probe.sum(), (probe @ probe.T).tolist())")
+    expect(out).to_contain_text("sum 15 [[5, 14], [14, 50]]")
+    clock = page.evaluate("""async () => {
+      const r = await lessonPage.runtime.call("lessonpy.restored", "zone_attributes", {});
+      return {zone: r.timezone, js: new Date().getTimezoneOffset() * 60};
+    }""")
+    assert clock["zone"] == clock["js"] == -19800  # the reader's zone, not the build machine's
+    out = run(page, "scores", "import time\nprint('clock', abs(time.time() - %d / 1000) < 60)" % page.evaluate("Date.now()"))
+    expect(out).to_contain_text("clock True")
+
+    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()", timeout=90_000)
+    expect(out.locator("img.out-figure")).to_have_count(1)
+
+    set_code(cell(page, "scores"), "while True:\n    pass")
+    cell(page, "scores").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    page.wait_for_timeout(300)
+    cell(page, "scores").get_by_role("button", name="Stop").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
+    expect(run(page, "scores", "print('kept', probe.sum())")).to_contain_text("kept 15")  # interrupted in place
+
+    ex = page.get_by_role("region", name=re.compile("Scaled attention"))
+    ex.scroll_into_view_if_needed()
+    set_code(ex, ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).solution"))
+    ex.get_by_role("button", name="Check my answer").click()
+    expect(ex).to_have_attribute("data-status", "right", timeout=RUN_TIMEOUT_MS)
+
+    # Once the service worker has kept the site (again, after a corrupt copy was dropped), a restart restores.
+    expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)
+    page.get_by_role("button", name=RESTART).click()
+    ready(page)
+    assert boot(page) == {"from": "snapshot", "note": None}
+    expect(run(page, "setup", "print('probe' in globals(), np.ones(3).sum())")).to_contain_text("False 3.0")
+    # Nothing on the page speaks of snapshots or failures: a fallback is only slower.
+    assert page.get_by_role("alert").count() == 0
+    assert "snapshot" not in page.locator("body").inner_text().lower()
+    assert protocol_errors(page) == []
+
+
+def test_a_revisit_restores_the_snapshot_and_the_lesson_works_the_same(context, own_site):
+    page = context.new_page()
+    first_visit_kept(page, own_site)
+    first = draws(page)
+
+    page.reload()
+    ready(page)
+    assert boot(page) == {"from": "snapshot", "note": None}
+    second = draws(page)
+    page.reload()
+    ready(page)
+    assert boot(page)["from"] == "snapshot"
+    third = draws(page)
+    # Every load draws its own numbers: the image's seeds were replaced with fresh entropy.
+    assert len({first, second, third}) == 3, (first, second, third)
+
+    lesson_works(page)
+
+
+def corrupt_kept_copy(page):
+    """Flip one byte of the snapshot the service worker keeps (same size, another sha256)."""
+    page.evaluate("""async (url) => {
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        const kept = await cache.match(url);
+        if (!kept) continue;
+        const bytes = new Uint8Array(await kept.arrayBuffer());
+        bytes[bytes.length >> 1] ^= 0xff;
+        await cache.put(url, new Response(bytes));
+        return;
+      }
+      throw new Error("no kept snapshot");
+    }""", page.evaluate("new URL(lessonPage.config.snapshot.url, document.baseURI).href"))
+
+
+def test_a_corrupt_snapshot_falls_back_to_the_normal_boot_and_is_replaced(context, own_site):
+    page = context.new_page()
+    first_visit_kept(page, own_site)
+    corrupt_kept_copy(page)
+    page.reload()
+    ready(page)
+    assert boot(page)["from"] == "start"
+    assert "sha256" in boot(page)["note"]
+    lesson_works(page)
+
+
+def patch_config(context, url, edit):
+    """Serve the lesson page with its snapshot spec changed by `edit` (a dict -> None)."""
+    def handle(route):
+        response = route.fetch()
+        html = response.text()
+        match = re.search(r'<script[^>]*id="page-config"[^>]*>(.*?)</script>', html, re.S)
+        config = json.loads(match.group(1))
+        edit(config["snapshot"])
+        body = html[:match.start(1)] + json.dumps(config).replace("<", "\\u003c") + html[match.end(1):]
+        headers = {k: v for k, v in response.headers.items() if k not in ("content-encoding", "content-length")}
+        route.fulfill(status=response.status, body=body, headers=headers)
+    context.route(url + LESSON, handle)
+
+
+def test_a_restore_that_throws_falls_back_to_the_normal_boot(context, own_site):
+    page = context.new_page()
+    first_visit_kept(page, own_site)
+    patch_config(context, own_site, lambda spec: spec.update(tableLength=spec["tableLength"] + 1))
+    page.reload()
+    ready(page)
+    assert boot(page)["from"] == "start"
+    assert "function table" in boot(page)["note"]
+    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+
+
+def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_file(browser, own_site):
+    # "always" (build.py --snapshot always): the first visit downloads the snapshot beside the wasm.
+    # No service worker here, so nothing is kept between the two loads.
+    context = browser.new_context(timezone_id=ZONE, service_workers="block")
+    patch_config(context, own_site, lambda spec: spec.update(fetch="always"))
+    page = context.new_page()
+    page.goto(own_site + LESSON)
+    ready(page)
+    assert boot(page) == {"from": "snapshot", "note": None}
+    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+    assert page.evaluate("caches.keys()") == []
+
+    # The file is missing (a partial upload, say): Python starts the normal way.
+    context.route(re.compile(r".*/snapshot/.*"), lambda route: route.fulfill(status=404, body="not found"))
+    page.reload()
+    ready(page)
+    assert boot(page) == {"from": "start", "note": None}
+    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+    context.close()
