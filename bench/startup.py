@@ -13,7 +13,8 @@ interleaved, so that machine noise hits both alike. Each run measures each page 
   blocking time (sum of long tasks' time past 50 ms), the bytes that crossed the network
   (as served, i.e. compressed) by file type; then the time to a first matplotlib figure;
 * warm revisit: the same profile (HTTP cache, compiled-wasm cache, service worker), the page
-  opened again a few seconds later, to the first output again;
+  opened again a few seconds later (once the lesson's service worker has kept what it keeps,
+  the memory snapshot among them), to the first output again;
 * cold, throttled: a fresh context on a 40 Mbit/s, 40 ms link (DevTools network emulation; it
   covers the page's worker, which the run checks against the wasm file's transfer time).
 
@@ -42,6 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from browser import CHROMIUM_ARGS, chromium_path, launch  # noqa: E402
 from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names, link_or_copy  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 # Long tasks are recorded from the very start of each page (an init script runs before any page script).
 LONGTASK_PROBE = """
@@ -125,7 +127,7 @@ THROTTLE = {"offline": False, "latency": LINK_LATENCY_MS, "downloadThroughput": 
             "uploadThroughput": LINK_MBIT * 1e6 / 8}
 REVISIT_AFTER_S = 3  # a reader coming back to the page a few seconds later
 FILE_TYPES = {".wasm": "wasm", ".js": "js", ".mjs": "js", ".zip": "stdlib", ".whl": "wheels", ".json": "json",
-              ".html": "html", "": "html", ".css": "css", ".woff2": "fonts"}
+              ".html": "html", "": "html", ".css": "css", ".woff2": "fonts", ".snapshot": "snapshot"}
 
 
 def file_type(url: str) -> str:
@@ -156,7 +158,9 @@ def first_result(page, url: str, ready) -> dict:
     ready(page)
     tasks = page.evaluate("window.__longtasks")
     return {"first_s": page.evaluate("performance.now()") / 1000,
-            "blocking_ms": sum(max(0, t - 50) for t in tasks), "longest_ms": max(tasks, default=0)}
+            "blocking_ms": sum(max(0, t - 50) for t in tasks), "longest_ms": max(tasks, default=0),
+            # the lesson's Python: restored from the build's snapshot or started ("-" for the raw page)
+            "boot": page.evaluate("globalThis.lessonPage?.runtime.info?.boot.from ?? '-'")}
 
 
 def cold_and_warm(playwright, url: str, ready, figure_js) -> dict:
@@ -171,13 +175,20 @@ def cold_and_warm(playwright, url: str, ready, figure_js) -> dict:
             by_type = dict(traffic.bytes)
             cold["figure_s"] = page.evaluate(figure_js, FIGURE_CODE)
             page.wait_for_timeout(REVISIT_AFTER_S * 1000)  # the reader leaves; the page finishes what it does
+            # ... including what the lesson's service worker keeps for revisits (its memory snapshot among them)
+            try:
+                page.wait_for_function("document.body.dataset.offline === 'ready' || !globalThis.lessonPage",
+                                       timeout=120_000)
+            except PlaywrightTimeout:
+                print("the lesson's service worker kept nothing within 120 s", file=sys.stderr)
             page.close()
             page = context.new_page()
             warm = first_result(page, url, ready)
             page.close()
         finally:
             context.close()
-    return {**cold, "bytes": by_type, "mb": sum(by_type.values()) / 1e6, "warm_s": warm["first_s"]}
+    return {**cold, "bytes": by_type, "mb": sum(by_type.values()) / 1e6, "warm_s": warm["first_s"],
+            "boots": f"{cold['boot']}/{warm['boot']}"}
 
 
 def throttled(browser, url: str, ready) -> dict:
@@ -191,7 +202,8 @@ def throttled(browser, url: str, ready) -> dict:
         session.send("Network.emulateNetworkConditions", THROTTLE)
         result = first_result(page, url, ready)
         wasm_s, wasm_bytes = traffic.done.get("pyodide.asm.wasm", (float("nan"), 0))
-        return {"throttled_s": result["first_s"], "wasm_floor_s": wasm_bytes * 8 / (LINK_MBIT * 1e6), "wasm_done_s": wasm_s}
+        return {"throttled_s": result["first_s"], "wasm_floor_s": wasm_bytes * 8 / (LINK_MBIT * 1e6), "wasm_done_s": wasm_s,
+                "throttled_boot": result["boot"]}
     finally:
         context.close()
 
@@ -243,6 +255,8 @@ def report(results: dict[str, list[dict]], runs: int) -> None:
         vs_raw = [r["warm_s"] / x["first_s"] for r, x in zip(rows, raw)]
         print(f"warm revisit, {short(name):8} {spread(own, '.2f')}x its own cold visit, "
               f"{spread(vs_raw, '.2f')}x a cold raw visit")
+    print("\nhow the lesson's Python came up, per run (cold/warm loopback, throttled): "
+          + ", ".join(f"{r['boots']}, {r['throttled_boot']}" for r in ours))
     print("\nbytes to first output by file type, as served (MB, medians, loopback):")
     types = sorted({t for r in raw + ours for t in r["bytes"]})
     print(f"{'':10}" + "".join(f"{t:>9}" for t in types) + f"{'total':>9}")
