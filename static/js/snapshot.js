@@ -65,29 +65,31 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   const wheels = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then(unzip)));
   checked.catch(() => {});
   wheels.catch(() => {});
-  await import(new URL("pyodide.asm.js", indexURL).href); // defines _createPyodideModule, which we wrap
-  const createModule = globalThis._createPyodideModule;
+  // JSPI stays hidden from before Pyodide's script runs until the module exists.
   const jspi = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
   for (const key of Object.keys(jspi)) delete WebAssembly[key];
-  globalThis._createPyodideModule = async (settings) => {
-    settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
-    settings.INITIAL_MEMORY = spec.bytes;
-    const module = await createModule(settings);
-    await loadLibraries(module, spec, await wheels);
-    await checked;
-    const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
-    const finalize = module.API.finalizeBootstrap;
-    module.API.finalizeBootstrap = (_, deserializer) => {
-      module.API.finalizeBootstrap = finalize;
-      return finalize(config, deserializer);
-    };
-    return module;
-  };
+  let createModule = null;
   let pyodide;
   try {
+    await import(new URL("pyodide.asm.js", indexURL).href); // defines _createPyodideModule, which we wrap
+    createModule = globalThis._createPyodideModule;
+    globalThis._createPyodideModule = async (settings) => {
+      settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
+      settings.INITIAL_MEMORY = spec.bytes;
+      const module = await createModule(settings);
+      await loadLibraries(module, spec, await wheels);
+      await checked;
+      const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
+      const finalize = module.API.finalizeBootstrap;
+      module.API.finalizeBootstrap = (_, deserializer) => {
+        module.API.finalizeBootstrap = finalize;
+        return finalize(config, deserializer);
+      };
+      return module;
+    };
     pyodide = await loadPyodide({ ...options, packages: [] });
   } finally {
-    globalThis._createPyodideModule = createModule;
+    if (createModule) globalThis._createPyodideModule = createModule;
     Object.assign(WebAssembly, jspi);
   }
   const module = pyodide._module;
