@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -26,14 +27,27 @@ ZONE = "Asia/Kolkata"  # not the build machine's (UTC here), and a half-hour off
 
 
 @pytest.fixture()
-def own_site(built_site, tmp_path):
-    """A copy of the built site served on its own (its service worker and caches are this test's)."""
-    site = tmp_path / "site"
-    shutil.copytree(built_site, site)
-    server, url = serve_in_thread(site, port=0, quiet=True, isolate=True)
-    yield url
-    server.shutdown()
-    server.server_close()
+def serve_copy(built_site, tmp_path):
+    """serve_copy(isolate) -> the URL of a copy of the built site served on its own (its service worker and
+    caches are the test's); isolate=False is like most static hosts, where Stop restarts Python."""
+    servers = []
+
+    def serve(isolate: bool) -> str:
+        site = tmp_path / f"site-{len(servers)}"
+        shutil.copytree(built_site, site)
+        server, url = serve_in_thread(site, port=0, quiet=True, isolate=isolate)
+        servers.append(server)
+        return url
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture()
+def own_site(serve_copy):
+    return serve_copy(isolate=True)
 
 
 @pytest.fixture()
@@ -77,6 +91,16 @@ def first_visit_kept(page, url):
     expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)
 
 
+def new_interpreter(page):
+    """Wait until a new interpreter has reported (the old report was marked `old`), then until it is ready.
+    (A polling loop: the page's CSP refuses the string evaluation wait_for_function needs.)"""
+    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    while page.evaluate("lessonPage.runtime.info?.old") and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert not page.evaluate("lessonPage.runtime.info?.old"), "no new interpreter reported"
+    ready(page)
+
+
 def draws(page) -> str:
     out = run(page, "setup", "import random, numpy as np\nprint('draws', np.random.random(), random.random())")
     return re.search(r"draws \S+ \S+", out.inner_text()).group(0)
@@ -115,8 +139,9 @@ def lesson_works(page):
 
     # Once the service worker has kept the site (again, after a corrupt copy was dropped), a restart restores.
     expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)
+    page.evaluate("lessonPage.runtime.info.old = true")  # gone once a new interpreter reports
     page.get_by_role("button", name=RESTART).click()
-    ready(page)
+    new_interpreter(page)
     assert boot(page) == {"from": "snapshot", "note": None}
     expect(run(page, "setup", "print('probe' in globals(), np.ones(3).sum())")).to_contain_text("False 3.0")
     # Nothing on the page speaks of snapshots or failures: a fallback is only slower.
@@ -215,3 +240,22 @@ def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_fi
     assert boot(page) == {"from": "start", "note": None}
     expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
     context.close()
+
+
+def test_without_isolation_stop_restarts_python_from_the_snapshot_and_replays(context, serve_copy):
+    page = context.new_page()
+    first_visit_kept(page, serve_copy(isolate=False))
+    page.reload()
+    ready(page)
+    assert boot(page)["from"] == "snapshot"
+    run(page, "setup", "import numpy as np\nprobe = np.arange(6).reshape(2, 3)")
+    page.evaluate("lessonPage.runtime.info.old = true")  # gone once a new interpreter reports
+    set_code(cell(page, "scores"), "while True:\n    pass")
+    cell(page, "scores").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    cell(page, "scores").get_by_role("button", name="Stop").click()
+    expect(cell(page, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran code cell",
+                                                                       timeout=BOOT_TIMEOUT_MS)
+    assert page.evaluate("lessonPage.runtime.info.old") is None  # a new interpreter's report...
+    assert boot(page) == {"from": "snapshot", "note": None}  # ...restored too
+    expect(run(page, "scores", "print('replayed', probe.sum())")).to_contain_text("replayed 15")
