@@ -28,14 +28,15 @@ ZONE = "Asia/Kolkata"  # not the build machine's (UTC here), and a half-hour off
 
 @pytest.fixture()
 def serve_copy(built_site, tmp_path):
-    """serve_copy(isolate) -> the URL of a copy of the built site served on its own (its service worker and
-    caches are the test's); isolate=False is like most static hosts, where Stop restarts Python."""
+    """serve_copy(isolate, compress=True) -> the URL of a copy of the built site served on its own (its service
+    worker and caches are the test's); isolate=False is like most static hosts, where Stop restarts Python;
+    compress=False like a host that compresses nothing, where the worker picks the deflated archives."""
     servers = []
 
-    def serve(isolate: bool) -> str:
+    def serve(isolate: bool, compress: bool = True) -> str:
         site = tmp_path / f"site-{len(servers)}"
         shutil.copytree(built_site, site)
-        server, url = serve_in_thread(site, port=0, quiet=True, isolate=isolate)
+        server, url = serve_in_thread(site, port=0, quiet=True, isolate=isolate, compress=compress)
         servers.append(server)
         return url
 
@@ -167,6 +168,22 @@ def test_a_revisit_restores_the_snapshot_and_the_lesson_works_the_same(context, 
     assert len({first, second, third}) == 3, (first, second, third)
 
     lesson_works(page)
+
+
+@pytest.mark.parametrize("compress, variant", [(True, "stored"), (False, "deflated")])
+def test_the_snapshot_restores_with_either_archive_variant(context, serve_copy, compress, variant):
+    # Made from the deflated archives; the worker restores it with whichever variant it picked, and a
+    # stdlib module the image never imported is then read from the zip as mounted (other offsets if stored).
+    page = context.new_page()
+    first_visit_kept(page, serve_copy(isolate=True, compress=compress))
+    page.reload()
+    ready(page)
+    assert boot(page) == {"from": "snapshot", "note": None}
+    assert page.evaluate("lessonPage.runtime.info.archives") == {"stdlib": variant, "wheels": variant}
+    out = run(page, "setup", "import sys\nfresh = [m for m in ('statistics', 'difflib') if m not in sys.modules]\n"
+                             "import statistics, difflib, numpy as np\n"
+                             "print('stdlib', fresh, statistics.mean([1, 2, 3]), np.linalg.det(np.eye(2)))")
+    expect(out).to_contain_text("stdlib ['statistics', 'difflib'] 2 1.0")
 
 
 def corrupt_kept_copy(page):

@@ -55,13 +55,13 @@ async function forget(url) {
  * the boot packages loaded and lessonpy imported.
  */
 export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes }) {
+  const names = spec.wheels[variant];
+  if (!names) throw new Error(`snapshot: no wheels of the ${variant} variant`);
   // Everything that can be checked before Pyodide starts is checked first.
   const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).catch(async (err) => {
     if (found.source === "kept") await forget(spec.url).catch(() => {});
     throw err;
   });
-  const names = spec.wheels[variant];
-  if (!names) throw new Error(`snapshot: no wheels of the ${variant} variant`);
   const wheels = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then(unzip)));
   checked.catch(() => {});
   wheels.catch(() => {});
