@@ -20,6 +20,8 @@ def site(tmp_path_factory):
     (root / "pyodide" / "0.27.7" / "pyodide.mjs").write_text("export {};\n")
     (root / "assets" / "0123456789ab" / "js").mkdir(parents=True)
     (root / "assets" / "0123456789ab" / "js" / "page.js").write_text("export const x = 1;\n" * 200)
+    (root / "snapshot" / "0123456789abcdef").mkdir(parents=True)
+    (root / "snapshot" / "0123456789abcdef" / "python.snapshot").write_bytes(b"\0" * 5000)
     (root / "lessons" / "a").mkdir(parents=True)
     (root / "lessons" / "a" / "index.html").write_text("<!doctype html><p>lesson</p>")
     (root / "index.html").write_text("<!doctype html><p>home</p>")
@@ -68,6 +70,12 @@ def test_hashed_assets_are_immutable_and_pages_are_revalidated(server):
     assert "immutable" in response.getheader("Cache-Control")
     response, _ = request(server, "/lessons/a/")
     assert response.getheader("Cache-Control") == "no-cache"
+
+
+def test_the_memory_snapshot_named_by_its_key_is_immutable_and_compressed(server):
+    response, body = request(server, "/snapshot/0123456789abcdef/python.snapshot", {"Accept-Encoding": "gzip"})
+    assert response.status == 200 and "immutable" in response.getheader("Cache-Control")
+    assert response.getheader("Content-Encoding") == "gzip" and gzip.decompress(body) == b"\0" * 5000
 
 
 def test_no_compression_unless_asked(server):
