@@ -47,7 +47,7 @@ import yaml
 
 from .lessons import CELL_ID_PATTERN, LessonError, make_parser
 from .project import lessonpy
-from .markup import highlight_code, json_for_script
+from .markup import code_standin, highlight_code, json_for_script
 
 QUIZ_KEYS = {"question": True, "choices": True, "explain": False}  # key -> required
 CHOICE_KEYS = {"text": True, "correct": False, "why": True}
@@ -281,7 +281,7 @@ def render_exercise(content: str, options: dict[str, str], env: dict) -> str:
         f'<h3 class="exercise-title" id="exercise-{eid}-title"><span class="exercise-kicker">Exercise</span> '
         f'{html.escape(ex["title"])}<span class="exercise-badge" hidden>Solved</span></h3>\n'
         f'<div class="exercise-prompt">{block(ex["prompt"])}</div>\n'
-        f'<div class="exercise-editor"><pre class="highlight exercise-static"><code>{highlight_code(ex["starter"], "python")}</code></pre></div>\n'
+        f'<div class="exercise-editor">{code_standin(ex["starter"])}</div>\n'
         '<div class="exercise-toolbar">'
         '<button type="button" class="exercise-check" disabled title="Check my answer (Shift+Enter)">Check my answer</button>'
         f'{hint_button}'

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
-from .markup import highlight_code, json_for_script
+from .markup import code_standin, highlight_code, json_for_script
 from .practice import render_exercise, render_quiz
 from .widget_fence import render_widget
 
@@ -26,7 +26,7 @@ FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
 }
 
 def render_cell(cell_id: str, code: str, index: int, source: str | None = None, fold: str | None = None) -> str:
-    """HTML of one runnable cell; the page script turns the static code into an editor. A runnable include
+    """HTML of one runnable cell; the page turns the stand-in into an editor when the reader comes near it. A runnable include
     names its file (*source*) above the code; *fold* puts the cell in a closed <details> with that summary."""
     label = html.escape(f"Code cell {index}")
     caption = source_attr = ""
@@ -37,7 +37,7 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
     cell = (
         f'<div class="cell" data-cell="{html.escape(cell_id)}" id="cell-{html.escape(cell_id)}" role="group" '
         f'aria-label="{label}"{source_attr}>\n{caption}'
-        f'<div class="cell-editor"><pre class="highlight cell-static"><code>{highlight_code(code, "python")}</code></pre></div>\n'
+        f'<div class="cell-editor">{code_standin(code)}</div>\n'
         '<div class="cell-toolbar">'
         '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'
         '<button type="button" class="cell-stop" hidden>Stop</button>'

@@ -11,12 +11,27 @@ import os
 import shutil
 from pathlib import Path
 
+from playwright.sync_api import expect
+
 CHROMIUM_ARGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
 ]
 BOOT_TIMEOUT_MS = 90_000  # Python boots in ~5 s here; a loaded CI machine may take far longer
 RUN_TIMEOUT_MS = 30_000
+
+
+#: The code an editor shows, built or not: CodeMirror's lines, or its stand-in's text until it is built.
+CODE = ".cm-content, pre.code-standin > code"
+
+
+def paste_code(holder, code: str) -> None:
+    """Replace the code of the editor in `holder` (a cell, an exercise) the way a reader pastes it
+    in: click it (a stand-in becomes CodeMirror, focused), select all, paste."""
+    holder.locator(CODE).first.click()
+    expect(holder.locator(".cm-content")).to_be_focused()
+    holder.page.keyboard.press("Control+A")
+    holder.page.keyboard.insert_text(code)
 
 
 def chromium_path() -> str:

@@ -3,7 +3,7 @@
 import pytest
 
 from sitebuild.lessons import LessonError, read_lesson, read_lessons
-from sitebuild.markup import json_for_script
+from sitebuild.markup import code_standin, json_for_script
 from sitebuild.render import render_lesson_body
 
 
@@ -54,6 +54,23 @@ def test_the_data_files_a_lessons_cells_read_are_listed_in_the_front_matter(tmp_
     text = GOOD.replace("order: 2\n", "order: 2\ndata:\n  - static/data/realheads/minilm.npz\n")
     assert read_lesson(write(tmp_path, text)).data == [(ROOT / "static/data/realheads/minilm.npz").resolve()]
     assert read_lesson(write(tmp_path, GOOD)).data == []
+
+
+@pytest.mark.parametrize("code", [
+    "x = 1",
+    '\nx = """a\n\nb"""  # <not a tag> & more\n\n',  # leading and trailing blank lines, a string over lines
+    "\n".join(f"line_{i} = {i}" for i in range(12)),
+])
+def test_an_editors_stand_in_is_the_code_line_for_line(code):
+    import html as html_module
+    import re
+
+    standin = code_standin(code)
+    lines = re.findall(r'<span class="line">(.*?)</span>(?=<span class="line">|</code>)', standin, re.S)
+    assert len(lines) == code.count("\n") + 1  # one element per line, as CodeMirror has
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", standin))
+    assert text == code  # selecting, copying or searching it finds exactly the code
+    assert f'style="--digits: {len(str(len(lines)))}"' in standin  # the gutter's width, as CodeMirror sizes it
 
 
 def test_json_for_script_cannot_close_the_script_tag():

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
+from browser import paste_code
 from sitebuild.lessons import read_lesson
 from sitebuild.notebook import lesson_notebook
 
@@ -48,9 +49,7 @@ def expected_notebook(built_site):
 
 def edit(page, selector, code):
     """Replace the code of an editor on the page the way a reader pastes it in."""
-    page.locator(f"{selector} .cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(code)
+    paste_code(page.locator(selector), code)
 
 
 def test_download_notebook_gives_the_lessons_notebook(page, built_site):

@@ -7,7 +7,7 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code
 from sitebuild.server import serve_in_thread
 
 pytestmark = pytest.mark.browser
@@ -33,9 +33,7 @@ def ready(page):
 
 def run_cell(page, cell_id, code):
     cell = page.locator(f'[data-cell="{cell_id}"]')
-    cell.locator(".cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(code)
+    paste_code(cell, code)
     cell.get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
     return cell.locator(".cell-output")

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
+from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, protocol_errors
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -34,9 +34,7 @@ def cell(page, cell_id):
 
 def set_code(page, cell_id, code):
     """Replace a cell's code the way a reader pastes it in."""
-    cell(page, cell_id).locator(".cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(code)
+    paste_code(cell(page, cell_id), code)
 
 
 def wait_cells_ready(page):
@@ -238,13 +236,13 @@ def test_edits_survive_a_reload_and_reset_restores_the_original(fresh_context, s
     expect(reset).to_be_visible()
     pg.reload()
     wait_cells_ready(pg)
-    expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("my_edit = 123  # keep me")
+    expect(cell(pg, "scores").locator(CODE)).to_contain_text("my_edit = 123  # keep me")
     cell(pg, "scores").get_by_role("button", name="Reset").click()
     expect(cell(pg, "scores").get_by_role("button", name="Reset")).to_be_hidden()
     assert editor_code(pg, "scores") == original
     pg.reload()
     wait_cells_ready(pg)
-    expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("row i holds query i")
+    expect(cell(pg, "scores").locator(CODE)).to_contain_text("row i holds query i")
     assert editor_code(pg, "scores") == original
 
 
@@ -259,7 +257,7 @@ def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(fresh_
     pg.wait_for_timeout(500)
     cell(pg, "scores").get_by_role("button", name="Stop").click()
     expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
-    expect(cell(pg, "scores").locator(".cm-content")).to_contain_text("while True")  # nothing lost
+    expect(cell(pg, "scores").locator(CODE)).to_contain_text("while True")  # nothing lost
     expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     # The restarted interpreter re-ran cell 1 (kept = 41) but not the interrupted cell.
     out = run(pg, "softmax", "print('kept is', kept)")

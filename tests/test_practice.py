@@ -159,7 +159,7 @@ def test_exercise_renders_static_code_buttons_and_a_data_block(md_path):
     assert 'aria-labelledby="exercise-attention-params-title"' in page
     assert '<h3 class="exercise-title" id="exercise-attention-params-title">' in page
     assert "The parameter budget" in page and "<code>attention_params</code>" in page
-    assert 'class="highlight exercise-static"' in page
+    assert '<div class="exercise-editor"><pre class="highlight code-standin"' in page  # the editor's stand-in
     for label in ("Check my answer", "Hint", "Show solution", "Reset", "Use this code"):
         assert f">{label}</button>" in page
     assert page.count('<li class="exercise-hint" hidden>') == 2 and "<strong>weights</strong>" in page

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_source import exercise_fences_text
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
+from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, protocol_errors
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,9 +77,7 @@ def exercise(page, name):
 
 def set_code(ex, code):
     """Replace an exercise's code the way a reader pastes it in."""
-    ex.locator(".cm-content").click()
-    ex.page.keyboard.press("Control+A")
-    ex.page.keyboard.insert_text(code)
+    paste_code(ex, code)
 
 
 def check(ex, timeout=RUN_TIMEOUT_MS):
@@ -239,7 +237,7 @@ def test_correct_answer_passes_every_check_and_solved_survives_a_reload(context,
     expect(ex).to_have_attribute("data-solved", "true")
     expect(ex.locator(".exercise-badge")).to_be_visible()
     expect(ex.get_by_role("button", name="Show solution")).to_be_enabled()
-    assert pg.evaluate("() => document.querySelector('[data-exercise=\"stable-attention\"] .cm-content').innerText") \
+    assert pg.locator('[data-exercise="stable-attention"]').locator(CODE).inner_text() \
         .count("z.max(axis=-1, keepdims=True)") == 1
     pg.close()
 
@@ -264,10 +262,7 @@ def test_readers_code_does_not_leak_into_the_notebook_namespace(page):
     set_code(ex, "leaked_name = 42\n" + solution_of(ex))
     check(ex)
     cell = page.locator('[data-cell="hello"]')
-    set_cell = cell.locator(".cm-content")
-    set_cell.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text("print('leaked' if 'leaked_name' in globals() else 'separate')")
+    paste_code(cell, "print('leaked' if 'leaked_name' in globals() else 'separate')")
     cell.get_by_role("button", name="Run").click()
     expect(cell.locator(".cell-output")).to_contain_text("separate", timeout=RUN_TIMEOUT_MS)
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code
 from lessonpy.limits import OUTPUT_CHARS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
@@ -226,9 +226,9 @@ def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
     b = open_without_python(fresh_context, site_url)
     # An edit in one tab reaches a tab that has no edits of its own.
     set_code(a, "scores", "from_a = 1")
-    expect(cell(b, "scores").locator(".cm-content")).to_have_text("from_a = 1")
+    expect(cell(b, "scores").locator(CODE)).to_have_text("from_a = 1")
     set_code(b, "scores", "from_b = 2")
-    expect(cell(a, "scores").locator(".cm-content")).to_have_text("from_b = 2")
+    expect(cell(a, "scores").locator(CODE)).to_have_text("from_b = 2")
     # A write made on another version (two tabs typing at once) is not taken silently.
     key = "attn-lesson:v1:attention:cell:scores"
     a.evaluate("([key]) => localStorage.setItem(key, JSON.stringify({ code: 'from_elsewhere = 3', from: 'not-b' }))", [key])
@@ -318,9 +318,7 @@ def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, 
     pg.goto(practice_url + "lessons/practice/")
     ready(pg)
     ex = exercise(pg, "The parameter budget")
-    ex.locator(".cm-content").click()
-    pg.keyboard.press("Control+A")
-    pg.keyboard.insert_text("while True:\n    pass\n")
+    paste_code(ex, "while True:\n    pass\n")
     ex.get_by_role("button", name="Check").click()
     expect(ex.locator(".exercise-state")).to_have_text("Checking…")
     hello = cell(pg, "hello")
@@ -348,4 +346,4 @@ def test_stored_exercise_state_is_checked_field_by_field(fresh_context, practice
     hint.click()
     expect(ex.get_by_role("list", name="Hints").get_by_role("listitem")).to_have_count(1)
     expect(ex.get_by_role("button", name="Show solution")).to_be_disabled()  # attempts fell back to 0
-    expect(ex.locator(".cm-content")).to_contain_text("def attention_params")  # code fell back to the starter
+    expect(ex.locator(CODE)).to_contain_text("def attention_params")  # code fell back to the starter

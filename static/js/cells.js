@@ -1,7 +1,7 @@
 // Runnable code cells: editor, Run / Stop / Reset, streamed output, saved edits.
 // Cells share one Python namespace, like a notebook; running a cell first runs the
 // earlier cells it builds on that have not run yet, so no reader meets a bare NameError.
-import { createEditor } from "./editor.js";
+import { LazyEditor } from "./lazy-editor.js";
 import { LIMITS } from "./limits.js";
 import { Event } from "./protocol.js";
 import * as storage from "./storage.js";
@@ -105,11 +105,11 @@ export class Cell {
 
     const saved = storage.load(page.lesson, "cell", this.id);
     const code = saved && typeof saved.code === "string" ? saved.code : this.original;
-    const holder = el.querySelector(".cell-editor");
-    holder.replaceChildren();
-    this.editor = createEditor(holder, {
+    // Plain text until the reader comes near (lazy-editor.js); this.editor works the same either way.
+    this.editor = new LazyEditor(el.querySelector(".cell-editor"), {
       doc: code,
       label: `Code of ${this.label}`,
+      near: el,
       onRun: () => this.page.runCell(this),
       onChange: (text) => {
         this.#updateReset(text);
@@ -197,8 +197,6 @@ export class CellPage {
   constructor(root, runtime, lesson) {
     this.runtime = runtime;
     this.lesson = lesson;
-    this.cells = [];
-    this.ready = this.#createCells([...root.querySelectorAll("[data-cell]")]);
     this.chain = Promise.resolve();
     this.queued = new Set();
     this.attempted = new Set(); // cells the reader ran, even if they failed or were stopped
@@ -208,15 +206,8 @@ export class CellPage {
       // A clean interpreter: running a later cell runs the ones it builds on again.
       if (detail.cleared) this.attempted.clear();
     });
-  }
-
-  async #createCells(elements) {
-    // One editor per task: building them all at once blocks the main thread for
-    // ~100 ms on a slow machine; a page with many cells would freeze for longer.
-    for (const [i, el] of elements.entries()) {
-      this.cells.push(new Cell(el, i + 1, this));
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    // Every cell runs at once (Run, Shift+Enter): its editor is built later (lazy-editor.js).
+    this.cells = [...root.querySelectorAll("[data-cell]")].map((el, i) => new Cell(el, i + 1, this));
   }
 
   /** Run `cell`, after the earlier cells it depends on that have not run in this interpreter. */

@@ -32,6 +32,8 @@ export function editorTheme(dark) {
   return [
     EditorView.theme({
       "&": { color: "var(--fg)", backgroundColor: "var(--code-bg)" },
+      // The page's monospace font, as the editor's stand-in has (CodeMirror's own is "monospace").
+      ".cm-scroller": { fontFamily: "var(--mono)" },
       ".cm-content": { caretColor: "var(--fg)" },
       ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--fg)" },
       ".cm-gutters": { color: "var(--muted)", backgroundColor: "var(--code-bg)", borderRight: "1px solid var(--border)" },

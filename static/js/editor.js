@@ -1,5 +1,6 @@
 // A code editor for one cell: CodeMirror 6 with Python highlighting, line numbers,
-// smart indentation, and Shift+Enter / Ctrl+Enter to run.
+// smart indentation, and Shift+Enter / Ctrl+Enter to run. lazy-editor.js builds these when the
+// reader needs them; the page's other modules go through a LazyEditor, never here.
 import {
   EditorState, EditorView, Prec, bracketMatching, closeBrackets, closeBracketsKeymap, defaultKeymap, drawSelection,
   highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, history, historyKeymap, indentOnInput,
@@ -10,7 +11,7 @@ import { editorTheme } from "./editor-theme.js";
 const prefersDark = () => globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches;
 
 /**
- * @param {HTMLElement} parent  element the editor replaces the static code in
+ * @param {HTMLElement|null} parent  element the editor is appended to (null: the caller places view.dom)
  * @param {{doc: string, label: string, onRun: () => void, onChange: (code: string) => void}} options
  */
 export function createEditor(parent, { doc, label, onRun, onChange }) {

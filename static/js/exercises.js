@@ -1,8 +1,8 @@
 // Exercises: starter code in an editor, hidden checks run in the worker, hints, a solution.
 // The build emits each exercise as data (script.exercise-data); the checks are Python in
 // lessonpy.exercises and run through lessonpy.grading.grade in a namespace of their own.
-import { createEditor } from "./editor.js";
 import { el as element } from "./dom.js";
+import { LazyEditor } from "./lazy-editor.js";
 import * as storage from "./storage.js";
 import { TabSync } from "./tabsync.js";
 
@@ -29,10 +29,10 @@ class Exercise {
     });
     this.state = state;
 
-    const holder = this.$(".exercise-editor");
-    holder.replaceChildren();
-    this.editor = createEditor(holder, {
+    // Plain text until the reader comes near (lazy-editor.js); this.editor works the same either way.
+    this.editor = new LazyEditor(this.$(".exercise-editor"), {
       doc: this.state.code,
+      near: el,
       label: `Your code for the exercise “${this.data.title}”`,
       onRun: () => this.check(),
       onChange: (code) => {

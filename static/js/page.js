@@ -10,9 +10,10 @@ bindStatus(document.querySelector(".py-status"), runtime, {
   onRestart: () => runtime.restart().catch(() => {}),
 });
 
-const [{ CellPage }, { initFeatures, registerFeature }] = await Promise.all([
-  import("./cells.js"), // pulls in CodeMirror, the largest script of the page
+const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }] = await Promise.all([
+  import("./cells.js"),
   import("./features.js"),
+  import("./lazy-editor.js"), // CodeMirror itself loads later, when the first editor is built
 ]);
 // Storage full or turned off: say so once; edits stay in the editors while the page is open.
 storage.onSaveFailure((reason) => {
@@ -33,6 +34,12 @@ registerFeature("[data-exercise]", "./exercises.js");
 registerFeature("[data-widget]", "./widgets.js");
 registerFeature("[data-copy]", "./copy.js");
 registerFeature("[data-notebook]", "./notebook.js");
-initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
-await cells.ready;
-document.body.dataset.cells = "ready"; // every editor is in place
+document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
+const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
+// The editors far from the screen are built in idle time once Python is ready, every feature
+// (exercises included) has made its editors, and the runs pressed meanwhile are done: nothing of
+// them is needed before the first output.
+await Promise.all([features, runtime.start().catch(() => {})]);
+await cells.chain;
+await buildAllWhenIdle();
+document.body.dataset.editors = "ready"; // every editor is built

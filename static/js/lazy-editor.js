@@ -1,0 +1,181 @@
+// Code editors that cost nothing until the reader needs them. The build renders every editor's code
+// as a stand-in (`<pre class="code-standin">`: the code, line for line the size CodeMirror draws it,
+// selectable and found by the browser's search); a LazyEditor turns it into CodeMirror when it comes
+// near the screen, in the page's idle time after Python is ready, or at once when the reader clicks
+// it, tabs into it or something calls focus(). Until then the stand-in is the editor: getCode and
+// setCode read and write its text, and Shift+Enter / Ctrl+Enter on it run. Everything that reads or
+// writes an editor's code goes through getCode/setCode, which work in both states, so Run, Reset,
+// the other tabs' edits and replays never depend on whether (or when) CodeMirror was built.
+//
+// Building ~40 editors at load cost the main thread most of its blocking time (CodeMirror's first
+// measure reads layout, ~15 ms each); CodeMirror itself (editor.js, the page's largest script) is
+// imported only here, when the first editor is wanted, after the Run buttons already work.
+import { el } from "./dom.js";
+
+/** How far ahead of the reader editors are built: one and a half screens above and below. */
+const NEAR = "150% 0px";
+/** An idle period must have this much time left for an editor to be built in it. */
+const IDLE_SLICE_MS = 15;
+
+let editorModule = null;
+/** editor.js (and CodeMirror with it), imported once, when the first editor is to be built. */
+export const loadEditorModule = () => (editorModule ??= import("./editor.js"));
+
+const waiting = new Set(); // LazyEditors whose CodeMirror is not built yet
+const urgent = new Set(); // of those, the ones near the screen or asked for: built first
+let pumping = false;
+let idleBuilding = null; // the promise buildAllWhenIdle returned
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+const observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((items) => {
+  for (const item of items) {
+    if (!item.isIntersecting) continue;
+    observer.unobserve(item.target);
+    for (const editor of waiting) if (editor.near === item.target) want(editor);
+  }
+}, { rootMargin: NEAR });
+
+/** Build `editor` soon (one editor per task, in the order asked), ahead of the idle ones. */
+function want(editor) {
+  if (!waiting.has(editor)) return;
+  urgent.add(editor);
+  if (pumping) return;
+  pumping = true;
+  loadEditorModule().then(async (module) => {
+    for (const next of urgent) { // a Set iterates over what is added meanwhile too
+      urgent.delete(next);
+      next.mount(module);
+      if (urgent.size) await nextTask(); // let input and Python's messages in between
+    }
+  }).catch((err) => console.error("the code editor could not load:", err)).finally(() => { pumping = false; });
+}
+
+/** The first waiting editor in page order. */
+function firstWaiting() {
+  let first = null;
+  for (const editor of waiting) {
+    if (!first || (first.holder.compareDocumentPosition(editor.holder) & Node.DOCUMENT_POSITION_PRECEDING)) first = editor;
+  }
+  return first;
+}
+
+/**
+ * Build every editor not built yet, one per idle period, in page order; resolves when all are.
+ * The page calls it once Python is ready: nothing of it is needed before the first output.
+ */
+export function buildAllWhenIdle() {
+  idleBuilding ??= loadEditorModule().then((module) => new Promise((resolve) => {
+    const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(() => fn({ timeRemaining: () => 50 }), 50));
+    const step = (deadline) => {
+      if (!urgent.size && deadline.timeRemaining() >= IDLE_SLICE_MS) firstWaiting()?.mount(module);
+      if (waiting.size) idle(step);
+      else resolve();
+    };
+    idle(step);
+  }));
+  return idleBuilding;
+}
+
+/** Write `code` into a stand-in, one line element per line (as the build does, without colours). */
+function showText(standIn, code) {
+  const lines = code.split("\n");
+  standIn.firstElementChild.replaceChildren(
+    ...lines.map((line, i) => el("span", "line", i < lines.length - 1 ? `${line}\n` : line)));
+  standIn.style.setProperty("--digits", String(String(lines.length).length));
+}
+
+/** The offset in the stand-in's code of the point (x, y), or null when it is not on the code. */
+function offsetAt(code, x, y) {
+  const caret = document.caretPositionFromPoint?.(x, y);
+  const range = caret ? null : document.caretRangeFromPoint?.(x, y);
+  const node = caret ? caret.offsetNode : range?.startContainer;
+  if (!node || !code.contains(node)) return null;
+  const before = document.createRange();
+  before.setStart(code, 0);
+  before.setEnd(node, caret ? caret.offset : range.startOffset);
+  return before.toString().length;
+}
+
+export class LazyEditor {
+  /**
+   * @param {HTMLElement} holder  the element holding the build's stand-in; the editor replaces it there
+   * @param {{doc: string, label: string, onRun: () => void, onChange: (code: string) => void,
+   *          near?: HTMLElement}} options  `near`: the element whose coming near the screen builds the
+   *          editor (the cell: the lesson's blocks skip layout off screen, their insides are not observed)
+   */
+  constructor(holder, { doc, label, onRun, onChange, near = holder }) {
+    Object.assign(this, { holder, near, options: { label, onRun, onChange } });
+    this.standIn = holder.querySelector("pre.code-standin");
+    this.code = this.standIn.firstElementChild;
+    this.text = doc;
+    this.editor = null; // the CodeMirror editor (editor.js), once built
+    this.focusAt = null; // where the caret goes when it is built with the focus (an offset; null: the start)
+    if (this.code.textContent !== doc) showText(this.standIn, doc); // the reader's saved edits
+    this.standIn.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.shiftKey || event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        onRun();
+      }
+    });
+    this.standIn.addEventListener("click", (event) => {
+      const selection = getSelection();
+      if (selection && !selection.isCollapsed && this.standIn.contains(selection.anchorNode)) return; // selecting to copy
+      this.focus(offsetAt(this.code, event.clientX, event.clientY));
+    });
+    // A keyboard reader tabbing in gets the editor; a click focuses first and is handled above.
+    this.standIn.addEventListener("focus", () => {
+      if (this.standIn.matches(":focus-visible")) this.focus(null);
+    });
+    waiting.add(this);
+    observer?.observe(near);
+  }
+
+  get built() {
+    return this.editor !== null;
+  }
+
+  getCode() {
+    return this.editor ? this.editor.getCode() : this.text;
+  }
+
+  /** Replace the code; onChange hears of it in both states (CodeMirror calls it on every change). */
+  setCode(code) {
+    if (this.editor) {
+      this.editor.setCode(code);
+      return;
+    }
+    this.text = code;
+    showText(this.standIn, code);
+    this.options.onChange(code);
+  }
+
+  /** Focus the editor, building it now if it is not built; `at`: where the caret goes (an offset). */
+  focus(at = null) {
+    if (this.editor) {
+      this.editor.focus();
+      return;
+    }
+    this.focusAt = at ?? this.focusAt;
+    this.standIn.focus({ preventScroll: true }); // holds the focus (and Shift+Enter) until then
+    want(this);
+  }
+
+  /** Build CodeMirror in place of the stand-in (called by the scheduling above). */
+  mount({ createEditor }) {
+    if (this.editor) return;
+    waiting.delete(this);
+    urgent.delete(this);
+    observer?.unobserve(this.near);
+    const { label, onRun, onChange } = this.options;
+    const focused = document.activeElement === this.standIn;
+    this.editor = createEditor(null, { doc: this.text, label, onRun, onChange });
+    this.standIn.replaceWith(this.editor.view.dom);
+    if (focused) { // the reader is on it (clicked, tabbed in, or focus() was called): hand over the focus
+      if (typeof this.focusAt === "number") {
+        this.editor.view.dispatch({ selection: { anchor: Math.min(this.focusAt, this.text.length) } });
+      }
+      this.editor.focus();
+    }
+    this.standIn = null;
+  }
+}

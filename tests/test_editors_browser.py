@@ -1,0 +1,218 @@
+"""Lazy editors (static/js/lazy-editor.js): a cell's code is a plain-text stand-in until the reader
+comes near it, and everything a reader does works on a cell whose editor is not built yet.
+
+To hold a page in that state for as long as a test needs, the tests hold back CodeMirror itself
+(the request for vendor/codemirror.js waits until the test lets it go): no editor can be built,
+as on a slow connection before the script has arrived. Real Chromium, real Pyodide, real clicks."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code
+from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
+    LESSON, cell, editor_code, fresh_context, original_code, python_status, wait_done,
+)
+
+pytestmark = pytest.mark.browser
+
+FAR = "cat"  # a cell several screens below the top of the lesson
+COUNTER = "n_far = globals().get('n_far', 0) + 1\nprint('far run', n_far)"
+
+
+class HeldEditors:
+    """Hold back CodeMirror's script in a page until release()."""
+
+    def __init__(self, page):
+        self.routes = []
+        page.route("**/vendor/codemirror.js", lambda route: self.routes.append(route))
+
+    def release(self):
+        for route in self.routes:
+            route.continue_()
+        self.routes.clear()
+
+
+def open_held(context, url, wait_python=True):
+    page = context.new_page()
+    held = HeldEditors(page)
+    page.goto(url + LESSON)
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=BOOT_TIMEOUT_MS)
+    if wait_python:
+        expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    return page, held
+
+
+def save_edits(context, url, edits):
+    """Edit cells in a tab of their own, as a reader did on an earlier visit (saved in this browser)."""
+    page = context.new_page()
+    page.goto(url + LESSON)
+    for cell_id, code in edits.items():
+        paste_code(cell(page, cell_id), code)
+        expect(cell(page, cell_id).get_by_role("button", name="Reset")).to_be_visible()
+    page.close()
+
+
+def bring_to_centre(locator):
+    """Scroll `locator` to the middle of the screen and wait until it stands still: blocks above it
+    get their real heights as they are drawn (content-visibility, widgets), which moves it."""
+    last = None
+    for _ in range(50):
+        locator.evaluate("e => e.scrollIntoView({ block: 'center' })")
+        locator.page.wait_for_timeout(200)
+        box = locator.bounding_box()
+        if box == last:
+            return box
+        last = box
+    raise AssertionError("the element never stopped moving")
+
+
+def standin(page, cell_id):
+    return cell(page, cell_id).locator("pre.code-standin")
+
+
+def test_a_far_cell_runs_by_run_and_by_keys_before_any_editor_exists(fresh_context, site_url):
+    save_edits(fresh_context, site_url, {FAR: COUNTER})
+    page, held = open_held(fresh_context, site_url)
+    far = cell(page, FAR)
+    viewport = page.viewport_size["height"]
+    assert far.bounding_box()["y"] > 2 * viewport, "the cell starts well below the fold"
+    expect(page.locator(".cm-editor")).to_have_count(0)  # CodeMirror has not even loaded
+    expect(standin(page, FAR)).to_contain_text("print('far run', n_far)")  # the saved edit, shown
+    far.get_by_role("button", name="Run").click()
+    out = wait_done(page, FAR)
+    expect(far).to_have_attribute("data-status", "ok")
+    expect(out).to_contain_text("far run 1")
+    index = page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).index", FAR)
+    before = ", ".join(str(i) for i in range(1, index))
+    expect(out).to_contain_text(f"Ran code cells {before} first")  # the cells it builds on, never built either
+    # Focused by the keyboard, the stand-in holds the focus and its keys until the editor exists.
+    standin(page, FAR).focus()
+    page.keyboard.press("Shift+Enter")
+    expect(out).to_contain_text("far run 2", timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("Control+Enter")
+    expect(out).to_contain_text("far run 3", timeout=RUN_TIMEOUT_MS)
+    expect(page.locator(".cm-editor")).to_have_count(0)
+    # CodeMirror arrives: the focused stand-in becomes an editor with the same code, focused.
+    held.release()
+    expect(far.locator(".cm-content")).to_be_focused()
+    assert editor_code(page, FAR) == COUNTER
+    page.keyboard.press("Shift+Enter")
+    expect(out).to_contain_text("far run 4", timeout=RUN_TIMEOUT_MS)
+
+
+def test_clicking_a_stand_in_gives_the_editor_with_the_caret_where_the_click_was(fresh_context, site_url):
+    page, held = open_held(fresh_context, site_url, wait_python=False)
+    target = standin(page, FAR)
+    # Click just before the first "np." of the cell's code.
+    original = original_code(page, FAR)
+    offset = original.index("np.")
+    bring_to_centre(target.locator(".line").nth(original[:offset].count("\n")))
+    box = target.evaluate("""(pre, offset) => {
+      const walker = document.createTreeWalker(pre.querySelector("code"), NodeFilter.SHOW_TEXT);
+      let left = offset;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (left < node.length) {
+          const range = document.createRange();
+          range.setStart(node, left);
+          range.setEnd(node, left + 1);
+          const r = range.getBoundingClientRect();
+          return { x: r.left + 1, y: r.top + r.height / 2 };
+        }
+        left -= node.length;
+      }
+      return null;
+    }""", offset)
+    page.mouse.click(box["x"], box["y"])
+    held.release()
+    expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
+    expect(standin(page, FAR)).to_have_count(0)
+    page.keyboard.type("EDIT")
+    assert editor_code(page, FAR) == original[:offset] + "EDIT" + original[offset:]
+    expect(cell(page, FAR).get_by_role("button", name="Reset")).to_be_visible()
+
+
+def test_tabbing_into_a_stand_in_gives_the_editor(fresh_context, site_url):
+    page, held = open_held(fresh_context, site_url, wait_python=False)
+    cell(page, FAR).locator(".cell-editor").scroll_into_view_if_needed()
+    # Back from the cell's Run button to its code, as a keyboard reader goes.
+    cell(page, FAR).get_by_role("button", name="Run").focus()
+    page.keyboard.press("Shift+Tab")
+    expect(standin(page, FAR)).to_be_focused()
+    held.release()
+    expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n# typed")
+    assert editor_code(page, FAR) == original_code(page, FAR) + "\n# typed"
+
+
+def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, site_url):
+    page, held = open_held(fresh_context, site_url, wait_python=False)
+    holders = page.locator(".cell-editor, .exercise-editor")
+    measure = """holders => holders.map((h) => {
+      const box = h.getBoundingClientRect();
+      const text = document.createTreeWalker(h.querySelector(".line, .cm-line"), NodeFilter.SHOW_TEXT).nextNode();
+      const range = document.createRange();
+      range.setStart(text, 0);
+      range.setEnd(text, 1);
+      const first = range.getBoundingClientRect(); // where the code's first character is drawn
+      return { id: h.parentElement.id, height: box.height, x: first.left - box.left, y: first.top - box.top };
+    })"""
+    count = holders.count()
+    assert count > 20
+    for i in range(count):  # on screen, as the reader sees them
+        holders.nth(i).scroll_into_view_if_needed()
+    before = holders.evaluate_all(measure)
+    held.release()
+    for i in range(count):
+        holders.nth(i).scroll_into_view_if_needed()
+        expect(holders.nth(i).locator(".cm-editor")).to_have_count(1)
+    expect(page.locator("pre.code-standin")).to_have_count(0)
+    page.wait_for_timeout(300)  # CodeMirror measures in the next frames
+    after = holders.evaluate_all(measure)
+    for b, a in zip(before, after):
+        assert a["id"] == b["id"]
+        assert abs(a["height"] - b["height"]) < 0.5, (b, a)
+        assert abs(a["x"] - b["x"]) < 0.5 and abs(a["y"] - b["y"]) < 0.5, (b, a)
+
+
+def test_reset_and_other_tabs_edits_reach_cells_whose_editor_was_never_built(fresh_context, site_url):
+    save_edits(fresh_context, site_url, {FAR: "mine = 1"})
+    page, held = open_held(fresh_context, site_url, wait_python=False)
+    far = cell(page, FAR)
+    expect(far.locator(CODE)).to_have_text("mine = 1")
+    # Another tab (its editors built) edits the cell: this tab's stand-in follows.
+    other = fresh_context.new_page()
+    other.goto(site_url + LESSON)
+    paste_code(cell(other, FAR), "theirs = 2")
+    expect(far.locator(CODE)).to_have_text("theirs = 2")
+    assert editor_code(page, FAR) == "theirs = 2"
+    # Reset on the stand-in brings the lesson's code back, saved for the other tab too.
+    far.get_by_role("button", name="Reset").click()
+    expect(far.get_by_role("button", name="Reset")).to_be_hidden()
+    assert editor_code(page, FAR) == original_code(page, FAR)
+    expect(cell(other, FAR).locator(".cm-content")).to_contain_text(original_code(other, FAR).splitlines()[0])
+    assert editor_code(other, FAR) == original_code(other, FAR)
+    expect(page.locator(".cm-editor")).to_have_count(0)  # all of it without CodeMirror in this tab
+    held.release()
+
+
+def test_stop_replays_cells_whose_editor_was_never_built(fresh_context, plain_site_url):
+    save_edits(fresh_context, plain_site_url, {
+        "setup": "kept = 41", "scores": "kept += 1\nwhile True:\n    pass", "softmax": "print('kept is', kept)"})
+    page, _held = open_held(fresh_context, plain_site_url)
+    assert page.evaluate("crossOriginIsolated") is False  # Stop restarts Python and replays
+    cell(page, "setup").get_by_role("button", name="Run").click()
+    wait_done(page, "setup")
+    scores = cell(page, "scores")
+    scores.get_by_role("button", name="Run").click()
+    expect(scores).to_have_attribute("data-status", "running", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_timeout(500)
+    scores.get_by_role("button", name="Stop").click()
+    expect(scores).to_have_attribute("data-status", "stopped", timeout=10_000)
+    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    expect(scores.locator(".cell-output")).to_contain_text("re-ran code cell")
+    cell(page, "softmax").get_by_role("button", name="Run").click()
+    expect(wait_done(page, "softmax")).to_contain_text("kept is 41")
+    expect(page.locator(".cm-editor")).to_have_count(0)
