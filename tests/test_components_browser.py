@@ -386,8 +386,8 @@ def test_crisp_on_high_dpi_and_follows_resizes(browser, base_url):
     context, page, errors = _open(browser, base_url, device_scale_factor=2, viewport={"width": 1000, "height": 800})
     try:
         mount(page)
-        size = page.evaluate("(() => { const c = document.querySelector('.attn-figure-weights canvas'); return [c.width, c.clientWidth]; })()")
-        assert size[0] == 2 * size[1]
+        # Drawn in an upcoming frame, once ResizeObserver has reported the canvas's width.
+        page.wait_for_function("(() => { const c = document.querySelector('.attn-figure-weights canvas'); return c.width === 2 * c.clientWidth && c.clientWidth > 360; })()")
         page.set_viewport_size({"width": 360, "height": 800})
         page.wait_for_function("(() => { const c = document.querySelector('.attn-figure-weights canvas'); return c.width === 2 * c.clientWidth && c.clientWidth < 360; })()")
         ARTIFACTS.mkdir(exist_ok=True)
@@ -397,20 +397,24 @@ def test_crisp_on_high_dpi_and_follows_resizes(browser, base_url):
     assert errors == []
 
 
+# JS: grey levels of the opaque pixels of the row-label strip left of the heatmap (the label text).
+LABEL_LEVELS = """() => {
+    const c = document.querySelector('.attn-figure-weights canvas');
+    const g = fx.view.components.weights.layout();
+    const dpr = c.width / c.clientWidth;
+    const d = c.getContext('2d').getImageData(0, Math.round(g.top * dpr), Math.round((g.left - 8) * dpr), Math.round(g.cell * 4 * dpr)).data;
+    const vals = [];
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 200) vals.push((d[i] + d[i + 1] + d[i + 2]) / 3);
+    return vals; }"""
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_labels_follow_the_colour_scheme(browser, base_url, scheme):
     context, page, errors = _open(browser, base_url, color_scheme=scheme)
     try:
         mount(page)
-        # Pixels of the row-label strip left of the heatmap: dark text on light, light text on dark.
-        levels = page.evaluate("""() => {
-            const c = document.querySelector('.attn-figure-weights canvas');
-            const g = fx.view.components.weights.layout();
-            const dpr = c.width / c.clientWidth;
-            const d = c.getContext('2d').getImageData(0, Math.round(g.top * dpr), Math.round((g.left - 8) * dpr), Math.round(g.cell * 4 * dpr)).data;
-            const vals = [];
-            for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 200) vals.push((d[i] + d[i + 1] + d[i + 2]) / 3);
-            return vals; }""")
+        # Dark text on light, light text on dark.
+        levels = page.evaluate(LABEL_LEVELS)
         assert len(levels) > 20
         if scheme == "dark":
             assert max(levels) > 180
@@ -418,6 +422,23 @@ def test_labels_follow_the_colour_scheme(browser, base_url, scheme):
             assert min(levels) < 90
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"components-{scheme}.png"), full_page=True)
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_drawn_canvases_follow_a_theme_change(browser, base_url):
+    """The colours are read once per theme change (canvas.js): a change after drawing redraws them,
+    whether the system's setting changes or the page sets its own theme on <html>."""
+    context, page, errors = _open(browser, base_url, color_scheme="light")
+    try:
+        mount(page)
+        page.wait_for_function(f"({LABEL_LEVELS})().length > 20")
+        assert min(page.evaluate(LABEL_LEVELS)) < 90  # dark text
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function(f"Math.min(...({LABEL_LEVELS})()) > 100")  # light text only
+        page.evaluate("document.documentElement.dataset.theme = 'light'")  # the page's own switch wins
+        page.wait_for_function(f"Math.min(...({LABEL_LEVELS})()) < 90")
     finally:
         context.close()
     assert errors == []

@@ -1,6 +1,7 @@
 // The canvas toolkit the components draw with: one shared draw queue, a component lifecycle,
-// theme colours from CSS custom properties, sizing for the device pixel ratio, listeners,
-// layout watching, labels, numbers, tooltips and messages. It knows nothing about attention.
+// theme colours from CSS custom properties (read once per theme change), sizes from one
+// ResizeObserver (draws never read layout), sizing for the device pixel ratio, listeners, labels,
+// numbers, tooltips and messages. It knows nothing about attention.
 
 // One draw queue for every component: at most ~20 ms of drawing per animation frame, so several
 // large views updated at once spread over frames instead of making one long task.
@@ -29,28 +30,83 @@ export function flushDraw(fn) {
 }
 export const cancelDraw = (fn) => drawQueue.delete(fn);
 
-/** Colours and font of a component, read from CSS custom properties (light/dark aware). */
-export function readTheme(canvas) {
-  const family = cssVar(canvas, "font-family", "system-ui, sans-serif");
-  return {
-    fg: cssVar(canvas, "--attn-fg", "#1f2328"),
-    muted: cssVar(canvas, "--attn-muted", "#59636e"),
-    bg: cssVar(canvas, "--attn-bg", "#ffffff"),
-    grid: cssVar(canvas, "--attn-grid", "#d0d7de"),
-    accent: cssVar(canvas, "--attn-accent", "#c2185b"),
-    select: cssVar(canvas, "--attn-select", "#1f2328"),
-    empty: cssVar(canvas, "--attn-empty", "#eef1f4"),
-    masked: cssVar(canvas, "--attn-masked", "#8c959f"),
-    tipBg: cssVar(canvas, "--attn-tip-bg", "#1f2328"),
-    tipFg: cssVar(canvas, "--attn-tip-fg", "#ffffff"),
-    font: (size, weight = "") => `${weight} ${size}px ${family}`.trim(),
+// The theme: every colour and the font the canvases draw with, read from the root's custom
+// properties (components.css) once per theme change, not per draw: a getComputedStyle per colour
+// per draw was ~45 ms of the lesson's load. A change of the system's light/dark setting or of the
+// page's own theme (class, data-theme or style on <html>) clears it and redraws every canvas.
+const THEME = {
+  fg: ["--attn-fg", "#1f2328"], muted: ["--attn-muted", "#59636e"], bg: ["--attn-bg", "#ffffff"],
+  grid: ["--attn-grid", "#d0d7de"], accent: ["--attn-accent", "#c2185b"], select: ["--attn-select", "#1f2328"],
+  empty: ["--attn-empty", "#eef1f4"], masked: ["--attn-masked", "#8c959f"], tipBg: ["--attn-tip-bg", "#1f2328"],
+  tipFg: ["--attn-tip-fg", "#ffffff"], messageBg: ["--attn-message-bg", "#fff4e5"],
+  messageBorder: ["--attn-message-border", "#b35806"], family: ["--attn-font", "system-ui, sans-serif"],
+};
+let theme = null;
+const onThemeChange = new Set(); // the redraws of the canvases alive
+let themeWatched = false;
+
+function watchTheme() {
+  themeWatched = true;
+  const changed = () => {
+    theme = null;
+    for (const redraw of onThemeChange) redraw();
   };
+  globalThis.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", changed);
+  if (typeof MutationObserver !== "undefined" && globalThis.document) {
+    new MutationObserver(changed).observe(document.documentElement, { attributes: true, attributeFilter: ["class", "data-theme", "style"] });
+  }
 }
+
+/** Colours and font of the components, as one object (light/dark aware, cached per theme). */
+export function readTheme() {
+  if (theme) return theme;
+  if (!themeWatched) watchTheme();
+  let style = null;
+  try {
+    style = getComputedStyle(document.documentElement);
+  } catch {
+    // no document (a test outside the browser): the fallbacks
+  }
+  const values = Object.fromEntries(Object.entries(THEME).map(([key, [name, fallback]]) => (
+    [key, style?.getPropertyValue(name).trim() || fallback])));
+  const { family } = values;
+  theme = { ...values, font: (size, weight = "") => `${weight} ${size}px ${family}`.trim() };
+  return theme;
+}
+
+// Canvas widths as ResizeObserver reports them (one observer for every canvas): drawing never
+// reads layout, which forced the browser to lay out the page again for each canvas it drew.
+const widths = new WeakMap();
+const onResize = new WeakMap(); // canvas -> its redraw
+const resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver((entries) => {
+  for (const entry of entries) {
+    const width = entry.contentBoxSize?.[0]?.inlineSize ?? entry.contentRect.width;
+    if (!width || width === widths.get(entry.target)) continue; // 0: not laid out (hidden, skipped)
+    widths.set(entry.target, width);
+    onResize.get(entry.target)?.();
+  }
+});
+
+/**
+ * The canvas's width in CSS pixels: as ResizeObserver last reported it, else (not reported yet:
+ * just made, or a caller needs the geometry now) read from the layout once.
+ */
+export function canvasWidth(canvas) {
+  let width = widths.get(canvas);
+  if (!width) {
+    width = canvas.clientWidth || canvas.parentElement?.clientWidth || 0;
+    if (width) widths.set(canvas, width);
+  }
+  return Math.max(120, width || 320);
+}
+
+/** The width is known without reading layout (reported by ResizeObserver or read before). */
+const widthKnown = (canvas) => widths.has(canvas);
 
 /** Size the backing store for devicePixelRatio; returns a context drawing in CSS pixels. */
 export function prepareCanvas(canvas, cssHeight) {
   const dpr = window.devicePixelRatio || 1;
-  const width = Math.max(120, canvas.clientWidth || canvas.parentElement?.clientWidth || 320);
+  const width = canvasWidth(canvas);
   canvas.style.height = `${Math.ceil(cssHeight)}px`;
   const w = Math.round(width * dpr);
   const h = Math.round(cssHeight * dpr);
@@ -69,25 +125,17 @@ export function listen(target, handlers) {
   return () => { for (const [type, handler] of entries) target.removeEventListener(type, handler); };
 }
 
-/** Call redraw when the canvas width or the colour scheme changes. Returns a cleanup function. */
-export function watchLayout(canvas, redraw) {
-  let lastWidth = canvas.clientWidth;
-  let frame = 0;
-  const schedule = () => {
-    if (!frame) frame = requestAnimationFrame(() => { frame = 0; redraw(); });
-  };
-  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
-    if (canvas.clientWidth !== lastWidth) { lastWidth = canvas.clientWidth; schedule(); }
-  }) : null;
-  ro?.observe(canvas);
-  const media = window.matchMedia?.("(prefers-color-scheme: dark)");
-  media?.addEventListener?.("change", schedule);
-  // A page theme switch (class or data-theme on <html>) changes the custom properties we read.
-  const mo = typeof MutationObserver !== "undefined" ? new MutationObserver(schedule) : null;
-  mo?.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "data-theme", "style"] });
+/**
+ * Call `changed` when the canvas's width (ResizeObserver), the colour scheme or the device pixel
+ * ratio changes (the lifecycle then queues a draw). Returns a cleanup function.
+ */
+export function watchLayout(canvas, changed) {
+  onResize.set(canvas, changed);
+  resizer?.observe(canvas);
+  onThemeChange.add(changed);
   // devicePixelRatio changes (zoom, another monitor) without a width change: watch the resolution.
   let dprQuery = null;
-  const onDpr = () => { armDpr(); schedule(); };
+  const onDpr = () => { armDpr(); changed(); };
   const armDpr = () => {
     dprQuery?.removeEventListener?.("change", onDpr);
     dprQuery = window.matchMedia?.(`(resolution: ${window.devicePixelRatio || 1}dppx)`) ?? null;
@@ -95,11 +143,10 @@ export function watchLayout(canvas, redraw) {
   };
   armDpr();
   return () => {
-    ro?.disconnect();
-    mo?.disconnect();
-    media?.removeEventListener?.("change", schedule);
+    resizer?.unobserve(canvas);
+    onResize.delete(canvas);
+    onThemeChange.delete(changed);
     dprQuery?.removeEventListener?.("change", onDpr);
-    if (frame) cancelAnimationFrame(frame);
   };
 }
 
@@ -144,45 +191,39 @@ export function drawTooltip(ctx, theme, text, x, y, width, height) {
   lines.forEach((l, i) => ctx.fillText(l, tx + 6, ty + 5 + i * 16));
 }
 
-/** Read a CSS custom property from an element, with a fallback. */
-export function cssVar(el, name, fallback) {
-  try {
-    const v = getComputedStyle(el).getPropertyValue(name).trim();
-    return v || fallback;
-  } catch {
-    return fallback;
-  }
-}
-
 /** Draw a message in the middle of a canvas (wrapping lines) and expose it to assistive tech. */
 export function drawMessage(canvas, message) {
+  const h = 120;
+  canvas.style.height = `${h}px`;
+  canvas.setAttribute("aria-label", message);
+  canvas.dataset.message = message;
+  // Watched but its width not reported yet (just made): the text alternative is there at once, the
+  // pixels when ResizeObserver reports the width (which redraws), never after a layout read.
+  if (!widthKnown(canvas) && onResize.has(canvas)) return;
   try {
     const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(200, canvas.clientWidth || 300);
-    const h = 120;
-    canvas.style.height = `${h}px`;
+    const w = Math.max(200, canvasWidth(canvas));
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
     const ctx = canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    ctx.fillStyle = cssVar(canvas, "--attn-message-bg", "#fff4e5");
+    const theme = readTheme();
+    ctx.fillStyle = theme.messageBg;
     ctx.fillRect(0, 0, w, h);
-    ctx.strokeStyle = cssVar(canvas, "--attn-message-border", "#b35806");
+    ctx.strokeStyle = theme.messageBorder;
     ctx.lineWidth = 2;
     ctx.strokeRect(1, 1, w - 2, h - 2);
-    ctx.fillStyle = cssVar(canvas, "--attn-fg", "#222");
-    ctx.font = `14px ${cssVar(canvas, "font-family", "sans-serif")}`;
+    ctx.fillStyle = theme.fg;
+    ctx.font = theme.font(14);
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     const lines = wrap(ctx, message, w - 32);
     const top = h / 2 - ((lines.length - 1) * 18) / 2;
     lines.forEach((line, i) => ctx.fillText(line, w / 2, top + i * 18));
   } catch {
-    // A canvas that cannot draw still gets its text alternative below.
+    // A canvas that cannot draw still has its text alternative.
   }
-  canvas.setAttribute("aria-label", message);
-  canvas.dataset.message = message;
 }
 
 export function wrap(ctx, text, width) {
@@ -216,7 +257,8 @@ export function drawStatus(canvas, error, empty) {
 /**
  * The lifecycle every canvas component has: set data -> request a draw -> draw.
  * canvasLifecycle(canvas, {roleDescription, render, handlers}) -> {request, now, flush, destroy, destroyed}
- *   request()  draw in an upcoming frame; any number of requests in one task draw once
+ *   request()  draw in an upcoming frame (once the canvas's width is known); any number of
+ *              requests in one task draw once
  *   now()      draw at once (a message must not wait for a frame)
  *   flush()    draw now if a draw is waiting (before reading the layout)
  *   destroy()  stop drawing, stop listening
@@ -225,18 +267,26 @@ export function drawStatus(canvas, error, empty) {
  */
 export function canvasLifecycle(canvas, { roleDescription, render, handlers = {} }) {
   let destroyed = false;
-  const draw = () => { if (!destroyed) render(); };
+  // A draw asked for before ResizeObserver has reported the canvas's width waits for that report
+  // (the width is read from the layout only if something needs the drawing at once: flush, now).
+  // A canvas that is not laid out (off screen in a skipped block, hidden) is drawn when it is.
+  let waiting = false;
+  const draw = () => { waiting = false; if (!destroyed) render(); };
   canvas.tabIndex = 0;
   canvas.setAttribute("role", "application");
   canvas.setAttribute("aria-roledescription", roleDescription);
   canvas.classList.add("attn-canvas");
   const unlisten = listen(canvas, handlers);
-  const unwatch = watchLayout(canvas, draw);
+  const unwatch = watchLayout(canvas, () => { if (!destroyed) requestDraw(draw); }); // through the queue
   return {
     get destroyed() { return destroyed; },
-    request() { if (!destroyed) requestDraw(draw); },
+    request() {
+      if (destroyed) return;
+      if (widthKnown(canvas)) requestDraw(draw);
+      else waiting = true;
+    },
     now() { cancelDraw(draw); draw(); },
-    flush: () => flushDraw(draw),
+    flush: () => (waiting ? (draw(), true) : flushDraw(draw)),
     destroy() {
       destroyed = true;
       cancelDraw(draw);

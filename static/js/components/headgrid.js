@@ -7,7 +7,7 @@
 // tower: MiniLM (6 × 12) has layers as rows, SmolLM2 (30 × 9) layers as columns. Labels say which.
 
 import { SEQUENTIAL_LUT } from "./colormap.js";
-import { canvasLifecycle, drawStatus, drawTooltip, prepareCanvas, readTheme } from "./canvas.js";
+import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, prepareCanvas, readTheme } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
 const GAP = 3;
@@ -88,7 +88,7 @@ export function createHeadGrid(canvas, options = {}) {
     off.height = L * H * T;
     const ctx = off.getContext("2d");
     const img = ctx.createImageData(T, L * H * T);
-    const masked = readTheme(canvas).masked;
+    const masked = readTheme().masked;
     const m = /#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(masked);
     const grey = m ? [1, 2, 3].map((i) => parseInt(m[i], 16)) : [140, 149, 159];
     for (let k = 0; k < data.length; k++) {
@@ -115,11 +115,11 @@ export function createHeadGrid(canvas, options = {}) {
     const cols = layersAcross ? L : H;
     const left = 64;
     const top = 22;
-    const width0 = Math.max(120, canvas.clientWidth || canvas.parentElement?.clientWidth || 320);
+    const width0 = canvasWidth(canvas);
     const thumb = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.floor((width0 - left - 4) / cols) - GAP));
     const height = top + rows * (thumb + GAP) + 4;
     const { ctx, width } = prepareCanvas(canvas, height);
-    const theme = readTheme(canvas);
+    const theme = readTheme();
     image ??= makeImage();
     ctx.imageSmoothingEnabled = false;
     ctx.fillStyle = theme.muted;

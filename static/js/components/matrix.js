@@ -6,7 +6,7 @@
 // scaled up without smoothing, so T=512 costs one ImageData fill, not 262,144 fillRects.
 
 import { makeScale, luminance, drawLegend } from "./colormap.js";
-import { canvasLifecycle, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
+import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
 // ---- pooling ------------------------------------------------------------------------------
@@ -251,9 +251,9 @@ export function createMatrix(canvas, options = {}) {
       if (error) report("");
       return;
     }
-    const theme = readTheme(canvas);
+    const theme = readTheme();
     const probe = canvas.getContext("2d");
-    const width = Math.max(120, canvas.clientWidth || 320);
+    const width = canvasWidth(canvas);
     const g = computeGeometry(probe, width, theme);
     const changed = !geometry || geometry.br !== g.br || geometry.nR !== g.nR ||
       g.rects.some((r, i) => geometry.rects[i]?.bc !== r.bc);

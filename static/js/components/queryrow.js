@@ -4,7 +4,7 @@
 // recomputed here: the split is the weights themselves).
 
 import { sequential, SEQUENTIAL_LUT } from "./colormap.js";
-import { canvasLifecycle, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
+import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
 import { checkInput, checkTokens } from "./validate.js";
 import { describeRow, tokenName } from "./table.js";
 
@@ -50,8 +50,8 @@ export function createQueryRow(canvas, options = {}) {
     const text = summary();
     notify();
     if (drawStatus(canvas, error, w ? "" : "No attention weights to show yet.")) { geometry = null; return; }
-    const theme = readTheme(canvas);
-    const width = Math.max(160, canvas.clientWidth || 320);
+    const theme = readTheme();
+    const width = Math.max(160, canvasWidth(canvas));
     const probe = canvas.getContext("2d");
     probe.font = theme.font(14, "600");
     const sentence = wrap(probe, text, width - 8);
