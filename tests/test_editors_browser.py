@@ -143,8 +143,8 @@ def test_tabbing_into_a_stand_in_gives_the_editor(fresh_context, site_url):
     held.release()
     expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
     page.keyboard.press("Control+End")
-    page.keyboard.type("\n# typed")
-    assert editor_code(page, FAR) == original_code(page, FAR) + "\n# typed"
+    page.keyboard.type("  # typed")
+    assert editor_code(page, FAR) == original_code(page, FAR) + "  # typed"
 
 
 def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, site_url):

@@ -18,14 +18,20 @@ const NEAR = "150% 0px";
 const IDLE_SLICE_MS = 15;
 
 let editorModule = null;
+let loaded = null; // editor.js, once it has loaded
 /** editor.js (and CodeMirror with it), imported once, when the first editor is to be built. */
-export const loadEditorModule = () => (editorModule ??= import("./editor.js"));
+export const loadEditorModule = () => (editorModule ??= import("./editor.js").then((module) => (loaded = module)));
 
 const waiting = new Set(); // LazyEditors whose CodeMirror is not built yet
 const urgent = new Set(); // of those, the ones near the screen or asked for: built first
 let pumping = false;
 let idleBuilding = null; // the promise buildAllWhenIdle returned
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(() => fn({ timeRemaining: () => 50 }), 50));
+/** A moment when the page has nothing else to do, or 100 ms at most. */
+const breather = () => new Promise((resolve) => {
+  if (globalThis.requestIdleCallback) requestIdleCallback(resolve, { timeout: 100 });
+  else setTimeout(resolve, 0);
+});
 
 const observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((items) => {
   for (const item of items) {
@@ -35,17 +41,25 @@ const observer = typeof IntersectionObserver === "undefined" ? null : new Inters
   }
 }, { rootMargin: NEAR });
 
-/** Build `editor` soon (one editor per task, in the order asked), ahead of the idle ones. */
+/**
+ * Build `editor` soon, ahead of the idle ones: at once if the reader is on it (clicked, tabbed in)
+ * and CodeMirror is there; else one editor per task, the ones the reader is on first, the others
+ * (only near the screen) each when the page has a moment, so input and Python's messages come first.
+ */
 function want(editor) {
   if (!waiting.has(editor)) return;
+  if (editor.wantsFocus && loaded) {
+    editor.mount(loaded);
+    return;
+  }
   urgent.add(editor);
   if (pumping) return;
   pumping = true;
   loadEditorModule().then(async (module) => {
-    for (const next of urgent) { // a Set iterates over what is added meanwhile too
-      urgent.delete(next);
-      next.mount(module);
-      if (urgent.size) await nextTask(); // let input and Python's messages in between
+    while (urgent.size) {
+      const next = [...urgent].find((e) => e.wantsFocus) ?? urgent.values().next().value;
+      if (!next.wantsFocus) await breather();
+      if (urgent.has(next)) next.mount(module); // else built meanwhile (a click)
     }
   }).catch((err) => console.error("the code editor could not load:", err)).finally(() => { pumping = false; });
 }
@@ -65,7 +79,6 @@ function firstWaiting() {
  */
 export function buildAllWhenIdle() {
   idleBuilding ??= loadEditorModule().then((module) => new Promise((resolve) => {
-    const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(() => fn({ timeRemaining: () => 50 }), 50));
     const step = (deadline) => {
       if (!urgent.size && deadline.timeRemaining() >= IDLE_SLICE_MS) firstWaiting()?.mount(module);
       if (waiting.size) idle(step);
@@ -110,6 +123,7 @@ export class LazyEditor {
     this.text = doc;
     this.editor = null; // the CodeMirror editor (editor.js), once built
     this.focusAt = null; // where the caret goes when it is built with the focus (an offset; null: the start)
+    this.wantsFocus = false; // the reader is on it: build it first, and at once when CodeMirror is there
     if (this.code.textContent !== doc) showText(this.standIn, doc); // the reader's saved edits
     this.standIn.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.shiftKey || event.ctrlKey || event.metaKey)) {
@@ -156,6 +170,7 @@ export class LazyEditor {
       return;
     }
     this.focusAt = at ?? this.focusAt;
+    this.wantsFocus = true;
     this.standIn.focus({ preventScroll: true }); // holds the focus (and Shift+Enter) until then
     want(this);
   }

@@ -28,11 +28,11 @@ const VIEW_NAMES = new Set(["attention-view", "step-through"]);
 
 /**
  * Start the page's widgets and route show_attention's arrays to the views.
- * A widget is built when it comes near the screen, when the page is idle, or when arrays
- * are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
+ * A widget is built when it comes near the screen, when the page is idle after Python is ready,
+ * or when arrays are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
  * page of them must not spend its first second on pictures nobody can see yet.
  */
-export async function init({ runtime, root, cellIds = [] }) {
+export async function init({ runtime, root, cells = null, cellIds = [] }) {
   const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
     section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
     cellsBefore: Number(section.dataset.cellsBefore ?? 0),
@@ -57,7 +57,9 @@ export async function init({ runtime, root, cellIds = [] }) {
     }
   }, { rootMargin: "100% 0px" }); // a screen's height ahead, so it is drawn before it is seen
   for (const entry of entries) observer.observe(entry.section);
-  startWhenIdle(entries, start);
+  // The ones far from the screen: in idle time once Python is ready and the runs pressed meanwhile
+  // are done (as the editors): nothing of them is needed before the first output.
+  Promise.resolve(runtime.start()).catch(() => {}).then(() => cells?.chain).then(() => startWhenIdle(entries, start));
 
   const views = entries.filter((e) => VIEW_NAMES.has(e.name));
   document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
