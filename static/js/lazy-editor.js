@@ -76,11 +76,13 @@ function firstWaiting() {
 /**
  * Build every editor not built yet, one per idle period, in page order; resolves when all are.
  * The page calls it once Python is ready: nothing of it is needed before the first output.
+ * `busy()`: while it says so (Python is computing), wait: on a machine with few cores the
+ * reader's result comes first.
  */
-export function buildAllWhenIdle() {
+export function buildAllWhenIdle(busy = () => false) {
   idleBuilding ??= loadEditorModule().then((module) => new Promise((resolve) => {
     const step = (deadline) => {
-      if (!urgent.size && deadline.timeRemaining() >= IDLE_SLICE_MS) firstWaiting()?.mount(module);
+      if (!urgent.size && !busy() && deadline.timeRemaining() >= IDLE_SLICE_MS) firstWaiting()?.mount(module);
       if (waiting.size) idle(step);
       else resolve();
     };

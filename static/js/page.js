@@ -41,5 +41,5 @@ const features = initFeatures({ runtime, lesson: config.lesson, root: document, 
 // them is needed before the first output.
 await Promise.all([features, runtime.start().catch(() => {})]);
 await cells.chain;
-await buildAllWhenIdle();
+await buildAllWhenIdle(() => runtime.busy);
 document.body.dataset.editors = "ready"; // every editor is built

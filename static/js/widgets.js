@@ -59,7 +59,8 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   for (const entry of entries) observer.observe(entry.section);
   // The ones far from the screen: in idle time once Python is ready and the runs pressed meanwhile
   // are done (as the editors): nothing of them is needed before the first output.
-  Promise.resolve(runtime.start()).catch(() => {}).then(() => cells?.chain).then(() => startWhenIdle(entries, start));
+  Promise.resolve(runtime.start()).catch(() => {}).then(() => cells?.chain)
+    .then(() => startWhenIdle(entries, start, () => runtime.busy));
 
   const views = entries.filter((e) => VIEW_NAMES.has(e.name));
   document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
@@ -73,10 +74,14 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   return widgets;
 }
 
-/** Start the widgets not yet started, one per idle period, in page order. */
-function startWhenIdle(entries, start) {
+/** Start the widgets not yet started, one per idle period, in page order, none while busy() (Python computes). */
+function startWhenIdle(entries, start, busy) {
   const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
   const next = () => {
+    if (busy()) {
+      idle(next, { timeout: 2000 });
+      return;
+    }
     const entry = entries.find((e) => !e.starting);
     if (entry) start(entry).then(() => idle(next, { timeout: 2000 }));
   };

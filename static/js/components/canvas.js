@@ -80,7 +80,7 @@ const widths = new WeakMap();
 const onResize = new WeakMap(); // canvas -> its redraw
 const resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver((entries) => {
   for (const entry of entries) {
-    const width = entry.contentBoxSize?.[0]?.inlineSize ?? entry.contentRect.width;
+    const width = Math.round(entry.contentBoxSize?.[0]?.inlineSize ?? entry.contentRect.width); // as clientWidth
     if (!width || width === widths.get(entry.target)) continue; // 0: not laid out (hidden, skipped)
     widths.set(entry.target, width);
     onResize.get(entry.target)?.();
