@@ -161,6 +161,8 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
     })"""
     count = holders.count()
     assert count > 20
+    for summary in page.locator("details.cell-fold:not([open]) > summary").all():
+        summary.click()  # a folded cell's code is seen once opened
     for i in range(count):  # on screen, as the reader sees them
         holders.nth(i).scroll_into_view_if_needed()
     before = holders.evaluate_all(measure)
@@ -168,6 +170,10 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
     for i in range(count):
         holders.nth(i).scroll_into_view_if_needed()
         expect(holders.nth(i).locator(".cm-editor")).to_have_count(1)
+        # CodeMirror draws the lines in its viewport and estimates the others until it has seen them:
+        # a cell longer than the screen is measured as the reader scrolls through it.
+        holders.nth(i).evaluate("h => h.scrollIntoView({ block: 'end' })")
+        page.wait_for_timeout(50)
     expect(page.locator("pre.code-standin")).to_have_count(0)
     page.wait_for_timeout(300)  # CodeMirror measures in the next frames
     after = holders.evaluate_all(measure)
