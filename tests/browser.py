@@ -29,7 +29,8 @@ def paste_code(holder, code: str) -> None:
     """Replace the code of the editor in `holder` (a cell, an exercise) the way a reader pastes it
     in: click it (a stand-in becomes CodeMirror, focused), select all, paste."""
     holder.locator(CODE).first.click()
-    expect(holder.locator(".cm-content")).to_be_focused()
+    # CodeMirror may still be loading (a page just opened, a loaded machine): as long as a run may take.
+    expect(holder.locator(".cm-content")).to_be_focused(timeout=RUN_TIMEOUT_MS)
     holder.page.keyboard.press("Control+A")
     holder.page.keyboard.insert_text(code)
 

@@ -144,6 +144,8 @@ export class LazyEditor {
     });
     waiting.add(this);
     observer?.observe(near);
+    // Clicked or tabbed into while the page was still starting: the reader is on it.
+    if (document.activeElement === this.standIn) this.focus(null);
   }
 
   get built() {
