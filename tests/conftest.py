@@ -60,6 +60,24 @@ def _serve(site, isolate):
     return server, url
 
 
+@pytest.fixture()
+def serve():
+    """Start servers for the test (serve(site, **options) -> base URL); all are stopped afterwards."""
+    from sitebuild.server import serve_in_thread
+
+    servers = []
+
+    def start(site, **options):
+        server, url = serve_in_thread(site, port=0, quiet=True, **options)
+        servers.append(server)
+        return url
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="session")
 def site_url(built_site):
     """Base URL of the built site, served with COOP/COEP (cross-origin isolated)."""

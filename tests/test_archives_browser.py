@@ -15,27 +15,10 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
-from sitebuild.server import serve_in_thread
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
 NUMPY_CELL = "import numpy as np\nx = np.arange(6.0).reshape(2, 3)\nprint('softmax rows', (np.exp(x) / np.exp(x).sum(1, keepdims=True)).sum(1))"
-
-
-@pytest.fixture()
-def serve():
-    """Start servers for the test (serve(site, **options) -> base URL); all are stopped afterwards."""
-    servers = []
-
-    def start(site, **options):
-        server, url = serve_in_thread(site, port=0, quiet=True, **options)
-        servers.append(server)
-        return url
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def boot_and_run(browser, url):

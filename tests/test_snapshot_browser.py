@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
-from sitebuild.server import serve_in_thread
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -27,23 +26,18 @@ ZONE = "Asia/Kolkata"  # not the build machine's (UTC here), and a half-hour off
 
 
 @pytest.fixture()
-def serve_copy(built_site, tmp_path):
+def serve_copy(built_site, tmp_path, serve):
     """serve_copy(isolate, compress=True) -> the URL of a copy of the built site served on its own (its service
     worker and caches are the test's); isolate=False is like most static hosts, where Stop restarts Python;
     compress=False like a host that compresses nothing, where the worker picks the deflated archives."""
-    servers = []
+    copies = iter(range(1_000))
 
-    def serve(isolate: bool, compress: bool = True) -> str:
-        site = tmp_path / f"site-{len(servers)}"
+    def serve_one(isolate: bool, compress: bool = True) -> str:
+        site = tmp_path / f"site-{next(copies)}"
         shutil.copytree(built_site, site)
-        server, url = serve_in_thread(site, port=0, quiet=True, isolate=isolate, compress=compress)
-        servers.append(server)
-        return url
+        return serve(site, isolate=isolate, compress=compress)
 
-    yield serve
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return serve_one
 
 
 @pytest.fixture()
