@@ -68,19 +68,25 @@ def smol(gguf_path):
 
 # ---------------------------------------------------------------------------- against transformers
 
+def reference_attention(model, ids):
+    """transformers' attention probabilities for one sentence, (L, H, T, T), and the model's output."""
+    import torch
+
+    with torch.no_grad():
+        ref = model(torch.from_numpy(np.asarray(ids)[None]), output_attentions=True)
+    return np.stack([a[0].numpy() for a in ref.attentions]), ref
+
+
 @needs_torch
 def test_minilm_in_numpy_matches_transformers(minilm_folder, minilm_weights):
-    import torch
     from transformers import BertModel
 
     model = BertModel.from_pretrained(str(minilm_folder), attn_implementation="eager").eval()
     heads = realheads.load("minilm")
     for s in (0, 3):
         ids = heads.ids(s)
-        with torch.no_grad():
-            ref = model(torch.from_numpy(np.asarray(ids)[None]), output_attentions=True)
+        want, _ = reference_attention(model, ids)
         mine = minilm.forward(minilm_weights, ids)
-        want = np.stack([a[0].numpy() for a in ref.attentions])
         assert mine["weights"].shape == want.shape == (6, 12, len(ids), len(ids))
         assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
 
@@ -95,10 +101,8 @@ def test_smollm2_in_numpy_matches_transformers(gguf_path, smol):
     model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name,
                                                  attn_implementation="eager", dtype=torch.float32).eval()
     ids = realheads.load("smollm2").ids(3)
-    with torch.no_grad():
-        ref = model(torch.from_numpy(np.asarray(ids)[None]), output_attentions=True)
+    want, ref = reference_attention(model, ids)
     mine = smollm2.forward(smol, ids)
-    want = np.stack([a[0].numpy() for a in ref.attentions])
     assert mine["weights"].shape == want.shape == (30, 9, len(ids), len(ids))
     assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
     assert np.array_equal(mine["logits"].argmax(-1), ref.logits[0].numpy().argmax(-1))
