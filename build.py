@@ -33,8 +33,9 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
+from sitebuild.files import link_or_copy
 from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
-                                      link_or_copy, prepare_pyodide)
+                                      prepare_pyodide)
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.snapshot import Snapshot, make_snapshot
 from sitebuild.wheel import build_wheel
@@ -316,7 +317,8 @@ def copy_live_model(target: Path, cache: Path, log) -> bool:
     except WeightsError as exc:
         log(f"live model left out: {' '.join(str(exc).split())} (the page says so; --no-live-model skips this step)")
         return False
-    shutil.copytree(source, target)
+    # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
+    shutil.copytree(source, target, copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
     size = sum(f.stat().st_size for f in target.iterdir())
     log(f"copied MiniLM's live weights ({size / 1e6:.1f} MB) into data/{target.name}/")
     return True

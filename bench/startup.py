@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser import CHROMIUM_ARGS, chromium_path, launch  # noqa: E402
-from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names, link_or_copy  # noqa: E402
+from sitebuild.files import link_or_copy  # noqa: E402
+from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
 
 # Long tasks are recorded from the very start of each page (an init script runs before any page script).

@@ -3,7 +3,7 @@
 Deflated entries (as in Pyodide's own files) keep an archive small on a host that compresses
 nothing; stored entries with a brotli-11 copy beside them (``sitebuild.compress``) are a third
 smaller again on a host that compresses, because brotli sees the whole archive, not one entry at
-a time (the precompiled standard library: 4.0 MB deflated, 2.6 MB stored + brotli). Stored
+a time (the precompiled standard library: 3.1 MB deflated, 2.0 MB stored + brotli). Stored
 archives alone would cost 2-3x the bytes on a host that compresses nothing, so the site ships
 both, and the page's worker picks one per kind of archive by what the host does with a small
 probe of that kind (``static/js/archives.js``).

@@ -15,7 +15,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pyodide_assets import AssetError, atomic_target, tail
+from .files import atomic_target, tail
+from .pyodide_assets import AssetError
 
 SCRIPT = Path(__file__).with_name("fontcache.mjs")
 

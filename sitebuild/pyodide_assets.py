@@ -27,9 +27,8 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-# The file helpers live in sitebuild.files; other build steps import them from here too.
 from sitebuild import archives
-from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail  # noqa: F401
+from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail
 
 PYODIDE_VERSION = "0.27.7"
 LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"

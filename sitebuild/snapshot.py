@@ -24,7 +24,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pyodide_assets import RUNTIME_FILES, boot_archives, sha256_file, tail
+from .files import sha256_file, tail
+from .pyodide_assets import RUNTIME_FILES, boot_archives
 
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 FILE_NAME = "python.snapshot"

@@ -53,22 +53,19 @@ def browser(playwright_instance):
     b.close()
 
 
-def _serve(site, isolate):
+def _serve(site, **options):
     from sitebuild.server import serve_in_thread
 
-    server, url = serve_in_thread(site, port=0, isolate=isolate, quiet=True)
-    return server, url
+    return serve_in_thread(site, port=0, quiet=True, **options)
 
 
 @pytest.fixture()
 def serve():
     """Start servers for the test (serve(site, **options) -> base URL); all are stopped afterwards."""
-    from sitebuild.server import serve_in_thread
-
     servers = []
 
     def start(site, **options):
-        server, url = serve_in_thread(site, port=0, quiet=True, **options)
+        server, url = _serve(site, **options)
         servers.append(server)
         return url
 

@@ -23,6 +23,7 @@ from lessonpy import live as lessonpy_live, minilm
 from lessonpy.safetensors import read_safetensors
 from lessonpy.wordpiece import MAX_TOKENS
 
+from ..files import atomic_target
 from . import weights
 
 WEIGHTS_NAME = lessonpy_live.WEIGHTS_NAME  # the page asks for the names lessonpy.live reads
@@ -85,11 +86,11 @@ def write_live(cache: Path = weights.CACHE, download: bool = True) -> Path:
     W["embeddings.position_embeddings.weight"] = W["embeddings.position_embeddings.weight"][:POSITIONS]
     data = to_safetensors({k: v for k, v in W.items() if k.startswith(KEEP) and v.dtype.kind == "f"})
     if len(data) > MAX_BYTES:
-        raise SystemExit(f"{WEIGHTS_NAME} would be {len(data):,} bytes > {MAX_BYTES:,}")
+        raise weights.WeightsError(f"{WEIGHTS_NAME} would be {len(data):,} bytes > {MAX_BYTES:,}")
     out_dir.mkdir(parents=True, exist_ok=True)
     shutil.copy2(folder / VOCAB_NAME, out_dir / VOCAB_NAME)
-    target.with_suffix(".part").write_bytes(data)
-    target.with_suffix(".part").replace(target)  # last: its presence says the folder is complete
+    with atomic_target(target) as tmp:  # last: its presence says the folder is complete
+        tmp.write_bytes(data)
     return out_dir
 
 

