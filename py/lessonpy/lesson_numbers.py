@@ -287,6 +287,7 @@ def numbers():
         "draft_scaled_maxw_mean": f"{d['scaled_maxw_mean']:.3f}",
         "draft_scaled_entropy_mean": f"{d['scaled_entropy_mean']:.3f}",
         "fixed_rows": str(d["fixed_rows"].size),
+        "fixed_seeds": str(FIXED_SEEDS),
         "fixed_entropy_mean": f"{d['fixed_rows'].mean():.3f}", "fixed_entropy_std": f"{d['fixed_rows'].std():.3f}",
         # cell "init-rules": 1/D vs 1/C (fan-in) at GPT-2's sizes, and what GPT-2 and nn.Linear do
         "init_log_T": f"{math.log(INIT_T):.3f}",
