@@ -15,7 +15,7 @@ class GPTConfig:
     n_head: int = 12  # attention heads per block
     n_embd: int = 768  # width C of every position's vector
     dropout: float = 0.0  # nanoGPT's advice for pretraining (GPT-2 itself used 0.1); try 0.1+ to finetune
-    bias: bool = False  # GPT-2 and nanoGPT's default have biases; nanoGPT says False is "a bit better and faster"
+    bias: bool = False  # GPT-2 has biases; nanoGPT: False is "a bit better and faster"
 
     def __post_init__(self):
         # q, k and v (C wide each) are cut into n_head equal slices, so C must divide evenly
