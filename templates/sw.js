@@ -58,6 +58,8 @@ self.addEventListener("message", (event) => {
         const url = new URL(path, scope()).href;
         const name = versionedCache(url) || PAGES;
         const cache = await caches.open(name);
+        // Pages are fetched again (a revalidation, usually a 304): a kept page must name the assets
+        // of this build, whose caches replace the old ones when this worker activates.
         if (name !== PAGES && (await cache.match(url))) continue;
         const response = await fetch(url);
         if (!response.ok) throw new Error(`${path}: ${response.status}`);

@@ -212,6 +212,23 @@ def test_hints_are_revealed_one_at_a_time(page):
     expect(hints.get_by_role("listitem")).to_have_count(2)
 
 
+def test_progress_made_in_one_tab_survives_an_edit_in_another(browser, practice_url):
+    ctx = browser.new_context()  # storage of its own: the module's page has progress of its own
+    try:
+        first, second = open_page(ctx, practice_url, wait_python=False), open_page(ctx, practice_url, wait_python=False)
+        exercise(first, "The parameter budget").get_by_role("button", name="Hint").click()
+        theirs = exercise(second, "The parameter budget")
+        expect(theirs.get_by_role("list", name="Hints").get_by_role("listitem")).to_have_count(1)
+        set_code(theirs, "# edited in the second tab\n")  # saves this tab's state: the hint must stay in it
+        first.reload()
+        mine = exercise(first, "The parameter budget")
+        expect(mine.get_by_role("list", name="Hints").get_by_role("listitem")).to_have_count(1)
+        expect(mine.locator(CODE).first).to_contain_text("edited in the second tab")
+        assert not first.errors and not second.errors, first.errors + second.errors
+    finally:
+        ctx.close()
+
+
 def test_blanks_are_reported_before_anything_runs(page):
     ex = exercise(page, "The parameter budget")
     set_code(ex, ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).starter"))

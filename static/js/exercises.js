@@ -41,10 +41,11 @@ class Exercise {
         this.#updateButtons();
       },
     });
-    // The code is kept in step with the lesson's other tabs (tabsync.js); progress travels with it.
+    // The code is kept in step with the lesson's other tabs (tabsync.js); progress travels with it:
+    // another tab's attempts, hints and solved are merged in, so this tab's next save cannot undo them.
     this.sync = new TabSync({
       lesson, kind: KIND, id: this.data.id, original: this.data.starter, stored: this.state.code, editor: this.editor,
-      anchor: this.$(".exercise-editor"), onKeep: () => this.editor.focus(),
+      anchor: this.$(".exercise-editor"), onKeep: () => this.editor.focus(), onStored: (value) => this.#mergeProgress(value),
       write: (code, from) => storage.save(lesson, KIND, this.data.id, { ...this.state, code, base: this.base, from }),
     });
 
@@ -58,11 +59,8 @@ class Exercise {
     this.resetButton.addEventListener("click", () => this.reset());
     this.$(".exercise-use-solution").addEventListener("click", () => this.useSolution());
 
-    for (let i = 0; i < this.state.hints; i++) this.hints[i].hidden = false;
-    this.$(".exercise-hints").hidden = this.state.hints === 0;
+    this.#showProgress();
     this.checkButton.disabled = false;
-    this.#updateButtons();
-    this.#markSolved();
     if (this.state.solved) this.setState("You solved this one. Your code is as you left it.");
     else if (base && base !== this.base && this.state.code !== this.data.starter) {
       this.setState("This exercise changed since you worked on it; Reset shows its new starter code.");
@@ -75,6 +73,22 @@ class Exercise {
 
   #save() {
     this.sync.edited(this.state.code);
+  }
+
+  #mergeProgress(value) {
+    if (!value) return;
+    const { attempts, hints, solved } = this.state;
+    this.state.attempts = Math.max(attempts, Number(value.attempts) || 0);
+    this.state.hints = Math.min(this.hints.length, Math.max(hints, Number(value.hints) || 0));
+    this.state.solved = solved || value.solved === true;
+    this.#showProgress();
+  }
+
+  #showProgress() {
+    for (let i = 0; i < this.state.hints; i++) this.hints[i].hidden = false;
+    this.$(".exercise-hints").hidden = this.state.hints === 0;
+    this.#updateButtons();
+    this.#markSolved();
   }
 
   #updateButtons() {

@@ -15,9 +15,11 @@ export class TabSync {
    * @param {(code: string, from: string) => boolean} o.write   save this tab's text; false if storage refused
    * @param {HTMLElement} o.anchor   a conflict notice goes right after it
    * @param {() => void} [o.onKeep]   where focus goes after "Keep this tab's version"
+   * @param {(value: object|null) => void} [o.onStored]   sees every value another tab saves, first
+   *   (what travels with the text, such as an exercise's attempts and hints)
    */
-  constructor({ lesson, kind, id, original, stored, editor, write, anchor, onKeep }) {
-    Object.assign(this, { original, stored, editor, write, anchor, onKeep });
+  constructor({ lesson, kind, id, original, stored, editor, write, anchor, onKeep, onStored }) {
+    Object.assign(this, { original, stored, editor, write, anchor, onKeep, onStored });
     this.adopting = false;
     this.notice = null;
     storage.watch(lesson, kind, id, (value) => this.#changedElsewhere(value));
@@ -32,6 +34,7 @@ export class TabSync {
   }
 
   #changedElsewhere(value) {
+    this.onStored?.(value);
     const theirs = value && typeof value.code === "string" ? value.code : this.original;
     const mine = this.editor.getCode();
     if (theirs === mine) {
