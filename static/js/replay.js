@@ -20,10 +20,6 @@ export class ReplayLog {
     this.runs.set(cellId, { cellId, code, seconds, order });
   }
 
-  get size() {
-    return this.runs.size;
-  }
-
   /**
    * Plan a replay: {run: [entries in page order], skipped: [entries too slow for the budget]}.
    * A run that does not fit the time left is skipped; quicker later ones may still fit.

@@ -50,7 +50,6 @@ export class PythonRuntime extends EventTarget {
     this.ranCells = new Set(); // cells that have run in the current interpreter
     this.ready = null; // promise of a usable interpreter (its boot, and its replay after a restart)
     this.restarting = null; // promise of the report of the latest restart
-    this.lastRestart = null; // {reason, replayed, skipped, failed, cleared}
     this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
   }
 
@@ -239,7 +238,6 @@ export class PythonRuntime extends EventTarget {
       if (superseded()) return this.restarting;
       this.machine.fire(Transition.REPLAYED);
     }
-    this.lastRestart = report;
     this.dispatchEvent(new CustomEvent("restarted", { detail: report })); // before "ready", which says what it did
     this.#status({ state: "ready", stage: "ready", fraction: 1 });
     this.#pump();

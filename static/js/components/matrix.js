@@ -51,7 +51,7 @@ const POOL_WORDS = { max: "the largest value", mean: "the mean", maxabs: "the va
 // ---- the renderer -------------------------------------------------------------------------
 
 /**
- * createMatrix(canvas, options) -> {update, select, setReveal, focusCell, layout, describe, redraw, destroy}
+ * createMatrix(canvas, options) -> {update, select, setReveal, focusCell, layout, describe, destroy}
  *
  * options:
  *   name            what the matrix is ("attention weights"), used in labels and messages
@@ -585,7 +585,6 @@ export function createMatrix(canvas, options = {}) {
     selected: () => selected,
     describe: () => lastNote ?? "",
     error: () => error,
-    redraw: render,
     destroy() {
       life.destroy();
       panels = [];

@@ -279,7 +279,6 @@ export function createQueryRow(canvas, options = {}) {
     flush,
     layout: () => { flush(); return geometry ? { ...geometry } : null; },
     error: () => error,
-    redraw: render,
     destroy: () => life.destroy(),
   };
 }
