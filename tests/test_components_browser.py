@@ -427,6 +427,27 @@ def test_labels_follow_the_colour_scheme(browser, base_url, scheme):
     assert errors == []
 
 
+def test_masked_cells_take_the_new_themes_grey(page):
+    """The pixels of masked cells are painted once, not per draw: a theme change must repaint them."""
+    arrays, _ = mount(page, T=8, seed=3, causal=True)
+    masked = np.isneginf(arrays["scores"])
+    grey = lambda: page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--attn-masked')").strip()
+    light = grey()
+    try:
+        page.evaluate("document.documentElement.dataset.theme = 'dark'")
+        dark = grey()
+        assert dark != light
+        want = [int(dark[i:i + 2], 16) for i in (1, 3, 5)]
+        for _ in range(50):
+            colours = np.array(page.evaluate(CELL_COLOURS, ["scores"]), dtype=float)
+            if np.all(colours[masked] == want):
+                break
+            page.wait_for_timeout(100)
+        assert np.all(colours[masked] == want)
+    finally:
+        page.evaluate("delete document.documentElement.dataset.theme")
+
+
 def test_drawn_canvases_follow_a_theme_change(browser, base_url):
     """The colours are read once per theme change (canvas.js): a change after drawing redraws them,
     whether the system's setting changes or the page sets its own theme on <html>."""

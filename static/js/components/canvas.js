@@ -70,8 +70,22 @@ export function readTheme() {
   const values = Object.fromEntries(Object.entries(THEME).map(([key, [name, fallback]]) => (
     [key, style?.getPropertyValue(name).trim() || fallback])));
   const { family } = values;
-  theme = { ...values, font: (size, weight = "") => `${weight} ${size}px ${family}`.trim() };
+  const rgbs = {};
+  theme = {
+    ...values,
+    font: (size, weight = "") => `${weight} ${size}px ${family}`.trim(),
+    // [r, g, b] of a theme colour, for code that writes pixels: any CSS colour, as a canvas reads it
+    rgb: (key) => (rgbs[key] ??= cssRgb(values[key])),
+  };
   return theme;
+}
+
+function cssRgb(css) {
+  const ctx = document.createElement("canvas").getContext("2d");
+  ctx.fillStyle = css;
+  const normal = ctx.fillStyle; // #rrggbb, or rgba(...) when the colour is translucent
+  if (normal.startsWith("#")) return [1, 3, 5].map((i) => parseInt(normal.slice(i, i + 2), 16));
+  return (normal.match(/\d+/g) ?? [200, 200, 200]).slice(0, 3).map(Number);
 }
 
 // Canvas widths as ResizeObserver reports them (one observer for every canvas): drawing never

@@ -75,7 +75,8 @@ export function createHeadGrid(canvas, options = {}) {
   let focus = { layer: 0, head: 0 };
   let hover = null;
   let focused = false;
-  let image = null; // every pattern side by side, one pixel per weight, made once per update
+  let image = null; // every pattern side by side, one pixel per weight, made once per update and theme
+  let imageTheme = null;
   let geometry = null;
   const describe = options.describe ?? (({ layer, head }) => `layer ${layer}, head ${head}`);
 
@@ -88,9 +89,7 @@ export function createHeadGrid(canvas, options = {}) {
     off.height = L * H * T;
     const ctx = off.getContext("2d");
     const img = ctx.createImageData(T, L * H * T);
-    const masked = readTheme().masked;
-    const m = /#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(masked);
-    const grey = m ? [1, 2, 3].map((i) => parseInt(m[i], 16)) : [140, 149, 159];
+    const grey = readTheme().rgb("masked");
     for (let k = 0; k < data.length; k++) {
       const j = k % T;
       const i = Math.floor(k / T) % T;
@@ -120,7 +119,9 @@ export function createHeadGrid(canvas, options = {}) {
     const height = top + rows * (thumb + GAP) + 4;
     const { ctx, width } = prepareCanvas(canvas, height);
     const theme = readTheme();
+    if (imageTheme !== theme) image = null; // masked cells take the theme's grey
     image ??= makeImage();
+    imageTheme = theme;
     ctx.imageSmoothingEnabled = false;
     ctx.fillStyle = theme.muted;
     ctx.font = theme.font(11);

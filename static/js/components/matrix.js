@@ -81,6 +81,7 @@ export function createMatrix(canvas, options = {}) {
   let geometry = null;
   let lastNote = null;
   let imagesDirty = true;
+  let paintedTheme = null;
   let measured = null; // label widths, measured once per update: {font, rowW, colW}
 
   // Many changes can arrive in one task (update, then select, then reveal): draw once per frame.
@@ -208,15 +209,8 @@ export function createMatrix(canvas, options = {}) {
 
   // ---- painting ----
   function paintImages(g, theme) {
-    const parse = (css) => {
-      const c = document.createElement("canvas").getContext("2d");
-      c.fillStyle = css;
-      const hex = c.fillStyle; // normalised to #rrggbb or rgba()
-      if (hex.startsWith("#")) return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-      return (hex.match(/\d+/g) ?? [200, 200, 200]).slice(0, 3).map(Number);
-    };
-    const empty = parse(theme.empty);
-    const masked = parse(theme.masked);
+    const empty = theme.rgb("empty");
+    const masked = theme.rgb("masked");
     panels.forEach((p, i) => {
       const r = g.rects[i];
       const limit = reveal !== null && p.revealable !== false ? reveal : rows;
@@ -258,7 +252,8 @@ export function createMatrix(canvas, options = {}) {
     const changed = !geometry || geometry.br !== g.br || geometry.nR !== g.nR ||
       g.rects.some((r, i) => geometry.rects[i]?.bc !== r.bc);
     geometry = g;
-    if (changed || imagesDirty) { paintImages(g, theme); imagesDirty = false; }
+    // a new theme object means new colours: empty and masked cells are in the pixels
+    if (changed || imagesDirty || paintedTheme !== theme) { paintImages(g, theme); imagesDirty = false; paintedTheme = theme; }
     const { ctx } = prepareCanvas(canvas, g.height);
 
     // Cells.
