@@ -147,6 +147,20 @@ def test_tabbing_into_a_stand_in_gives_the_editor(fresh_context, site_url):
     assert editor_code(page, FAR) == original_code(page, FAR) + "  # typed"
 
 
+WALK_THROUGH = """async (holder) => {
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const step = innerHeight / 2;
+  holder.scrollIntoView({ block: "start" });
+  await frames();
+  for (let seen = step; seen < holder.getBoundingClientRect().height; seen += step) {
+    scrollBy(0, step);
+    await frames();
+  }
+  holder.scrollIntoView({ block: "end" });
+  await frames();
+}"""
+
+
 def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, site_url):
     page, held = open_held(fresh_context, site_url, wait_python=False)
     holders = page.locator(".cell-editor, .exercise-editor")
@@ -170,12 +184,11 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
     for i in range(count):
         holders.nth(i).scroll_into_view_if_needed()
         expect(holders.nth(i).locator(".cm-editor")).to_have_count(1)
-        # CodeMirror draws the lines in its viewport and estimates the others until it has seen them:
-        # a cell longer than the screen is measured as the reader scrolls through it.
-        holders.nth(i).evaluate("h => h.scrollIntoView({ block: 'end' })")
-        page.wait_for_timeout(50)
+        # CodeMirror draws the lines near its viewport and estimates the others (as wrapped, until
+        # it knows how many characters fit) until it has measured them, in an animation frame after
+        # they came into view: walk through the cell as a reader scrolls, a frame pair at each step.
+        holders.nth(i).evaluate(WALK_THROUGH)
     expect(page.locator("pre.code-standin")).to_have_count(0)
-    page.wait_for_timeout(300)  # CodeMirror measures in the next frames
     after = holders.evaluate_all(measure)
     for b, a in zip(before, after):
         assert a["id"] == b["id"]
