@@ -5,6 +5,7 @@ function ``post(type, payload, transfer)``. From then on:
 
 * :func:`run` executes one cell and returns a plain JS object describing the result;
 * :func:`call` calls a lessonpy function for a widget or a grader and returns its value;
+* :func:`preload_step` imports a module (or calls a function) ahead of the reader, in the page's idle time;
 * ``lessonpy.bridge.emit`` events (figures included) and call results are converted here: numpy arrays become
   ``{shape, dtype, data}`` with ``data`` a flat typed array whose buffer is transferred,
   so a 512×512 weights matrix crosses as one memcpy, never as nested JS arrays.
@@ -13,7 +14,9 @@ function ``post(type, payload, transfer)``. From then on:
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
+import io
 from typing import Any
 
 import numpy as np
@@ -22,7 +25,7 @@ from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
 from . import bridge
 from .figures import close_figures, collect_figures, quiet_show
-from .runner import NAMESPACE, defined_names, no_input, run_cell
+from .runner import NAMESPACE, STOPPED, CellResult, defined_names, no_input, run_cell
 
 _post = None
 
@@ -78,6 +81,19 @@ def call(module: str, func: str, kwargs) -> Any:
     return to_js(list(_to_page(value)))
 
 
+def preload_step(step: str) -> None:
+    """One step of the worker's idle preload (protocol.js, PreloadRequest): import the module named
+    *step*, or for ``"module:function"`` import it and call the function with no arguments.
+
+    Whatever it prints or warns is nobody's output: no cell is running.
+    """
+    module, _, func = step.partition(":")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        imported = importlib.import_module(module)
+        if func:
+            getattr(imported, func)()
+
+
 def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str | None:
     """Say which other cell defines a name the reader's cell used before it existed."""
     if not missing:
@@ -96,7 +112,15 @@ def _post_figures() -> None:
 async def run(code: str, cell_id: str, other_cells=None):
     """Run one cell; return {ok, value, error, errorName, hint} as a JS object."""
     result = await run_cell(code, cell_id, NAMESPACE, finish=_post_figures, cleanup=close_figures)
-    cells = dict(other_cells) if other_cells is not None else {}
+    return _reply(result, dict(other_cells) if other_cells is not None else {}, cell_id)
+
+
+def stopped():
+    """The reply to a run stopped before its code started (the worker saw the Stop first)."""
+    return _reply(STOPPED, {}, "")
+
+
+def _reply(result: CellResult, cells: dict[str, str], cell_id: str):
     reply = {
         "ok": result.ok,
         "value": result.value_repr,

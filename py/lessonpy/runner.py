@@ -37,6 +37,10 @@ class CellResult(NamedTuple):
     missing_name: str | None = None  # the undefined name of a NameError
 
 
+#: The result of a run that Stop interrupted (or that was stopped before its code started).
+STOPPED = CellResult(ok=False, error="Stopped.", error_name="KeyboardInterrupt")
+
+
 def cell_filename(cell_id: str) -> str:
     """Name a cell's code for tracebacks and linecache."""
     return f"{CELL_PREFIX}{cell_id}>"
@@ -98,7 +102,7 @@ async def run_cell(code: str, cell_id: str, namespace: dict[str, Any], *,
             finish()
         return result
     except KeyboardInterrupt:
-        return CellResult(ok=False, error="Stopped.", error_name="KeyboardInterrupt")
+        return STOPPED
     except BaseException as exc:  # noqa: BLE001 - finish() failed on what the reader's code left behind
         return _failure(exc)
     finally:

@@ -20,5 +20,5 @@ runtime.addEventListener("python-event", ({ detail }) => {
   document.dispatchEvent(new CustomEvent(`lesson:${detail.type}`, { detail }));
 });
 
-// Exposed for tests and the curious: this page's runtime, config and (once built) cells.
-globalThis.lessonPage = { runtime, config, cells: null };
+// Exposed for tests and the curious: this page's runtime, config, (once built) cells, and the idle preload (page.js).
+globalThis.lessonPage = { runtime, config, cells: null, preload: null };

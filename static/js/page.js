@@ -10,10 +10,11 @@ bindStatus(document.querySelector(".py-status"), runtime, {
   onRestart: () => runtime.restart().catch(() => {}),
 });
 
-const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }] = await Promise.all([
+const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }] = await Promise.all([
   import("./cells.js"),
   import("./features.js"),
   import("./lazy-editor.js"), // CodeMirror itself loads later, when the first editor is built
+  import("./preload.js"),
 ]);
 // Storage full or turned off: say so once; edits stay in the editors while the page is open.
 storage.onSaveFailure((reason) => {
@@ -27,6 +28,8 @@ storage.onSaveFailure((reason) => {
 });
 const cells = new CellPage(document, runtime, config.lesson);
 globalThis.lessonPage.cells = cells;
+// matplotlib, in the worker's idle time after the reader's first output (preload.js)
+globalThis.lessonPage.preload = preloadAfterFirstRun(runtime, () => cells.chain);
 
 // Quizzes, exercises and widgets load only on pages that have them.
 registerFeature("[data-quiz]", "./quiz.js");

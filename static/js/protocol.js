@@ -35,6 +35,12 @@
  *   Put the file at url into Python's file system at path (a folder is made): from there if it is
  *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
  *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
+ * @typedef {{id: number, type: "preload", packages: string[], steps: string[]}} PreloadRequest
+ *   Load Pyodide packages, then take steps ahead of the reader, in the worker's idle time
+ *   (runtime.preload; preload.js says what and when): a step is a module to import, or
+ *   "module:function" to import and call with no arguments. Never queued behind other requests,
+ *   nor they behind it: each step waits until no request is handled. Reply: {loaded: string[]
+ *   (packages installed now), steps: string[] (the steps taken)}.
  *
  * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
@@ -62,6 +68,7 @@ export const Request = Object.freeze({
   RUN: "run",
   CALL: "call",
   FETCH_FILE: "fetch-file",
+  PRELOAD: "preload",
 });
 
 /** Event types (worker -> page). */
@@ -88,6 +95,7 @@ const REQUEST_FIELDS = {
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],
   [Request.FETCH_FILE]: [["url", "path"], []],
+  [Request.PRELOAD]: [["packages", "steps"], []],
 };
 const EVENT_FIELDS = {
   [Event.PROGRESS]: [["stage", "fraction"], ["at"]],

@@ -28,6 +28,8 @@ function takeWorker(config, interruptBuffer) {
 const failure = (message, extra) => Object.assign(new Error(message), extra);
 
 export class PythonRuntime extends EventTarget {
+  #firstRunDone; // resolves this.firstRun
+
   /**
    * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null, archives: Object|null, snapshot: Object|null}} config
    *   (archives: which archives the worker may pick from; snapshot: the memory snapshot to restore; protocol.js, InitRequest)
@@ -45,12 +47,15 @@ export class PythonRuntime extends EventTarget {
     this.init = null; // {id, resolve, reject, onEvent} of the boot under way
     this.queue = []; // requests not yet sent, oldest first: the worker gets one at a time
     this.inflight = null; // the request the worker is executing
+    this.background = new Map(); // id -> {resolve, reject}: preloads, which the worker never queues (preload())
     this.replayLog = new ReplayLog(); // what a restart re-runs (see replay.js)
     this.replayBudgetSeconds = REPLAY_BUDGET_S; // tests shorten it rather than sleep for seconds
     this.ranCells = new Set(); // cells that have run in the current interpreter
     this.ready = null; // promise of a usable interpreter (its boot, and its replay after a restart)
     this.restarting = null; // promise of the report of the latest restart
     this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
+    // The reply to the reader's first run (not a replay's): preload.js waits for it.
+    this.firstRun = new Promise((resolve) => { this.#firstRunDone = resolve; });
   }
 
   /** Boot Python (once; again after a failed start); resolves with {pythonVersion, crossOriginIsolated}. */
@@ -82,6 +87,20 @@ export class PythonRuntime extends EventTarget {
   async fetchFile(url, path, { onEvent, signal, onStart } = {}) {
     await this.#readyFor(signal);
     return this.#send(Request.FETCH_FILE, { url, path }, { onEvent, signal, onStart });
+  }
+
+  /** Load `packages` and take `steps` (modules to import, or "module:function" to call) in the
+   *  worker's idle time (protocol.js, PreloadRequest). It is not queued: requests sent meanwhile go
+   *  ahead, waiting for one step at the most. Resolves with the worker's reply; rejects if Python
+   *  restarts or fails first (the new interpreter loads them on demand, as before). */
+  async preload(packages, steps) {
+    await this.start();
+    return new Promise((resolve, reject) => {
+      const message = { id: this.nextId++, type: Request.PRELOAD, packages, steps };
+      this.#checkProtocol("request", message);
+      this.background.set(message.id, { resolve, reject });
+      this.worker.postMessage(message);
+    });
   }
 
   /** Python ready (booted, or restarted and replayed); a Stop meanwhile cancels the wait at once. */
@@ -135,6 +154,7 @@ export class PythonRuntime extends EventTarget {
 
   #bootFailed(err) {
     this.machine.fire(Transition.BOOT_FAILED);
+    this.#dropBackground(`Python could not start: ${err.message || err}`);
     for (const req of this.queue.splice(0)) this.#settle(req, () => req.reject(failure(`Python could not start: ${err.message || err}`)));
     this.ready = null; // let a retry boot again
     this.worker?.terminate();
@@ -192,6 +212,7 @@ export class PythonRuntime extends EventTarget {
     const inflight = this.inflight;
     this.inflight = null;
     if (inflight) this.#settle(inflight, () => inflight.reject(error));
+    this.#dropBackground("restarted");
     // Replay runs belonged to the interpreter that is gone; the reader's requests wait for the new one.
     for (const req of this.queue.filter((r) => r.replay)) this.#settle(req, () => req.reject(failure("restarted")));
     this.queue = this.queue.filter((r) => !r.replay);
@@ -326,6 +347,12 @@ export class PythonRuntime extends EventTarget {
     }
   }
 
+  /** Preloads belonged to the interpreter that is gone. */
+  #dropBackground(why) {
+    for (const { reject } of this.background.values()) reject(failure(why));
+    this.background.clear();
+  }
+
   #checkProtocol(direction, message) {
     const error = protocolError(direction, message);
     if (!error) return;
@@ -341,6 +368,14 @@ export class PythonRuntime extends EventTarget {
       if (this.init && msg.id === this.init.id) {
         if (msg.ok) this.init.resolve(msg.result);
         else this.init.reject(failure(msg.error));
+        return;
+      }
+      const background = this.background.get(msg.id);
+      if (background) {
+        this.background.delete(msg.id);
+        if (msg.ok) background.resolve(msg.result);
+        else background.reject(failure(msg.error, { fatal: Boolean(msg.fatal) }));
+        if (msg.fatal) this.#crashed(msg.error);
         return;
       }
       if (this.inflight?.id !== msg.id) return; // a reply to nothing we wait for
@@ -363,6 +398,7 @@ export class PythonRuntime extends EventTarget {
     if (msg.ok) {
       const result = msg.result;
       if (req.type === Request.RUN) {
+        if (!req.replay) this.#firstRunDone();
         if (result.errorName !== "KeyboardInterrupt") this.ranCells.add(req.cellId);
         this.replayLog.record({ cellId: req.cellId, code: req.fields.code, ok: result.ok,
                                 seconds: (performance.now() - req.sentAt) / 1000, order: req.order });

@@ -3,7 +3,7 @@
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
-import { Event, Request } from "./protocol.js";
+import { Event, Request, SIGINT } from "./protocol.js";
 import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -101,7 +101,7 @@ function setInterrupt(buffer) {
 async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, snapshot }) {
   post(Event.PROGRESS, { stage: "Downloading Python", fraction: 0.05, at: now() });
   // matplotlib's font cache, made by the build (a few KB): without it the first figure
-  // scans every font. Fetched now; written once matplotlib is unpacked (see loadImports).
+  // scans every font. Fetched now; written once matplotlib is unpacked (placeFontCache).
   if (fontCache) {
     pendingFontCache = fetch(fontCache.url)
       .then((r) => (r.ok ? r.arrayBuffer() : null))
@@ -170,7 +170,21 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-let pendingFontCache = null; // {path, bytes} promise until written into matplotlib's folder
+let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
+let fontCacheWritten = null; // the promise of writing it, once matplotlib is unpacked
+
+/**
+ * Pyodide's matplotlib wheel carries a font cache it cannot use and would rebuild on import; ours
+ * replaces it once the wheel is unpacked and before anything imports matplotlib. Resolves when it is
+ * in place (at once while matplotlib is not loaded); every caller waits for the same write.
+ */
+function placeFontCache() {
+  if (!pendingFontCache || !pyodide.loadedPackages.matplotlib) return fontCacheWritten ?? Promise.resolve();
+  fontCacheWritten ??= pendingFontCache.then((cache) => {
+    if (cache) pyodide.FS.writeFile(cache.path, cache.bytes);
+  });
+  return fontCacheWritten;
+}
 
 async function loadImports(code) {
   // matplotlib (and anything else Pyodide ships) loads the first time a cell imports it.
@@ -180,16 +194,17 @@ async function loadImports(code) {
     },
     errorCallback: (msg) => post(Event.STDERR, { text: msg + "\n" }),
   });
-  // Pyodide's matplotlib wheel carries a font cache it cannot use and would rebuild on
-  // import; ours replaces it after the wheel is unpacked and before the cell imports it.
-  if (pendingFontCache && pyodide.loadedPackages.matplotlib) {
-    const cache = await pendingFontCache;
-    pendingFontCache = null;
-    if (cache) pyodide.FS.writeFile(cache.path, cache.bytes);
-  }
+  await placeFontCache();
 }
 
 async function run({ code, cellId, cells }) {
+  // A Stop already here was pressed while this run waited behind an idle preload step, which holds
+  // interrupts back (stepHeld): the reader's code does not start. (The page clears the buffer before
+  // it sends a request, so a Stop found here is this run's.)
+  if (interruptBuffer?.[0] === SIGINT) {
+    interruptBuffer[0] = 0;
+    return { result: glue.stopped() };
+  }
   await loadImports(code);
   const reply = await glue.run(code, cellId, pyodide.toPy(cells || {}));
   const result = reply instanceof Map ? Object.fromEntries(reply) : reply;
@@ -257,6 +272,50 @@ async function fetchFile({ url, path }) {
   return { result: { bytes: bytes.length, source } };
 }
 
+// --------------------------------------------------------------------------- idle preload
+
+// What the page asks for once the reader has had a first output (runtime.preload): matplotlib, so
+// that a first figure does not wait for its download, install and import. It is not queued like the
+// other requests: the packages download and install in the background (Pyodide installs them
+// between the worker's tasks, so a run that comes meanwhile starts at once), and each import is a
+// step of its own, taken only when no request is being handled, so a run that comes meanwhile
+// waits for one step at the most.
+async function preload({ packages, steps }) {
+  const quiet = { messageCallback: () => {}, errorCallback: () => {} };
+  const loaded = packages.length ? (await pyodide.loadPackage(packages, quiet)).map((p) => p.name) : [];
+  await placeFontCache();
+  const taken = [];
+  for (const step of steps) {
+    await idleTurn();
+    stepHeld(step);
+    taken.push(step);
+  }
+  return { loaded, steps: taken };
+}
+
+/**
+ * Take one step (lessonpy.pyodide_glue.preload_step) with interrupts held back: a Stop pressed
+ * meanwhile is meant for the run waiting behind this step, so its SIGINT stays in the buffer for
+ * that run (which then stops at its first line), and an import cut short would leave matplotlib
+ * half set up.
+ */
+function stepHeld(step) {
+  if (interruptBuffer) pyodide.setInterruptBuffer(undefined);
+  try {
+    glue.preload_step(step);
+  } finally {
+    if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+  }
+}
+
+async function handleBackground(message) {
+  try {
+    self.postMessage({ id: message.id, ok: true, result: await preload(message) });
+  } catch (err) {
+    self.postMessage({ id: message.id, ok: false, error: String(err?.message ?? err), fatal: !pythonAlive() });
+  }
+}
+
 function pythonAlive() {
   if (!pyodide) return true; // not booted yet: a boot failure, reported as such
   try {
@@ -307,17 +366,28 @@ function endOutput() {
 }
 
 let busy = false;
+const idleWaiters = []; // preload steps waiting for the queue to empty
 async function enqueue(message) {
   queue.push(message);
   if (busy) return;
   busy = true;
   while (queue.length) await handle(queue.shift());
   busy = false;
+  for (const wake of idleWaiters.splice(0)) wake();
+}
+
+/** Resolves, in a task of its own (so a request already posted is taken first), when no request is handled. */
+function idleTurn() {
+  return new Promise((resolve) => {
+    const check = () => (busy ? idleWaiters.push(() => setTimeout(check, 0)) : resolve());
+    setTimeout(check, 0);
+  });
 }
 
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type === Request.SET_INTERRUPT) setInterrupt(message.buffer); // no reply, never queued
+  else if (message.type === Request.PRELOAD) handleBackground(message); // in idle time, never queued
   else enqueue(message);
 };
 
