@@ -7,11 +7,12 @@ Both pages are served by the project's dev server from this machine and measured
 interleaved, so that machine noise hits both alike. Each run measures each page three ways:
 
 * cold, loopback: a new persistent profile (nothing cached), navigation start -> the attention
-  output is on screen. The raw page computes as soon as Pyodide and numpy are loaded; the lesson
-  page gets its Run button pressed the moment it appears (the run queues until Python is ready),
-  which is what an eager reader does. Also recorded up to that point: the main thread's total
-  blocking time (sum of long tasks' time past 50 ms), the bytes that crossed the network
-  (as served, i.e. compressed) by file type; then the time to a first matplotlib figure;
+  output is in the page (the moment its text arrives, seen by the page: OUTPUT_PROBE). The raw page
+  computes as soon as Pyodide and numpy are loaded; the lesson page gets its Run button pressed the
+  moment it appears (the run queues until Python is ready), which is what an eager reader does.
+  Also recorded: the bytes that had crossed the network by then (as served, i.e. compressed) by
+  file type, the main thread's total blocking time (sum of long tasks' time past 50 ms) until
+  Playwright saw the output; then the time to a first matplotlib figure, asked for at once;
 * warm revisit: the same profile (HTTP cache, compiled-wasm cache, service worker), the page
   opened again a few seconds later (once the lesson's service worker has kept what it keeps,
   the memory snapshot among them), to the first output again;
@@ -50,6 +51,19 @@ LONGTASK_PROBE = """
 window.__longtasks = [];
 new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longtasks.push(e.duration); })
   .observe({ type: "longtask", buffered: true });
+"""
+# The moment the output appears (ms since navigation start), seen by the page itself: Playwright
+# only polls for it, every 500 ms after the first few tries, which would add 0-0.5 s to either page's
+# time, and count the bytes of whatever the page fetches in that lag (the lesson's idle preload).
+OUTPUT_PROBE = """
+window.__outputAt = null;
+new MutationObserver((_, observer) => {
+  const el = document.querySelector(%s);
+  if (el && el.textContent.includes("output shape")) {
+    window.__outputAt = performance.now();
+    observer.disconnect();
+  }
+}).observe(document, { subtree: true, childList: true, characterData: true });
 """
 
 ATTENTION_CODE = """
@@ -140,30 +154,42 @@ class Traffic:
     """Bytes as served (compressed body) per file type, and when each file arrived, for one context."""
 
     def __init__(self, context):
-        self.bytes = defaultdict(int)
+        self.files = []  # (when it arrived, ms since the epoch; file type; bytes)
         self.done = {}  # file name -> (seconds since this object was made, bytes)
         self.start = time.perf_counter()
         context.on("requestfinished", self.finished)
 
     def finished(self, request):
         size = max(0, request.sizes()["responseBodySize"])
-        self.bytes[file_type(request.url)] += size
+        timing = request.timing
+        self.files.append((timing["startTime"] + timing["responseEnd"], file_type(request.url), size))
         self.done[request.url.rsplit("/", 1)[-1]] = (time.perf_counter() - self.start, size)
 
+    def bytes_until(self, epoch_ms: float) -> dict[str, int]:
+        """Bytes per file type of the files that had arrived by `epoch_ms` (the browser's clock)."""
+        by_type = defaultdict(int)
+        for arrived, kind, size in self.files:
+            if arrived <= epoch_ms:
+                by_type[kind] += size
+        return dict(by_type)
 
-def first_result(page, url: str, ready) -> dict:
-    """Navigate, wait for the first output; return its time (s from navigation) and blocking figures."""
+
+def first_result(page, url: str, ready, output: str) -> dict:
+    """Navigate, wait for the first output (in the element `output` selects); return its time (s from
+    navigation), the browser's clock then (ms since the epoch) and blocking figures up to it."""
     page.add_init_script(LONGTASK_PROBE)
+    page.add_init_script(OUTPUT_PROBE % json.dumps(output))
     page.goto(url, wait_until="commit")
     ready(page)
-    tasks = page.evaluate("window.__longtasks")
-    return {"first_s": page.evaluate("performance.now()") / 1000,
+    at_ms, epoch_ms = page.evaluate("[window.__outputAt, performance.timeOrigin + window.__outputAt]")
+    tasks = page.evaluate("window.__longtasks")  # up to when Playwright saw the output: within 0.5 s of it
+    return {"first_s": at_ms / 1000, "epoch_ms": epoch_ms,
             "blocking_ms": sum(max(0, t - 50) for t in tasks), "longest_ms": max(tasks, default=0),
             # the lesson's Python: restored from the build's snapshot or started ("-" for the raw page)
             "boot": page.evaluate("globalThis.lessonPage?.runtime.info?.boot.from ?? '-'")}
 
 
-def cold_and_warm(playwright, url: str, ready, figure_js) -> dict:
+def cold_and_warm(playwright, url: str, ready, output: str, figure_js) -> dict:
     """A new persistent profile: cold visit (first output, bytes, first figure), then a revisit."""
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
         context = playwright.chromium.launch_persistent_context(
@@ -171,9 +197,9 @@ def cold_and_warm(playwright, url: str, ready, figure_js) -> dict:
         try:
             traffic = Traffic(context)
             page = context.new_page()
-            cold = first_result(page, url, ready)
-            by_type = dict(traffic.bytes)
+            cold = first_result(page, url, ready, output)
             cold["figure_s"] = page.evaluate(figure_js, FIGURE_CODE)
+            by_type = traffic.bytes_until(cold["epoch_ms"])  # read late: every file that came before is counted
             page.wait_for_timeout(REVISIT_AFTER_S * 1000)  # the reader leaves; the page finishes what it does
             # ... including what the lesson's service worker keeps for revisits (its memory snapshot among them)
             # (polled: the lesson's CSP refuses the string evaluation that wait_for_function needs)
@@ -185,7 +211,7 @@ def cold_and_warm(playwright, url: str, ready, figure_js) -> dict:
                 page.wait_for_timeout(200)
             page.close()
             page = context.new_page()
-            warm = first_result(page, url, ready)
+            warm = first_result(page, url, ready, output)
             page.close()
         finally:
             context.close()
@@ -193,7 +219,7 @@ def cold_and_warm(playwright, url: str, ready, figure_js) -> dict:
             "boots": f"{cold['boot']}/{warm['boot']}"}
 
 
-def throttled(browser, url: str, ready) -> dict:
+def throttled(browser, url: str, ready, output: str) -> dict:
     """A fresh context on the emulated link: first output, bytes, and when the wasm (a worker fetch) arrived."""
     context = browser.new_context()
     try:
@@ -202,7 +228,7 @@ def throttled(browser, url: str, ready) -> dict:
         session = context.new_cdp_session(page)
         session.send("Network.enable")
         session.send("Network.emulateNetworkConditions", THROTTLE)
-        result = first_result(page, url, ready)
+        result = first_result(page, url, ready, output)
         wasm_s, wasm_bytes = traffic.done.get("pyodide.asm.wasm", (float("nan"), 0))
         return {"throttled_s": result["first_s"], "wasm_floor_s": wasm_bytes * 8 / (LINK_MBIT * 1e6), "wasm_done_s": wasm_s,
                 "throttled_boot": result["boot"]}
@@ -292,17 +318,18 @@ def main() -> int:
         shutil.copytree(args.site, root / "site", copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
         make_raw_page(root / "raw", ROOT / ".cache")
         server, base = serve_in_thread(root, port=0, quiet=True, isolate=True, compress=not args.no_compress)
-        pages = {
-            "raw (main thread, stock files)": (base + "raw/index.html", raw_ready, RAW_FIGURE),
-            "lesson (worker, precompiled)": (base + "site/lessons/attention/", lesson_ready, LESSON_FIGURE),
+        pages = {  # URL, waiting for the output, where the output appears, asking for a figure
+            "raw (main thread, stock files)": (base + "raw/index.html", raw_ready, "#out", RAW_FIGURE),
+            "lesson (worker, precompiled)": (base + "site/lessons/attention/", lesson_ready,
+                                             '[data-cell="output"] .cell-output', LESSON_FIGURE),
         }
         results = {name: [] for name in pages}
         with sync_playwright() as p:
             browser = launch(p)
             for run in range(args.runs):
-                for name, (url, ready, figure_js) in pages.items():
-                    row = cold_and_warm(p, url, ready, figure_js)
-                    row.update(throttled(browser, url, ready))
+                for name, (url, ready, output, figure_js) in pages.items():
+                    row = cold_and_warm(p, url, ready, output, figure_js)
+                    row.update(throttled(browser, url, ready, output))
                     results[name].append(row)
                 print(f"run {run + 1}/{args.runs} done", file=sys.stderr)
             browser.close()
