@@ -119,6 +119,20 @@ def test_a_stop_while_the_run_waits_behind_a_preload_step_stops_it_before_its_co
     # The step was not cut short, and Python was interrupted in place, not restarted.
     assert page.evaluate("window.slowStep") == {"loaded": [], "steps": ["slow_step"]}
     expect(run(page, "softmax", "import slow_step\nprint(slow_step.done, kept)")).to_contain_text("True still here")
+    # A widget's call stopped while it waits behind a step fails as an interrupted call does.
+    run(page, "softmax", "import sys\nsys.modules.pop('slow_step')")  # the next step imports it again
+    stopped = page.evaluate("""async () => {
+      const runtime = lessonPage.runtime;
+      const step = runtime.preload([], ["slow_step"]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const controller = new AbortController();
+      const call = runtime.call("lessonpy.restored", "zone_attributes", {}, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 100);
+      const error = await call.then(() => "the call ran", (err) => err.message);
+      return [error, await step];
+    }""")
+    assert stopped == ["KeyboardInterrupt: stopped before it started", {"loaded": [], "steps": ["slow_step"]}]
+    expect(run(page, "softmax", "print(kept)")).to_contain_text("still here")
 
 
 def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_context, site_url):

@@ -198,13 +198,6 @@ async function loadImports(code) {
 }
 
 async function run({ code, cellId, cells }) {
-  // A Stop already here was pressed while this run waited behind an idle preload step, which holds
-  // interrupts back (stepHeld): the reader's code does not start. (The page clears the buffer before
-  // it sends a request, so a Stop found here is this run's.)
-  if (interruptBuffer?.[0] === SIGINT) {
-    interruptBuffer[0] = 0;
-    return { result: glue.stopped() };
-  }
   await loadImports(code);
   const reply = await glue.run(code, cellId, pyodide.toPy(cells || {}));
   const result = reply instanceof Map ? Object.fromEntries(reply) : reply;
@@ -295,9 +288,8 @@ async function preload({ packages, steps }) {
 
 /**
  * Take one step (lessonpy.pyodide_glue.preload_step) with interrupts held back: a Stop pressed
- * meanwhile is meant for the run waiting behind this step, so its SIGINT stays in the buffer for
- * that run (which then stops at its first line), and an import cut short would leave matplotlib
- * half set up.
+ * meanwhile is meant for the request waiting behind this step, so its SIGINT stays in the buffer for
+ * that request (stoppedBeforeStart), and an import cut short would leave matplotlib half set up.
  */
 function stepHeld(step) {
   if (interruptBuffer) pyodide.setInterruptBuffer(undefined);
@@ -345,7 +337,7 @@ async function handle(message) {
   try {
     const handler = handlers[type];
     if (!handler) throw new Error(`unknown request type ${type}`);
-    const { result, transfer = [] } = await handler(message); // each handler: {result, transfer?}
+    const { result, transfer = [] } = stoppedBeforeStart(type) ?? await handler(message); // each: {result, transfer?}
     endOutput();
     self.postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
@@ -356,6 +348,20 @@ async function handle(message) {
   } finally {
     currentRunId = null;
   }
+}
+
+/**
+ * A Stop already pending when a request starts was pressed while it waited behind an idle preload
+ * step, which holds interrupts back (stepHeld): the request ends as interrupted before any of it runs
+ * (the page clears the buffer before it sends a request, so a Stop found here is this request's).
+ * A run says "Stopped." as an interrupted cell does; other requests fail with KeyboardInterrupt.
+ * Returns null when there is no such Stop.
+ */
+function stoppedBeforeStart(type) {
+  if (type === Request.INIT || interruptBuffer?.[0] !== SIGINT) return null;
+  interruptBuffer[0] = 0;
+  if (type === Request.RUN) return { result: glue.stopped() };
+  throw new Error("KeyboardInterrupt: stopped before it started");
 }
 
 /** Post what is still buffered, then say how much of the request's output was cut. */
