@@ -51,6 +51,11 @@ export class PythonRuntime extends EventTarget {
     this.ready = null; // promise of a usable interpreter (its boot, and its replay after a restart)
     this.restarting = null; // promise of the report of the latest restart
     this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
+    // Every message both ways is checked against protocol.js where a test drives the browser (WebDriver,
+    // so Playwright, sets navigator.webdriver): one it does not define is our bug, and the browser tests
+    // fail on it. A reader's page skips that: these messages come from our own code, except what the
+    // reader's Python sends through lessonpy.bridge, which the worker checks on every page (worker.js).
+    this.checkProtocol = globalThis.navigator?.webdriver === true;
   }
 
   /** Boot Python (once; again after a failed start); resolves with {pythonVersion, crossOriginIsolated}. */
@@ -327,6 +332,7 @@ export class PythonRuntime extends EventTarget {
   }
 
   #checkProtocol(direction, message) {
+    if (!this.checkProtocol) return;
     const error = protocolError(direction, message);
     if (!error) return;
     this.protocolErrors.push(error);

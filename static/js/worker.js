@@ -3,7 +3,7 @@
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
-import { Event, Request } from "./protocol.js";
+import { Event, Request, protocolError } from "./protocol.js";
 import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -21,6 +21,19 @@ const now = () => performance.timeOrigin + performance.now(); // comparable with
 
 function post(type, fields = {}, transfer = []) {
   self.postMessage({ type, runId: currentRunId, ...fields }, transfer);
+}
+
+/**
+ * The door from Python to the page: lessonpy.bridge.emit's events, converted by lessonpy.pyodide_glue.
+ * The reader's code can call emit with any payload, so on every page each event is checked against
+ * protocol.js here, before it is sent: a malformed one is not sent, and the reason is raised in the
+ * Python that emitted it (the reader's cell shows it).
+ */
+function fromPython(type, payload, transfer) {
+  const fields = payload ?? {};
+  const error = protocolError("event", { type, runId: currentRunId, ...fields });
+  if (error) throw new Error(`lessonpy.bridge.emit: ${error} (static/js/protocol.js defines the events)`);
+  post(type, fields, transfer ? Array.from(transfer) : []);
 }
 
 // --------------------------------------------------------------------------- output streaming
@@ -150,9 +163,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   pyodide.unpackArchive(await lessonWheel, "wheel", { extractDir: SITE_PACKAGES });
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
-  glue.start((type, payload, transfer) => {
-    post(type, payload ? payload : {}, transfer ? Array.from(transfer) : []);
-  });
+  glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
   return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot } };
