@@ -81,6 +81,12 @@ export const Event = Object.freeze({
   OUTPUT_CUT: "output-cut",
 });
 
+/**
+ * What the reader is told of output the worker cut (the worker alone enforces LIMITS.OUTPUT_CHARS):
+ * what: "output" (a run's stdout and stderr, one OUTPUT_CUT event) or "error message" (a reply's error).
+ */
+export const cutNote = (what, chars) => `[${what} cut: ${chars.toLocaleString("en")} more characters were not shown]`;
+
 /** Interrupt-buffer values (Pyodide reads them between bytecodes). */
 export const SIGINT = 2;
 

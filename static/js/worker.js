@@ -3,7 +3,7 @@
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
-import { Event, Request, protocolError } from "./protocol.js";
+import { Event, Request, cutNote, protocolError } from "./protocol.js";
 import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -45,7 +45,8 @@ function countChars(bytes) {
   return n;
 }
 
-// One budget per request for stdout and stderr together. It counts bytes, which are never
+// One budget per request for stdout and stderr together: the one place the output limit is enforced
+// (the page shows what comes, and the cut note of OUTPUT_CUT). It counts bytes, which are never
 // fewer than characters, so what is posted stays within LIMITS.OUTPUT_CHARS characters;
 // whatever is past it is counted, not decoded: print("x" * 10**8) costs no more than a count.
 const budget = {
@@ -207,7 +208,7 @@ async function run({ code, cellId, cells }) {
 function cutText(text, what) {
   if (typeof text !== "string" || text.length <= LIMITS.OUTPUT_CHARS) return text;
   const cut = text.length - LIMITS.OUTPUT_CHARS;
-  return `${text.slice(0, LIMITS.OUTPUT_CHARS)}\n[${what} cut: ${cut.toLocaleString("en")} more characters were not shown]\n`;
+  return `${text.slice(0, LIMITS.OUTPUT_CHARS)}\n${cutNote(what, cut)}\n`;
 }
 
 function call({ module, func, kwargs }) {
