@@ -20,13 +20,13 @@ const JOBS = {
 const jobName = (job) => JOBS[job] ?? job;
 
 /** "layer 0, head 2" for head {layer, head} (the lesson counts from 0, and says so where it names one). */
-export const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
+const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
 
 /** The featured entry of {layer, head}, or undefined. */
-export const featuredAt = (featured, { layer, head }) => featured.find((f) => f.layer === layer && f.head === head);
+const featuredAt = (featured, { layer, head }) => featured.find((f) => f.layer === layer && f.head === head);
 
 /** One head's (T, T) weights out of a (L, H, T, T) array, as a view array (no copy). */
-export function headWeights(weights, { layer, head }) {
+function headWeights(weights, { layer, head }) {
   const [, H, T] = weights.shape;
   const start = (layer * H + head) * T * T;
   return { shape: [T, T], dtype: "float32", data: weights.data.subarray(start, start + T * T) };
