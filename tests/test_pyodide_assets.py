@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import collections
 import csv
 import hashlib
 import io
@@ -200,6 +201,16 @@ def test_prepare_is_complete_cached_and_copies_by_hard_link(fake, monkeypatch, t
     pa.copy_into_site(dist, site)
     assert {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} == expected
     assert all(os.path.samefile(site / name, dist / name) for name in expected)
+
+
+def test_a_cached_build_hashes_each_file_once(fake, monkeypatch):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=quiet)
+    hashed = []  # by inode: the dist's files are hard links to the cache's packed/ and locks/
+    real_sha256_file = pa.sha256_file
+    monkeypatch.setattr(pa, "sha256_file", lambda path: hashed.append(path.stat().st_ino) or real_sha256_file(path))
+    assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=quiet) == dist
+    assert hashed and max(collections.Counter(hashed).values()) == 1
 
 
 def test_both_variants_unpack_to_the_same_lean_files(fake, monkeypatch):
