@@ -25,7 +25,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
-from sitebuild.compress import SIDECAR, write_sidecars
+from sitebuild.compress import SIDECAR, add_sidecar, link_with_sidecar, write_sidecars
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
@@ -33,7 +33,6 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.files import link_or_copy
 from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
                                       prepare_pyodide)
 from sitebuild.render import make_renderer, render_lesson_body
@@ -286,11 +285,11 @@ def build(opts: Options) -> Path:
         render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
         if live:
-            copy_live_model(live, staging / "data" / "minilm-live", opts.log)
+            copy_live_model(live, staging / "data" / "minilm-live", opts.cache_dir, opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
             shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
-        write_sidecars(staging, opts.cache_dir)  # brotli-11 copies for servers that can send them
+        write_sidecars(staging, opts.cache_dir)  # brotli-11 copies of the files that came without one
         replace_dir(staging, opts.out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -305,9 +304,10 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
     snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
     if snap is None:
         return None
+    add_sidecar(snap.file, opts.cache_dir, snap.meta["sha256"])  # made once, beside it in its cache folder
     target = staging / "snapshot" / snap.key / snap.file.name
     target.parent.mkdir(parents=True)
-    link_or_copy(snap.file, target)
+    link_with_sidecar(snap.file, target)
     return {**snap.meta, "key": snap.key, "url": target.relative_to(staging).as_posix(),
             "fetch": "always" if opts.snapshot == "always" else "kept"}
 
@@ -327,11 +327,15 @@ def make_live_model(cache: Path, log) -> Path | None:
         return None
 
 
-def copy_live_model(source: Path, target: Path, log) -> None:
-    """Put the live files of *source* (make_live_model) into the site at *target*."""
-    # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
-    shutil.copytree(source, target, copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
-    size = sum(f.stat().st_size for f in target.iterdir())
+def copy_live_model(source: Path, target: Path, cache_dir: Path, log) -> None:
+    """Put the live files of *source* (make_live_model) into the site at *target*, with their brotli sidecars."""
+    files = sorted(f for f in source.iterdir() if f.suffix != SIDECAR)
+    target.mkdir(parents=True)
+    for file in files:
+        add_sidecar(file, cache_dir)  # once, in the content-named folder: later builds find it there
+        # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
+        link_with_sidecar(file, target / file.name)
+    size = sum(f.stat().st_size for f in files)
     log(f"copied MiniLM's live weights ({size / 1e6:.1f} MB) into data/{target.name}/")
 
 

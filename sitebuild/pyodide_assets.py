@@ -7,12 +7,13 @@ Cache layout (everything under cache_dir, written atomically, safe to delete at 
     packed/...                          every archive deflated and stored (sitebuild.archives)
     locks/<sha256>.json                 the site's own pyodide-lock.json files (the packed archives' hashes)
     dist/<version>-<key>/               the assembled distribution, named after the hashes of its files: the
-                                        site's folder has this name, so a changed build is a new URL
+                                        site's folder has this name, so a changed build is a new URL; with the
+                                        brotli sidecars of its files (sitebuild.compress), made with it
 
 Every file is hashed once per build: the core files and the wheels when they are verified, the
 precompiled archives and the packed variants when they are made or found; those hashes name the
-packed cache entries and the distribution, so nothing downstream (the snapshot's key) reads
-Pyodide's files again.
+packed cache entries and the distribution, so nothing downstream (the snapshot's key, the sidecars)
+reads Pyodide's files again.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sitebuild import archives
+from sitebuild import archives, compress
 from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail
 
 PYODIDE_VERSION = "0.27.7"
@@ -367,9 +368,11 @@ def write_site_lock(lock: dict, changed: dict[str, tuple[str, str]], cache_dir: 
 
 
 def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, log: Log) -> Path:
-    """Return cache_dir/dist/<version>-<key> holding exactly *files* (whose sha256s are *hashes*), building it
-    atomically if needed."""
-    key = hashlib.sha256("".join(f"{n} {hashes[n]}\n" for n in sorted(files)).encode()).hexdigest()[:16]
+    """Return cache_dir/dist/<version>-<key> holding exactly *files* (whose sha256s are *hashes*) and their
+    brotli sidecars, building it atomically if needed."""
+    lines = [f"{name} {hashes[name]}\n" for name in sorted(files)]
+    lines.append(f"sidecars brotli-q{compress.QUALITY}\n")  # they are made with the folder, and are part of it
+    key = hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
     dist = cache_dir / "dist" / f"{PYODIDE_VERSION}-{key}"
     if dist.is_dir():
         if dist_is_intact(dist, files, hashes):
@@ -383,6 +386,7 @@ def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, lo
         for name, src in files.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             link_or_copy(src, tmp / name)
+            compress.add_sidecar(tmp / name, cache_dir, hashes[name])  # from the cache's brotli/ when made before
         # A directory rename is atomic: dist either does not exist or is complete.
         tmp.rename(dist)
     except OSError:
@@ -395,8 +399,10 @@ def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, lo
 
 
 def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str]) -> bool:
-    """Tell whether dist holds exactly the expected files with the expected content."""
-    if {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} != set(files):
+    """Tell whether dist holds exactly the expected files with the expected content (and sidecars of nothing else)."""
+    present = {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()}
+    sidecars = {name for name in present if name.endswith(compress.SIDECAR)}
+    if present - sidecars != set(files) or not {name.removesuffix(compress.SIDECAR) for name in sidecars} <= set(files):
         return False
     # A hard link to the already-hashed source needs no second hash.
     return all(
