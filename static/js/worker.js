@@ -162,12 +162,27 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // path, and a cell that imports it gets it on demand like any other package (loadImports).
   // After a restore lessonpy is already imported; its files are for what it imports later.
   pyodide.unpackArchive(await lessonWheel, "wheel", { extractDir: SITE_PACKAGES });
+  recordWheelSource(wheelURL);
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
   return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot } };
+}
+
+/**
+ * Record in the lesson wheel's .dist-info where it came from, as Pyodide's loadPackage and micropip do for
+ * what they install: micropip.list() lists only packages with a PYODIDE_SOURCE file there (micropip 0.9.0,
+ * list.py), and unpackArchive, given no file name, writes none. Both boots unpack the wheel here (the
+ * snapshot holds memory, not files).
+ */
+function recordWheelSource(wheelURL) {
+  // A wheel is {name}-{version}-{tags}.whl and unpacks its metadata to {name}-{version}.dist-info (PEP 427).
+  const [name, version] = decodeURIComponent(new URL(wheelURL).pathname.split("/").pop()).split("-");
+  const distInfo = `${SITE_PACKAGES}${name}-${version}.dist-info/`;
+  pyodide.FS.writeFile(distInfo + "INSTALLER", "pyodide.unpackArchive"); // what Pyodide writes for a named wheel
+  pyodide.FS.writeFile(distInfo + "PYODIDE_SOURCE", wheelURL); // micropip's value for a wheel from a URL
 }
 
 async function fetchBytes(url) {
