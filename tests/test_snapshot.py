@@ -36,25 +36,26 @@ def inputs(tmp_path):
     return dist, wheel
 
 
-def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs):
+def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tmp_path, monkeypatch):
     dist, wheel = inputs
-    files = snapshot.snapshot_inputs(dist, ["numpy"], wheel)
-    # both variants of every archive: the page's worker may restore the snapshot with either
-    archives = {STDLIB_NAME, LOCK_NAME, WHEEL}
-    assert set(files) == {*RUNTIME_FILES, *archives, *(f"stored/{name}" for name in archives),
-                          f"lesson:{wheel.name}", "script:snapshot.mjs"}
-    key = snapshot.snapshot_key(files, "v20.0.0")
-    assert key == snapshot.snapshot_key(files, "v20.0.0")
-    assert snapshot.snapshot_key(files, "v22.0.0") != key
-    for name, path in files.items():
-        if name.startswith("script:"):
-            continue  # the real script: changing it is the case below
-        original = path.read_bytes()
-        path.write_bytes(original + b"!")
-        assert snapshot.snapshot_key(files, "v20.0.0") != key, name
-        path.write_bytes(original)
-    script = dict(files, **{"script:snapshot.mjs": wheel})  # another script's bytes
-    assert snapshot.snapshot_key(script, "v20.0.0") != key
+    read = []
+    real_sha256_file = snapshot.sha256_file
+    monkeypatch.setattr(snapshot, "sha256_file", lambda path: read.append(path) or real_sha256_file(path))
+    key = snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
+    # Pyodide's files (the runtime, both variants of every archive: the page's worker may restore the
+    # snapshot with either) by the folder's content name, which hashes them all: none is read again.
+    assert read == [wheel, snapshot.SCRIPT]
+    assert key == snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v22.0.0") != key
+    other_dist = dist.rename(dist.with_name("0.27.7-0123456789abcdef"))  # another content name
+    assert snapshot.snapshot_key(other_dist, ["numpy"], wheel, "v20.0.0") != key
+    other_dist.rename(dist)
+    assert snapshot.snapshot_key(dist, ["numpy", "micropip"], wheel, "v20.0.0") != key
+    wheel.write_bytes(b"lessonpy!")
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+    wheel.write_bytes(b"lessonpy")
+    monkeypatch.setattr(snapshot, "SCRIPT", wheel)  # another script's bytes
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
 
 
 def test_without_node_the_build_says_so_and_makes_no_snapshot(inputs, tmp_path, monkeypatch):
@@ -88,9 +89,8 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     # The key is the hash of this site's own files: a page can only name the snapshot made from them.
     pyodide = built_site / "lessons" / "attention" / config["pyodideIndexURL"]
     wheel = built_site / config["wheelURL"].removeprefix("../../")
-    files = snapshot.snapshot_inputs(pyodide, ["numpy"], wheel)
     node = snapshot.subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-    assert snapshot.snapshot_key(files, node) == key
+    assert snapshot.snapshot_key(pyodide.resolve(), ["numpy"], wheel, node) == key
     assert spec["wheels"] == {"deflated": [WHEEL], "stored": [f"stored/{WHEEL}"]}
     assert spec["loaded"] == {"numpy": "default channel"}
     assert all(lib["name"].endswith(".so") for lib in spec["dynlibs"]) and spec["handles"]

@@ -172,10 +172,10 @@ def test_encode_array_writes_masked_scores_as_strings():
 
 # ---------------------------------------------------------------------------- the fence
 
-def render(tmp_path, body: str) -> str:
+def render(tmp_path, body: str, site: dict | None = None) -> str:
     (tmp_path / "w.md").write_text(f"---\ntitle: W\n---\n\nText.\n\n{body}", encoding="utf-8")
     [lesson] = read_lessons(tmp_path)
-    return render_lesson_body(lesson)
+    return render_lesson_body(lesson, site=site)
 
 
 def data_blocks(html: str) -> list[dict]:
@@ -195,6 +195,18 @@ def test_fence_embeds_the_prerendered_payload(tmp_path):
     assert heads["options"] == {"title": None, "C": 48, "T": 8, "heads": 4, "seed": 0}
     assert heads["initial"]["arrays"]["weights"]["shape"] == [4, 8, 8]
     assert steps["options"]["T"] == 3 and steps["initial"]["tokens"] == ["a", "b", "c"]
+
+
+def test_real_heads_is_told_by_the_build_whether_the_live_weights_are_there_and_their_size(tmp_path):
+    """The page learns it from the build, not from a request for the 45 MB file."""
+    [shipped] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n", site={"live_bytes": 44_812_345}))
+    assert shipped["options"]["live_bytes"] == 44_812_345
+    [left_out] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n", site={"live_bytes": None}))
+    assert left_out["options"]["live_bytes"] is None
+    [no_site] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n"))
+    assert no_site["options"]["live_bytes"] is None
+    with pytest.raises(LessonError, match="live_bytes"):  # the build's word, not the author's
+        render(tmp_path, "```widget real-heads id=r\nlive_bytes: 5\n```\n")
 
 
 def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):

@@ -26,13 +26,14 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "widgets" / "widgets.md
 LESSON = "lessons/widgets/"
 
 
-def build_fixture_site(tmp: Path) -> Path:
-    """Build the widgets fixture lesson into tmp/site; return the site's folder."""
+def build_fixture_site(tmp: Path, **options) -> Path:
+    """Build the widgets fixture lesson into tmp/site (with build.Options *options*); return the site's folder."""
     import build
 
     (tmp / "lessons").mkdir()
     (tmp / "lessons" / "widgets.md").write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
-    return build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None))
+    return build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None,
+                                     **options))
 
 
 @pytest.fixture(scope="module")

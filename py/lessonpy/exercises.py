@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .attention import softmax
 from .grading import CheckFailed, call, fail, ok, require_function
 
 
@@ -153,12 +154,6 @@ def split_qkv(ns: dict) -> Iterator[dict]:
 
 # ---------------------------------------------------------------------------- c. scaled attention
 
-def _softmax_rows(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 #: d_k of the starter's example call, (4, 8) arrays: the size a hard-coded d_k usually has.
 STARTER_D_K = 8
 #: Scores this large overflow np.exp in float64 (past 709) and in np.longdouble (past about 11,356).
@@ -176,7 +171,7 @@ def _fitted_scale(weights: np.ndarray, raw: np.ndarray) -> float | None:
     if denom <= 0:
         return None
     s = float((r * r).sum()) / denom
-    return s if _same(weights, _softmax_rows(raw / s)) else None
+    return s if _same(weights, softmax(raw / s)) else None
 
 
 def _scaling_mistake(weights: np.ndarray, Q, K, V) -> str:
@@ -192,9 +187,9 @@ def _scaling_mistake(weights: np.ndarray, Q, K, V) -> str:
         (np.sqrt(T), "you divided by √T, the number of positions: divide by √d_k, the size of each key"),
         (np.sqrt(V.shape[-1]), "you divided by the square root of V's width: use d_k, the size of Q's and K's rows"),
     ]:
-        if _same(weights, _softmax_rows(raw / scale)):
+        if _same(weights, softmax(raw / scale)):
             return why
-    if _same(weights, _softmax_rows(raw.T / np.sqrt(d_k))):
+    if _same(weights, softmax(raw.T / np.sqrt(d_k))):
         return "your weights are transposed: row i should hold query i against every key (Q @ K.T)"
     scale = _fitted_scale(weights, raw)
     if scale is not None:
@@ -210,7 +205,7 @@ def _rows_mistake(weights: np.ndarray, Q, K) -> str:
         return "your weights' rows do not sum to 1: its columns do — take the softmax along each row (axis=-1), over the keys"
     sums = weights.sum(axis=-1)
     c = float(sums.mean())
-    if c > 0 and np.allclose(sums, c) and _same(weights / c, _softmax_rows(Q @ K.T)):
+    if c > 0 and np.allclose(sums, c) and _same(weights / c, softmax(Q @ K.T)):
         named = {1 / np.sqrt(d_k): " (1/√d_k)", 1 / d_k: " (1/d_k)", np.sqrt(d_k): " (√d_k)"}
         which = next((text for value, text in named.items() if np.isclose(c, value)), "")
         return (f"you scaled after the softmax: each row of your weights sums to {c:.4g}{which} instead of 1. "
@@ -250,7 +245,7 @@ def _large_scores_mistake(func, Q, K, V) -> str | None:
             return ("underflow: you subtracted the largest score of the whole array (z.max()), not each row's own: "
                     "in a row whose scores all lie far below it np.exp gives 0 everywhere, and 0 / 0 is nan. "
                     "Subtract each row's max: z - z.max(axis=-1, keepdims=True)")
-        if not _same(weights, _softmax_rows(Qp @ Kp.T / np.sqrt(d_k))):
+        if not _same(weights, softmax(Qp @ Kp.T / np.sqrt(d_k))):
             return f"with scores near {LARGE_SCORE:,.0f} the weights are finite but wrong"
     return None
 
@@ -282,7 +277,7 @@ def attention(ns: dict) -> Iterator[dict]:
         return
     yield ok("each row of weights sums to 1")
 
-    expected = _softmax_rows(Q @ K.T / np.sqrt(d_k))
+    expected = softmax(Q @ K.T / np.sqrt(d_k))
     if not _same(weights, expected):
         yield fail(_scaling_mistake(weights, Q, K, V))
         return

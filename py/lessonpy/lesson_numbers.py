@@ -20,6 +20,8 @@ import numpy as np
 
 from . import cat_example as cat
 from . import realheads
+from .attention import row_entropy as entropy  # the lesson's cells write these two out; same results
+from .attention import softmax
 
 # the lesson's settings, shared by the cells and this module
 DRAFT_SEED = 6  # Step 2, the draft's experiment
@@ -51,7 +53,7 @@ CELL_PRINTS = {
               "sweep_raw_jac_first", "sweep_raw_jac_256", "sweep_raw_jac_last", "sweep_scaled_jac_last"],
     "overflow": ["exp_limit", "stable_big0"],
     "params": ["attn_params", "attn_params_12", "attn_weights_h12", "attn_weights_h1"],
-    # --- issue 7 part 4, new sections (helper lessonnew): averaging, the cat example, order, cost ---
+    # averaging, the cat example, order, cost
     "average": ["avg_uniform_w"],
     "cat": ["cat_score", "cat_weight", "cat_flat", "cat_out_noun"],
     "cat-break": ["cat_flat", "cat_sat_cat", "cat_sat_sat"],
@@ -64,18 +66,6 @@ CELL_PRINTS.update(realheads.CELL_PRINTS)  # the "Real heads" section's cells
 #: cells that print timings measured as they run: when re-run, only the numbers they print
 #: for the text (their CELL_PRINTS) must come out the same
 TIMED_CELLS = frozenset({"cost"})
-
-
-def entropy(p):
-    """Row entropy in nats, as the lesson's cell defines it: (..., T) -> (...)."""
-    return -(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=-1)
-
-
-def softmax(z, axis=-1):
-    """The lesson's stable softmax."""
-    z = z - z.max(axis=axis, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def make_qk(w_std, seed=DRAFT_SEED, T=DRAFT_T, d_k=DRAFT_DK):
@@ -181,8 +171,8 @@ def gpt2_small_params(n_embd=768, n_head=12, n_layer=12, vocab_size=50257, block
     return vocab_size * C + block_size * C + n_layer * block + C
 
 
-# ----------------------------------------------------------------------------- new sections
-# (issue 7 part 4): attention as averaging, "the cat sat because it was warm" by hand
+# ----------------------------------------------------------------------------- worked examples and cost
+# Attention as averaging, "the cat sat because it was warm" by hand
 # (its arrays live in lessonpy.cat_example), permutation equivariance, and the T^2 cost.
 
 #: the warm-up's value rows: (4, 2)
@@ -276,8 +266,9 @@ def numbers():
         "attn_share_pct": f"{100 * L * attn / total:.0f}%",
         "qkv_params": 3 * C * C,
         "proj_params": C * C,
-        **new_section_numbers(),
-        # ---- issue 7 (lesson branch): soft lookup, representative means, init rules, Jacobian, heads' cost ----
+        **worked_example_numbers(),
+        **cost_numbers(),
+        # soft lookup, representative means, init rules, Jacobian, heads' cost
         # cell "lookup"
         "lookup_answer_first": f"{look[0]['answer']:.2f}", "lookup_answer_last": f"{look[-1]['answer']:.2f}",
         "lookup_spread_last": str(look[-1]["spread"]),
@@ -303,16 +294,15 @@ def numbers():
     }
 
 
-def new_section_numbers():
-    """Numbers of the new sections (issue 7 part 4): averaging, the cat, order, cost, hand-built heads."""
+def worked_example_numbers():
+    """Numbers of the hand-made examples: the averaging warm-up, the cat (and its breaks and shuffle),
+    and the heads widget's two hand-built heads."""
     from .hand_heads import MATCH_SCORE, hand_heads
     from .widget_payloads import tokens_for
 
     avg = averaging()
     c = cat_example()
     it, cat_at, sat = c["it"], c["cat"], c["sat"]
-    L, H = GPT2["n_layer"], GPT2["n_head"]
-    gpt2_T = GPT2["block_size"]
     hand = hand_heads(tokens_for(8))  # the heads widget's default T = 8
     return {
         # warm-up (cell "average")
@@ -326,7 +316,17 @@ def new_section_numbers():
         "cat_out_noun": f"{c['out'][it, 0]:.2f}",
         "cat_sat_cat": f"{c['w_rival'][it, cat_at]:.3f}",
         "cat_sat_sat": f"{c['w_rival'][it, sat]:.3f}",
-        # the cost (cell "cost"): memory is arithmetic, time is measured in the reader's browser
+        # the heads widget's hand-built heads (T = 8)
+        "hand_match_weight": f"{hand[0, 1, 0]:.3f}",
+        "hand_match_score": f"{MATCH_SCORE:.0f}",
+    }
+
+
+def cost_numbers():
+    """The memory of the attention weights (cell "cost"): arithmetic; the time is measured in the reader's browser."""
+    L, H = GPT2["n_layer"], GPT2["n_head"]
+    gpt2_T = GPT2["block_size"]
+    return {
         "cost_T_first": str(COST_TS[0]), "cost_T_last": str(COST_TS[-1]), "cost_d": str(COST_D),
         "cost_mib_first": f"{weights_mib(COST_TS[0], 4):.2f}",
         "cost_mib_last": f"{weights_mib(COST_TS[-1], 4):.2f}",
@@ -334,7 +334,4 @@ def new_section_numbers():
         "cost_gpt2_T": str(gpt2_T),
         "cost_gpt2_heads": str(L * H),
         "cost_gpt2_mib": f"{L * H * weights_mib(gpt2_T, 4):.0f}",
-        # the heads widget's hand-built heads (T = 8)
-        "hand_match_weight": f"{hand[0, 1, 0]:.3f}",
-        "hand_match_score": f"{MATCH_SCORE:.0f}",
     }

@@ -2,8 +2,7 @@
 // Cells share one Python namespace, like a notebook; running a cell first runs the
 // earlier cells it builds on that have not run yet, so no reader meets a bare NameError.
 import { LazyEditor } from "./lazy-editor.js";
-import { LIMITS } from "./limits.js";
-import { Event } from "./protocol.js";
+import { Event, cutNote } from "./protocol.js";
 import * as storage from "./storage.js";
 import { TabSync } from "./tabsync.js";
 
@@ -21,33 +20,20 @@ class Output {
     for (const img of this.el.querySelectorAll("img.out-figure")) URL.revokeObjectURL(img.src);
     this.el.replaceChildren();
     this.el.hidden = true;
-    this.shown = 0; // characters of stdout and stderr shown in this run
-    this.cut = 0; // characters cut (by the worker or here)
+    this.cut = 0; // characters of this run's output the worker cut
     this.cutNote = null;
     this.figures = 0;
     this.last = null;
   }
 
-  /** A chunk of stdout or stderr: within the run's budget (the worker's limit, checked again here). */
-  stream(kind, text) {
-    if (!text) return;
-    const room = Math.max(0, LIMITS.OUTPUT_CHARS - this.shown);
-    if (text.length > room) {
-      this.addCut(text.length - room);
-      text = text.slice(0, room);
-    }
-    this.shown += text.length;
-    this.append(kind, text);
-  }
-
-  /** Say how much output was not shown; one note per run, kept up to date. */
+  /** Say how much output the worker cut (it keeps each run within LIMITS.OUTPUT_CHARS); one note per run. */
   addCut(chars) {
     if (!chars) return;
     this.cut += chars;
     if (!this.cutNote) {
       this.cutNote = this.note("cut", "");
     }
-    this.cutNote.textContent = `[output cut: ${this.cut.toLocaleString("en")} more characters were not shown]`;
+    this.cutNote.textContent = cutNote("output", this.cut);
   }
 
   /** A block of its own (a hint, a note), returned so it can be updated. */
@@ -168,8 +154,8 @@ export class Cell {
   /** Handle an event streamed by the worker while this cell runs. */
   onEvent(event) {
     switch (event.type) {
-      case Event.STDOUT: return this.output.stream("stdout", event.text);
-      case Event.STDERR: return this.output.stream("stderr", event.text);
+      case Event.STDOUT: return this.output.append("stdout", event.text);
+      case Event.STDERR: return this.output.append("stderr", event.text);
       case Event.OUTPUT_CUT: return this.output.addCut(event.chars);
       case Event.NOTICE: return this.setState(event.text);
       case Event.FIGURE: return this.output.figure(event.data);

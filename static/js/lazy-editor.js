@@ -11,6 +11,7 @@
 // measure reads layout, ~15 ms each); CodeMirror itself (editor.js, the page's largest script) is
 // imported only here, when the first editor is wanted, after the Run buttons already work.
 import { el } from "./dom.js";
+import { inIdleTime, whenIdle } from "./idle.js";
 
 /** How far ahead of the reader editors are built: one and a half screens above and below. */
 const NEAR = "150% 0px";
@@ -26,12 +27,8 @@ const waiting = new Set(); // LazyEditors whose CodeMirror is not built yet
 const urgent = new Set(); // of those, the ones near the screen or asked for: built first
 let pumping = false;
 let idleBuilding = null; // the promise buildAllWhenIdle returned
-const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(() => fn({ timeRemaining: () => 50 }), 50));
 /** A moment when the page has nothing else to do, or 100 ms at most. */
-const breather = () => new Promise((resolve) => {
-  if (globalThis.requestIdleCallback) requestIdleCallback(resolve, { timeout: 100 });
-  else setTimeout(resolve, 0);
-});
+const breather = () => new Promise((resolve) => whenIdle(resolve, { timeout: 100 }));
 
 const observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((items) => {
   for (const item of items) {
@@ -80,14 +77,10 @@ function firstWaiting() {
  * reader's result comes first.
  */
 export function buildAllWhenIdle(busy = () => false) {
-  idleBuilding ??= loadEditorModule().then((module) => new Promise((resolve) => {
-    const step = (deadline) => {
-      if (!urgent.size && !busy() && deadline.timeRemaining() >= IDLE_SLICE_MS) firstWaiting()?.mount(module);
-      if (waiting.size) idle(step);
-      else resolve();
-    };
-    idle(step);
-  }));
+  idleBuilding ??= loadEditorModule().then((module) => inIdleTime(() => {
+    firstWaiting()?.mount(module);
+    return waiting.size > 0;
+  }, { busy: () => urgent.size > 0 || busy(), sliceMs: IDLE_SLICE_MS })); // the urgent ones are being built
   return idleBuilding;
 }
 

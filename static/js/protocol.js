@@ -1,6 +1,10 @@
 // The whole message protocol between the page (runtime.js, start-python.js) and the Python
-// worker (worker.js, and Python through lessonpy.bridge). A message that is not defined here is
-// a bug: the page records it (runtime.protocolErrors) and the browser tests fail on it.
+// worker (worker.js, and Python through lessonpy.bridge). Where it is checked (protocolError):
+// - what the reader's Python sends through lessonpy.bridge, on every page: the worker refuses a
+//   malformed event and raises the reason in the reader's cell (worker.js, fromPython);
+// - every message both ways where a test drives the browser (runtime.checkProtocol): one not
+//   defined here is our bug, the page records it (runtime.protocolErrors) and the tests fail on it.
+//   Readers' pages skip that check: the rest of the messages come from our own code only.
 //
 // Requests: {id, type, ...fields}                          page -> worker, one reply each
 // Replies:  {id, ok: true, result} | {id, ok: false, error, fatal}   worker -> page
@@ -83,6 +87,12 @@ export const Event = Object.freeze({
   FATAL: "fatal",
   OUTPUT_CUT: "output-cut",
 });
+
+/**
+ * What the reader is told of output the worker cut (the worker alone enforces LIMITS.OUTPUT_CHARS):
+ * what: "output" (a run's stdout and stderr, one OUTPUT_CUT event) or "error message" (a reply's error).
+ */
+export const cutNote = (what, chars) => `[${what} cut: ${chars.toLocaleString("en")} more characters were not shown]`;
 
 /** Interrupt-buffer values (Pyodide reads them between bytecodes). */
 export const SIGINT = 2;

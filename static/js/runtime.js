@@ -56,6 +56,11 @@ export class PythonRuntime extends EventTarget {
     this.protocolErrors = []; // messages either side sent that protocol.js does not define (a bug)
     // The reply to the reader's first run (not a replay's): preload.js waits for it.
     this.firstRun = new Promise((resolve) => { this.#firstRunDone = resolve; });
+    // Every message both ways is checked against protocol.js where a test drives the browser (WebDriver,
+    // so Playwright, sets navigator.webdriver): one it does not define is our bug, and the browser tests
+    // fail on it. A reader's page skips that: these messages come from our own code, except what the
+    // reader's Python sends through lessonpy.bridge, which the worker checks on every page (worker.js).
+    this.checkProtocol = globalThis.navigator?.webdriver === true;
   }
 
   /** Boot Python (once; again after a failed start); resolves with {pythonVersion, crossOriginIsolated}. */
@@ -354,6 +359,7 @@ export class PythonRuntime extends EventTarget {
   }
 
   #checkProtocol(direction, message) {
+    if (!this.checkProtocol) return;
     const error = protocolError(direction, message);
     if (!error) return;
     this.protocolErrors.push(error);

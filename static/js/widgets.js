@@ -13,6 +13,7 @@
 // page order, each widget says how many cells come before it (data-cells-before), and the
 // event's runId says which cell's run sent it (runtime.cellOf).
 import { createAttentionView } from "./components/linked.js";
+import { inIdleTime } from "./idle.js";
 import { Event } from "./protocol.js";
 import { decodePayload, el } from "./widgets/common.js";
 
@@ -25,6 +26,8 @@ const MAKERS = {
 };
 
 const VIEW_NAMES = new Set(["attention-view", "step-through"]);
+/** A far widget waits this long at most for an idle period (a page that is never idle still gets them). */
+const IDLE_TIMEOUT_MS = 2000;
 
 /**
  * Start the page's widgets and route show_attention's arrays to the views.
@@ -58,9 +61,14 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   }, { rootMargin: "100% 0px" }); // a screen's height ahead, so it is drawn before it is seen
   for (const entry of entries) observer.observe(entry.section);
   // The ones far from the screen: in idle time once Python is ready and the runs pressed meanwhile
-  // are done (as the editors): nothing of them is needed before the first output.
+  // are done (as the editors), one per idle period in page order, none while Python computes:
+  // nothing of them is needed before the first output.
+  const startNext = () => {
+    const entry = entries.find((e) => !e.starting);
+    return entry ? start(entry).then(() => true) : false;
+  };
   Promise.resolve(runtime.start()).catch(() => {}).then(() => cells?.chain)
-    .then(() => startWhenIdle(entries, start, () => runtime.busy));
+    .then(() => inIdleTime(startNext, { busy: () => runtime.busy, timeout: IDLE_TIMEOUT_MS }));
 
   const views = entries.filter((e) => VIEW_NAMES.has(e.name));
   document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
@@ -72,20 +80,6 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
     widget?.receive(detail, route, cellIndex);
   });
   return widgets;
-}
-
-/** Start the widgets not yet started, one per idle period, in page order, none while busy() (Python computes). */
-function startWhenIdle(entries, start, busy) {
-  const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
-  const next = () => {
-    if (busy()) {
-      idle(next, { timeout: 2000 });
-      return;
-    }
-    const entry = entries.find((e) => !e.starting);
-    if (entry) start(entry).then(() => idle(next, { timeout: 2000 }));
-  };
-  idle(next, { timeout: 2000 });
 }
 
 /** Build one widget from its section's data block; on failure show why, in its place. */

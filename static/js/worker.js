@@ -3,7 +3,7 @@
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
-import { Event, Request, SIGINT } from "./protocol.js";
+import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
 import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -23,6 +23,19 @@ function post(type, fields = {}, transfer = []) {
   self.postMessage({ type, runId: currentRunId, ...fields }, transfer);
 }
 
+/**
+ * The door from Python to the page: lessonpy.bridge.emit's events, converted by lessonpy.pyodide_glue.
+ * The reader's code can call emit with any payload, so on every page each event is checked against
+ * protocol.js here, before it is sent: a malformed one is not sent, and the reason is raised in the
+ * Python that emitted it (the reader's cell shows it).
+ */
+function fromPython(type, payload, transfer) {
+  const fields = payload ?? {};
+  const error = protocolError("event", { type, runId: currentRunId, ...fields });
+  if (error) throw new Error(`lessonpy.bridge.emit: ${error} (static/js/protocol.js defines the events)`);
+  post(type, fields, transfer ? Array.from(transfer) : []);
+}
+
 // --------------------------------------------------------------------------- output streaming
 
 /** UTF-8 characters in `bytes` (every byte that does not continue a character starts one). */
@@ -32,7 +45,8 @@ function countChars(bytes) {
   return n;
 }
 
-// One budget per request for stdout and stderr together. It counts bytes, which are never
+// One budget per request for stdout and stderr together: the one place the output limit is enforced
+// (the page shows what comes, and the cut note of OUTPUT_CUT). It counts bytes, which are never
 // fewer than characters, so what is posted stays within LIMITS.OUTPUT_CHARS characters;
 // whatever is past it is counted, not decoded: print("x" * 10**8) costs no more than a count.
 const budget = {
@@ -148,6 +162,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // path, and a cell that imports it gets it on demand like any other package (loadImports).
   // After a restore lessonpy is already imported; its files are for what it imports later.
   pyodide.unpackArchive(await lessonWheel, "wheel", { extractDir: SITE_PACKAGES });
+  recordWheelSource(wheelURL);
   // Only site-packages' finder forgets what it listed: importlib.invalidate_caches() would also make
   // the standard library's zipimporter read its directory again (≈70 ms, for files that did not change).
   pyodide.runPython(`import sys
@@ -156,12 +171,24 @@ if finder is not None:
     finder.invalidate_caches()
 del finder`);
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
-  glue.start((type, payload, transfer) => {
-    post(type, payload ? payload : {}, transfer ? Array.from(transfer) : []);
-  });
+  glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
   return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot } };
+}
+
+/**
+ * Record in the lesson wheel's .dist-info where it came from, as Pyodide's loadPackage and micropip do for
+ * what they install: micropip.list() lists only packages with a PYODIDE_SOURCE file there (micropip 0.9.0,
+ * list.py), and unpackArchive, given no file name, writes none. Both boots unpack the wheel here (the
+ * snapshot holds memory, not files).
+ */
+function recordWheelSource(wheelURL) {
+  // A wheel is {name}-{version}-{tags}.whl and unpacks its metadata to {name}-{version}.dist-info (PEP 427).
+  const [name, version] = decodeURIComponent(new URL(wheelURL).pathname.split("/").pop()).split("-");
+  const distInfo = `${SITE_PACKAGES}${name}-${version}.dist-info/`;
+  pyodide.FS.writeFile(distInfo + "INSTALLER", "pyodide.unpackArchive"); // what Pyodide writes for a named wheel
+  pyodide.FS.writeFile(distInfo + "PYODIDE_SOURCE", wheelURL); // micropip's value for a wheel from a URL
 }
 
 async function fetchBytes(url) {
@@ -210,7 +237,7 @@ async function run({ code, cellId, cells }) {
 function cutText(text, what) {
   if (typeof text !== "string" || text.length <= LIMITS.OUTPUT_CHARS) return text;
   const cut = text.length - LIMITS.OUTPUT_CHARS;
-  return `${text.slice(0, LIMITS.OUTPUT_CHARS)}\n[${what} cut: ${cut.toLocaleString("en")} more characters were not shown]\n`;
+  return `${text.slice(0, LIMITS.OUTPUT_CHARS)}\n${cutNote(what, cut)}\n`;
 }
 
 function call({ module, func, kwargs }) {

@@ -1,7 +1,7 @@
 // protocol.js: every message type is defined with its fields, and anything else is refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Event, FIELDS, Request, protocolError } from "../../static/js/protocol.js";
+import { Event, FIELDS, Request, cutNote, protocolError } from "../../static/js/protocol.js";
 
 const minimal = ([required]) => Object.fromEntries(required.map((k) => [k, null]));
 
@@ -47,4 +47,9 @@ test("an undefined type, a missing field or an extra field is refused with a rea
   assert.match(protocolError("reply", { ok: true, result: 1 }), /integer id/);
   assert.match(protocolError("reply", { id: 1, ok: true, result: 1, request: 7 }), /does not define: request/);
   assert.match(protocolError("event", null), /must be an object/);
+});
+
+test("the note of cut output is worded once, for the run's output and for an error message", () => {
+  assert.equal(cutNote("output", 29_800_001), "[output cut: 29,800,001 more characters were not shown]");
+  assert.equal(cutNote("error message", 12), "[error message cut: 12 more characters were not shown]");
 });

@@ -18,17 +18,17 @@ function runDrawQueue() {
   if (drawQueue.size) drawFrame = requestAnimationFrame(runDrawQueue);
 }
 /** Ask for fn (a component's render) to run in an upcoming frame; repeated asks coalesce. */
-export function requestDraw(fn) {
+function requestDraw(fn) {
   drawQueue.add(fn);
   if (!drawFrame) drawFrame = requestAnimationFrame(runDrawQueue);
 }
 /** Run fn now if it is waiting in the queue (returns whether it was). */
-export function flushDraw(fn) {
+function flushDraw(fn) {
   if (!drawQueue.delete(fn)) return false;
   fn();
   return true;
 }
-export const cancelDraw = (fn) => drawQueue.delete(fn);
+const cancelDraw = (fn) => drawQueue.delete(fn);
 
 // The theme: every colour and the font the canvases draw with, read from the root's custom
 // properties (components.css) once per theme change, not per draw: a getComputedStyle per colour
@@ -133,7 +133,7 @@ export function prepareCanvas(canvas, cssHeight) {
 }
 
 /** Add event listeners ({type: handler}) to a target; returns a function that removes them all. */
-export function listen(target, handlers) {
+function listen(target, handlers) {
   const entries = Object.entries(handlers);
   for (const [type, handler] of entries) target.addEventListener(type, handler);
   return () => { for (const [type, handler] of entries) target.removeEventListener(type, handler); };
@@ -143,7 +143,7 @@ export function listen(target, handlers) {
  * Call `changed` when the canvas's width (ResizeObserver), the colour scheme or the device pixel
  * ratio changes (the lifecycle then queues a draw). Returns a cleanup function.
  */
-export function watchLayout(canvas, changed) {
+function watchLayout(canvas, changed) {
   onResize.set(canvas, changed);
   resizer?.observe(canvas);
   onThemeChange.add(changed);
@@ -206,7 +206,7 @@ export function drawTooltip(ctx, theme, text, x, y, width, height) {
 }
 
 /** Draw a message in the middle of a canvas (wrapping lines) and expose it to assistive tech. */
-export function drawMessage(canvas, message) {
+function drawMessage(canvas, message) {
   const h = 120;
   canvas.style.height = `${h}px`;
   canvas.setAttribute("aria-label", message);

