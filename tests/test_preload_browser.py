@@ -86,13 +86,13 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
     # The preload is under way (its download held back): a run does not wait for it.
     out = run(page, "scores", "print(kept)")
     expect(out).to_contain_text("still here")
+    assert page.evaluate("lessonPage.runtime.background.size") == 1  # the preload still waits for its download
     set_code(page, "softmax", "while True:\n    pass")
     cell(page, "softmax").get_by_role("button", name="Run").click()
     expect(cell(page, "softmax")).to_have_attribute("data-status", "running")
     cell(page, "softmax").get_by_role("button", name="Stop").click()
     expect(cell(page, "softmax")).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(run(page, "scores", "print(kept)")).to_contain_text("still here")  # interrupted in place
-    assert page.evaluate("lessonPage.runtime.background.size") == 1  # the preload still waits for its download
 
     for route in held:
         route.continue_()
