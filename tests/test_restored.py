@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,20 @@ import json, sys, time
 from lessonpy.restored import zone_attributes
 print(json.dumps([zone_attributes(), {k: getattr(time, k) for k in ("timezone", "altzone", "daylight", "tzname")}]))
 """
+
+
+def zip_on_path(archive: Path, files: dict, monkeypatch):
+    """Put a zip of `files` ({name: source}, deflated) first on sys.path, with the import caches restored
+    after the test; returns write(compression), which lays the same files out anew."""
+    def write(compression):
+        with zipfile.ZipFile(archive, "w", compression) as out:
+            for name, source in files.items():
+                out.writestr(name, source)
+
+    write(zipfile.ZIP_DEFLATED)
+    monkeypatch.setattr(sys, "path", [str(archive), *sys.path])
+    monkeypatch.setattr(sys, "path_importer_cache", dict(sys.path_importer_cache))
+    return write
 
 
 @pytest.mark.parametrize("zone", ZONES)
@@ -54,19 +69,8 @@ def test_reset_reseeds_both_generators_and_restores_the_zone(monkeypatch):
 def test_reset_rereads_a_zip_on_sys_path_laid_out_anew(tmp_path, monkeypatch):
     # As after a restore with the other archive variant: the same files, stored instead of deflated.
     pytest.importorskip("numpy")
-    import zipfile
-
-    archive = tmp_path / "lib.zip"
     modules = {f"snapmod_{i}.py": f"VALUE = {i}\n" + "# padding\n" * 50 * i for i in range(3)}
-
-    def write(compression):
-        with zipfile.ZipFile(archive, "w", compression) as out:
-            for name, source in modules.items():
-                out.writestr(name, source)
-
-    write(zipfile.ZIP_DEFLATED)
-    monkeypatch.setattr(sys, "path", [str(archive), *sys.path])
-    monkeypatch.setattr(sys, "path_importer_cache", dict(sys.path_importer_cache))
+    write = zip_on_path(tmp_path / "lib.zip", modules, monkeypatch)
     for name in modules:
         monkeypatch.delitem(sys.modules, name[:-3], raising=False)
     import snapmod_0  # noqa: F401  (the zip's directory is now cached, with the deflated offsets)
@@ -78,3 +82,28 @@ def test_reset_rereads_a_zip_on_sys_path_laid_out_anew(tmp_path, monkeypatch):
     assert snapmod_2.VALUE == 2
     for name in modules:
         sys.modules.pop(name[:-3], None)
+
+
+def test_invalidation_reads_each_zip_once_and_gives_every_importer_of_it_the_new_layout(tmp_path, monkeypatch):
+    # One zipimporter per package imported from a zip (the standard library's: 16 once numpy is imported).
+    import zipimport
+
+    archive = tmp_path / "pkgs.zip"
+    files = {"snappkg/__init__.py": "", "snappkg/sub/__init__.py": "", "snappkg/sub/leaf.py": "LEAF = 1\n" + "# pad\n" * 40}
+    write = zip_on_path(archive, files, monkeypatch)
+    import snappkg.sub.leaf
+
+    importers = [f for f in sys.path_importer_cache.values() if isinstance(f, zipimport.zipimporter) and f.archive == str(archive)]
+    assert len(importers) >= 2  # the zip's own and its packages'
+    write(zipfile.ZIP_STORED)
+    reads = []
+    read_directory = zipimport._read_directory
+    monkeypatch.setattr(zipimport, "_read_directory", lambda path: reads.append(path) or read_directory(path))
+    restored.invalidate_caches()
+
+    assert reads == [str(archive)]
+    assert all(f._files is importers[0]._files for f in importers)
+    assert "invalidate_caches" not in vars(importers[0])  # the class's own again
+    assert snappkg.sub.leaf.__loader__.get_source("snappkg.sub.leaf") == files["snappkg/sub/leaf.py"]  # new offsets
+    for name in ("snappkg.sub.leaf", "snappkg.sub", "snappkg"):
+        sys.modules.pop(name, None)
