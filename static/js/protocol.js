@@ -25,8 +25,9 @@
  *   snapshot: the build's memory snapshot to restore instead, when there is one (snapshot.js; made by
  *   sitebuild/snapshot.py), with the archives picked as above.
  *   Reply: {pythonVersion: string, crossOriginIsolated: boolean, archives: Object<string, "stored"|"deflated">|null,
- *   boot: {from: "snapshot"|"start", note: string|null}} (archives: the variant of each kind it booted from, which
- *   the service worker keeps for offline use; note: why a snapshot was not restored).
+ *   boot: {from: "snapshot"|"start", note: string|null}, marks: Array<[string, number]>} (archives: the variant of
+ *   each kind it booted from, which the service worker keeps for offline use; note: why a snapshot was not restored;
+ *   marks: finer steps of the boot, each [name, at], at as a progress event's).
  * @typedef {{type: "set-interrupt", buffer: SharedArrayBuffer}} SetInterruptRequest
  *   Where Stop writes SIGINT. No id and no reply.
  * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>}} RunRequest

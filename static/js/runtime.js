@@ -199,7 +199,10 @@ export class PythonRuntime extends EventTarget {
       timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
     });
     try {
-      return await Promise.race([init, timeout]);
+      const info = await Promise.race([init, timeout]);
+      for (const [stage, at] of info.marks ?? []) this.timings.push([stage, at - performance.timeOrigin]);
+      this.timings.sort((a, b) => a[1] - b[1]);
+      return info;
     } finally {
       clearTimeout(timer);
       if (current()) this.init = null;

@@ -47,39 +47,78 @@ async function forget(url) {
 }
 
 /**
+ * Start what a restore needs of Pyodide's own files, alongside pyodide.mjs and the archives' probes
+ * (loadPyodide would load them one after the other, after those): pyodide.asm.js, which defines
+ * _createPyodideModule, and the wasm, compiled streaming from the HTTP cache so that V8's cache of
+ * compiled code serves a revisit. {script, wasm: Promise<WebAssembly.Module>}; restorePython
+ * falls back to Pyodide's own compile if the wasm's fails.
+ */
+export function startRuntime(indexURL) {
+  const script = import(new URL("pyodide.asm.js", indexURL).href);
+  const wasm = WebAssembly.compileStreaming(fetch(new URL("pyodide.asm.wasm", indexURL)));
+  script.catch(() => {}); // awaited by restorePython
+  wasm.catch(() => {});
+  return { script, wasm };
+}
+
+/**
  * Load Pyodide from the snapshot: `found` from findSnapshot, `spec` the build's restore spec (page
  * config), `options` what loadPyodide gets otherwise (the archives' URLs among them), `variant` the
  * variant of the wheels the worker picked (archives.js; spec.wheels names the boot wheels in each),
- * `fetchBytes` the worker's download of a file.
+ * `fetchBytes` the worker's download of a file, `runtime` what startRuntime started, `mark` the worker's
+ * record of the boot's steps.
  * Throws if anything does not match; the caller then boots normally. Returns the pyodide API, with
  * the boot packages loaded and lessonpy imported.
  */
-export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes }) {
+export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes, runtime, mark }) {
   const names = spec.wheels[variant];
   if (!names) throw new Error(`snapshot: no wheels of the ${variant} variant`);
   // Everything that can be checked before Pyodide starts is checked first.
-  const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).catch(async (err) => {
+  found.bytes.then(() => mark("snapshot read"), () => {});
+  const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).then(() => mark("snapshot checked")).catch(async (err) => {
     if (found.source === "kept") await forget(spec.url).catch(() => {});
     throw err;
   });
-  const wheels = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then(unzip)));
+  const wheels = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then((bytes) => {
+    mark(`${name} read`);
+    return unzip(bytes);
+  }))).then((files) => {
+    mark("wheels unzipped");
+    return files;
+  });
   checked.catch(() => {});
   wheels.catch(() => {});
-  // JSPI stays hidden from before Pyodide's script runs until the module exists.
+  await runtime.script; // defines _createPyodideModule, which we wrap
+  mark("pyodide.asm.js imported");
+  // JSPI stays hidden until the module exists (Pyodide looks for it when the module is created).
   const jspi = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
   for (const key of Object.keys(jspi)) delete WebAssembly[key];
   let createModule = null;
   let pyodide;
   try {
-    await import(new URL("pyodide.asm.js", indexURL).href); // defines _createPyodideModule, which we wrap
     createModule = globalThis._createPyodideModule;
     globalThis._createPyodideModule = async (settings) => {
       settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
       settings.INITIAL_MEMORY = spec.bytes;
+      const own = settings.instantiateWasm; // Pyodide's: fetch and compile, unless ours has failed
+      if (own) {
+        settings.instantiateWasm = (imports, success) => {
+          runtime.wasm.then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
+            mark("wasm instantiated");
+            success(instance, compiled);
+          })).catch(() => {
+            mark("wasm compiled again");
+            own(imports, success);
+          });
+          return {}; // Emscripten's sign that instantiation is under way
+        };
+      }
       const module = await createModule(settings);
-      await loadLibraries(module, spec, await wheels);
+      mark("module created");
+      await loadLibraries(module, spec, await wheels, mark);
       await checked;
       const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
+      mark("image restored");
       const finalize = module.API.finalizeBootstrap;
       module.API.finalizeBootstrap = (_, deserializer) => {
         module.API.finalizeBootstrap = finalize;
@@ -100,11 +139,13 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     module.LDSO.loadedLibsByHandle[handle] = lib;
   }
   Object.assign(pyodide.loadedPackages, spec.loaded);
+  mark("bootstrap finalized");
   reseed(pyodide);
+  mark("reset after restore");
   return pyodide;
 }
 
-async function loadLibraries(module, spec, wheels) {
+async function loadLibraries(module, spec, wheels, mark) {
   const table = module.wasmTable.length;
   // The browser may add one helper to the table at start-up that Node does not (WasmGC); its index
   // lives in memory, which the image resets, and the first library reuses the slot as it did in Node.
@@ -123,6 +164,7 @@ async function loadLibraries(module, spec, wheels) {
       module.FS.writeFile(path, data, { canOwn: true });
     }
   }
+  mark("files written");
   for (const lib of spec.dynlibs) {
     module.HEAP8[DSO + 8] = 1;
     module.HEAPU32[(DSO + 12) >> 2] = lib.memoryBase;
@@ -132,6 +174,7 @@ async function loadLibraries(module, spec, wheels) {
     const flags = { loadAsync: true, global: lib.global, nodelete: true, allowUndefined: true, fs: module.FS };
     await module.loadDynamicLibrary(lib.name, flags, lib.global ? null : {}, DSO);
   }
+  mark("libraries loaded");
   if (module.wasmTable.length !== spec.tableLength) {
     throw new Error(`snapshot: function table has ${module.wasmTable.length} entries, the snapshot's ${spec.tableLength}`);
   }

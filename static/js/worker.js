@@ -4,7 +4,7 @@
 import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
-import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
+import { SITE_PACKAGES, findSnapshot, restorePython, startRuntime } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
 // past OUTPUT_BURST posts in one OUTPUT_WINDOW_MS, writes are batched until the next window.
@@ -12,12 +12,24 @@ import { SITE_PACKAGES, findSnapshot, restorePython } from "./snapshot.js";
 const OUTPUT_WINDOW_MS = 100;
 const OUTPUT_BURST = 20;
 
+// After files are added to the file system: the finders of its folders look again. Not
+// importlib.invalidate_caches(), which also re-reads the standard library zip's directory once per
+// package imported from it (0.1 s), and the zip has not changed.
+const FIND_NEW_FILES = `import importlib.machinery, sys
+for finder in list(sys.path_importer_cache.values()):
+    if isinstance(finder, importlib.machinery.FileFinder): finder.invalidate_caches()
+if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].MetadataPathFinder.invalidate_caches()`;
+
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
 let currentRunId = null;
 const queue = []; // requests are handled strictly one after another
 
 const now = () => performance.timeOrigin + performance.now(); // comparable with the page's clock
+// Finer steps of the boot than its progress stages, [name, at] (at as now()): returned with the init
+// reply, and added to the page's timings (runtime.js) for the benchmark and for profiling a restore.
+const marks = [];
+const mark = (name) => marks.push([name, now()]);
 
 function post(type, fields = {}, transfer = []) {
   self.postMessage({ type, runId: currentRunId, ...fields }, transfer);
@@ -129,8 +141,11 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // the probes travel while pyodide.mjs loads.
   const archiveChoice = pickArchives(indexURL, archives);
   const found = findSnapshot(snapshot); // the service worker's copy, or a download ("always" builds)
+  const runtime = found.then((use) => use && startRuntime(indexURL)); // with pyodide.mjs, not after it
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  mark("pyodide.mjs imported");
   const { options: archiveURLs, picked } = await archiveChoice;
+  mark("archives picked");
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   const options = {
     indexURL,
@@ -144,7 +159,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
     try {
       // options name the archives picked above (stdLibURL, lockFileURL); numpy's wheel is read in their variant
       const variant = picked?.wheels ?? DEFLATED;
-      pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: await found, options, variant, fetchBytes });
+      pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: await found, options, variant, fetchBytes, runtime: await runtime, mark });
       boot.from = "snapshot";
     } catch (err) {
       // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
@@ -154,6 +169,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
     }
   }
   if (!pyodide) pyodide = await loadPyodide(options);
+  mark("python up");
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
@@ -163,18 +179,13 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // After a restore lessonpy is already imported; its files are for what it imports later.
   pyodide.unpackArchive(await lessonWheel, "wheel", { extractDir: SITE_PACKAGES });
   recordWheelSource(wheelURL);
-  // Only site-packages' finder forgets what it listed: importlib.invalidate_caches() would also make
-  // the standard library's zipimporter read its directory again (≈70 ms, for files that did not change).
-  pyodide.runPython(`import sys
-finder = sys.path_importer_cache.get(${JSON.stringify(SITE_PACKAGES.replace(/\/$/, ""))})
-if finder is not None:
-    finder.invalidate_caches()
-del finder`);
+  pyodide.runPython(FIND_NEW_FILES);
+  mark("lesson wheel unpacked");
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
-  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot } };
+  return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot, marks } };
 }
 
 /**
