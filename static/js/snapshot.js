@@ -53,12 +53,37 @@ async function forget(url) {
  * compiled code serves a revisit. {script, wasm: Promise<WebAssembly.Module>}; restorePython
  * falls back to Pyodide's own compile if the wasm's fails.
  */
-export function startRuntime(indexURL) {
+export function startRuntime(indexURL, mark) {
   const script = import(new URL("pyodide.asm.js", indexURL).href);
   const wasm = WebAssembly.compileStreaming(fetch(new URL("pyodide.asm.wasm", indexURL)));
   script.catch(() => {}); // awaited by restorePython
-  wasm.catch(() => {});
+  wasm.then(() => mark("wasm compiled"), () => {});
   return { script, wasm };
+}
+
+/**
+ * WebAssembly.instantiate as loadDynamicLibrary calls it (the library's bytes in, {module, instance}
+ * out), instantiating `compiled` (a promise of the module compiled from the same bytes) instead; from
+ * the bytes when that compile failed.
+ */
+export function instantiateCompiled(compiled, instantiate = WebAssembly.instantiate.bind(WebAssembly)) {
+  return (bytes, imports) => compiled.then(
+    (module) => instantiate(module, imports).then((instance) => ({ module, instance })),
+    () => instantiate(bytes, imports),
+  );
+}
+
+/** {path: Promise<WebAssembly.Module>} of the libraries to load, compiling (off this thread) at once. */
+function compileLibraries(wheels, spec) {
+  const paths = new Set(spec.dynlibs.map((lib) => lib.name));
+  const compiled = new Map();
+  for (const { name, data } of wheels.flat()) {
+    if (!paths.has(SITE_PACKAGES + name)) continue;
+    const module = WebAssembly.compile(data);
+    module.catch(() => {}); // instantiateCompiled falls back to the bytes
+    compiled.set(SITE_PACKAGES + name, module);
+  }
+  return compiled;
 }
 
 /**
@@ -86,6 +111,8 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     mark("wheels unzipped");
     return files;
   });
+  // numpy's libraries compile while Pyodide's module is made, not one by one as loadDynamicLibrary reads them.
+  const libraries = wheels.then((files) => compileLibraries(files, spec));
   checked.catch(() => {});
   wheels.catch(() => {});
   await runtime.script; // defines _createPyodideModule, which we wrap
@@ -115,7 +142,7 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
       }
       const module = await createModule(settings);
       mark("module created");
-      await loadLibraries(module, spec, await wheels, mark);
+      await loadLibraries(module, spec, await wheels, await libraries, mark);
       await checked;
       const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
       mark("image restored");
@@ -145,7 +172,7 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   return pyodide;
 }
 
-async function loadLibraries(module, spec, wheels, mark) {
+async function loadLibraries(module, spec, wheels, compiled, mark) {
   const table = module.wasmTable.length;
   // The browser may add one helper to the table at start-up that Node does not (WasmGC); its index
   // lives in memory, which the image resets, and the first library reuses the slot as it did in Node.
@@ -165,14 +192,24 @@ async function loadLibraries(module, spec, wheels, mark) {
     }
   }
   mark("files written");
-  for (const lib of spec.dynlibs) {
-    module.HEAP8[DSO + 8] = 1;
-    module.HEAPU32[(DSO + 12) >> 2] = lib.memoryBase;
-    module.HEAPU32[(DSO + 20) >> 2] = lib.tableBase;
-    module.HEAPU32[(DSO + 28) >> 2] = 0;
-    module.HEAPU32[(DSO + 32) >> 2] = 0;
-    const flags = { loadAsync: true, global: lib.global, nodelete: true, allowUndefined: true, fs: module.FS };
-    await module.loadDynamicLibrary(lib.name, flags, lib.global ? null : {}, DSO);
+  // loadDynamicLibrary reads each library's bytes from the file system and instantiates them with
+  // WebAssembly.instantiate (Emscripten's loadWebAssemblyModule, which takes no module of ours when it
+  // loads by name): for the one library being loaded, that call instantiates the module compiled above.
+  const instantiate = WebAssembly.instantiate;
+  try {
+    for (const lib of spec.dynlibs) {
+      module.HEAP8[DSO + 8] = 1;
+      module.HEAPU32[(DSO + 12) >> 2] = lib.memoryBase;
+      module.HEAPU32[(DSO + 20) >> 2] = lib.tableBase;
+      module.HEAPU32[(DSO + 28) >> 2] = 0;
+      module.HEAPU32[(DSO + 32) >> 2] = 0;
+      const own = compiled.get(lib.name);
+      WebAssembly.instantiate = own ? instantiateCompiled(own, instantiate.bind(WebAssembly)) : instantiate;
+      const flags = { loadAsync: true, global: lib.global, nodelete: true, allowUndefined: true, fs: module.FS };
+      await module.loadDynamicLibrary(lib.name, flags, lib.global ? null : {}, DSO);
+    }
+  } finally {
+    WebAssembly.instantiate = instantiate;
   }
   mark("libraries loaded");
   if (module.wasmTable.length !== spec.tableLength) {

@@ -141,7 +141,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // the probes travel while pyodide.mjs loads.
   const archiveChoice = pickArchives(indexURL, archives);
   const found = findSnapshot(snapshot); // the service worker's copy, or a download ("always" builds)
-  const runtime = found.then((use) => use && startRuntime(indexURL)); // with pyodide.mjs, not after it
+  const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   mark("pyodide.mjs imported");
   const { options: archiveURLs, picked } = await archiveChoice;
@@ -184,6 +184,10 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
+  // When each large file had arrived: the restore's steps wait on these reads, from the caches too.
+  for (const entry of performance.getEntriesByType("resource")) {
+    if (/\.(wasm|zip|whl|snapshot)$/.test(entry.name)) marks.push([`${entry.name.split("/").pop()} arrived`, performance.timeOrigin + entry.responseEnd]);
+  }
   const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
   return { result: { pythonVersion, crossOriginIsolated: !!interruptBuffer, archives: picked, boot, marks } };
 }

@@ -1,0 +1,47 @@
+// numpy's libraries instantiated from modules compiled ahead (static/js/snapshot.js's instantiateCompiled).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { instantiateCompiled } from "../../static/js/snapshot.js";
+
+// (module (func (export "answer") (result i32) i32.const 42))
+const ANSWER = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f,
+  0x03, 0x02, 0x01, 0x00,
+  0x07, 0x0a, 0x01, 0x06, 0x61, 0x6e, 0x73, 0x77, 0x65, 0x72, 0x00, 0x00,
+  0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x2a, 0x0b,
+]);
+
+/** WebAssembly.instantiate that records what it was given ("module" or "bytes"). */
+function recording(calls) {
+  return (source, imports) => {
+    calls.push(source instanceof WebAssembly.Module ? "module" : "bytes");
+    return WebAssembly.instantiate(source, imports);
+  };
+}
+
+test("the module compiled ahead is instantiated, and the bytes are not compiled again", async () => {
+  const compiled = WebAssembly.compile(ANSWER);
+  const calls = [];
+  const { module, instance } = await instantiateCompiled(compiled, recording(calls))(ANSWER, {});
+  assert.equal(module, await compiled);
+  assert.equal(instance.exports.answer(), 42);
+  assert.deepEqual(calls, ["module"]);
+});
+
+test("a compile that failed falls back to instantiating the bytes as loadDynamicLibrary would", async () => {
+  const failed = Promise.reject(new Error("bad module"));
+  failed.catch(() => {});
+  const calls = [];
+  const { module, instance } = await instantiateCompiled(failed, recording(calls))(ANSWER, {});
+  assert.ok(module instanceof WebAssembly.Module);
+  assert.equal(instance.exports.answer(), 42);
+  assert.deepEqual(calls, ["bytes"]);
+});
+
+test("bytes that are no library either reject: the restore then gives way to the normal boot", async () => {
+  const failed = Promise.reject(new Error("bad module"));
+  failed.catch(() => {});
+  await assert.rejects(instantiateCompiled(failed)(ANSWER.subarray(0, 12), {}), WebAssembly.CompileError);
+});
