@@ -4,7 +4,8 @@ The default build keeps the snapshot for revisits: a first visit starts Python, 
 then keeps the snapshot, and the next load (and a restart) restores it. Each way the lesson must
 work the same: cells, a matplotlib figure, Stop, an exercise, Restart. Restoring fails quietly
 into the normal boot when the kept copy is corrupt (sha256), when the restore throws (a layout
-that does not match), or when a download ("always" builds) finds no file.
+that does not match), or when a download ("always" builds) finds no file; the worker's own early
+compile of the wasm failing only leaves it to Pyodide's.
 """
 
 from __future__ import annotations
@@ -230,6 +231,30 @@ def test_a_restore_that_throws_falls_back_to_the_normal_boot(context, own_site):
     assert boot(page)["from"] == "start"
     assert "function table" in boot(page)["note"]
     expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+
+
+def test_when_the_early_compile_of_the_wasm_fails_the_restore_compiles_it_as_pyodide_would(context, own_site):
+    # The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
+    # is the first for that file. Failing it leaves Pyodide's own fetch and compile, and the restore still happens.
+    page = context.new_page()
+    first_visit_kept(page, own_site)
+    requests = []
+
+    def first_fails(route):
+        requests.append(route.request.url)
+        if len(requests) == 1:
+            route.fulfill(status=503, body="unavailable")
+        else:
+            route.continue_()
+
+    context.route(re.compile(r".*/pyodide\.asm\.wasm$"), first_fails)
+    page.reload()
+    ready(page)
+    assert boot(page) == {"from": "snapshot", "note": None}
+    marks = [name for name, _ in page.evaluate("lessonPage.runtime.info.marks")]
+    assert "wasm compiled again" in marks and "wasm compiled" not in marks
+    assert len(requests) >= 2
+    expect(run(page, "setup", "import numpy as np\nprint('ok', np.linalg.norm(np.ones(4)))")).to_contain_text("ok 2.0")
 
 
 def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_file(browser, own_site):

@@ -115,47 +115,46 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   const libraries = wheels.then((files) => compileLibraries(files, spec));
   checked.catch(() => {});
   wheels.catch(() => {});
-  await runtime.script; // defines _createPyodideModule, which we wrap
-  mark("pyodide.asm.js imported");
+  runtime.script.then(() => mark("pyodide.asm.js imported"), () => {});
   // JSPI stays hidden until the module exists (Pyodide looks for it when the module is created).
   const jspi = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
   for (const key of Object.keys(jspi)) delete WebAssembly[key];
-  let createModule = null;
+  // loadPyodide starts now, whether or not Pyodide's script has run yet: it fetches the standard
+  // library at once (the module waits for it), and imports the script itself if need be.
+  const unhook = hookCreateModule((createModule) => async (settings) => {
+    settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
+    settings.INITIAL_MEMORY = spec.bytes;
+    const own = settings.instantiateWasm; // Pyodide's: fetch and compile, unless ours has failed
+    if (own) {
+      settings.instantiateWasm = (imports, success) => {
+        runtime.wasm.then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
+          mark("wasm instantiated");
+          success(instance, compiled);
+        })).catch(() => {
+          mark("wasm compiled again");
+          own(imports, success);
+        });
+        return {}; // Emscripten's sign that instantiation is under way
+      };
+    }
+    const module = await createModule(settings);
+    mark("module created");
+    await loadLibraries(module, spec, await wheels, await libraries, mark);
+    await checked;
+    const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
+    mark("image restored");
+    const finalize = module.API.finalizeBootstrap;
+    module.API.finalizeBootstrap = (_, deserializer) => {
+      module.API.finalizeBootstrap = finalize;
+      return finalize(config, deserializer);
+    };
+    return module;
+  });
   let pyodide;
   try {
-    createModule = globalThis._createPyodideModule;
-    globalThis._createPyodideModule = async (settings) => {
-      settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
-      settings.INITIAL_MEMORY = spec.bytes;
-      const own = settings.instantiateWasm; // Pyodide's: fetch and compile, unless ours has failed
-      if (own) {
-        settings.instantiateWasm = (imports, success) => {
-          runtime.wasm.then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
-            mark("wasm instantiated");
-            success(instance, compiled);
-          })).catch(() => {
-            mark("wasm compiled again");
-            own(imports, success);
-          });
-          return {}; // Emscripten's sign that instantiation is under way
-        };
-      }
-      const module = await createModule(settings);
-      mark("module created");
-      await loadLibraries(module, spec, await wheels, await libraries, mark);
-      await checked;
-      const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
-      mark("image restored");
-      const finalize = module.API.finalizeBootstrap;
-      module.API.finalizeBootstrap = (_, deserializer) => {
-        module.API.finalizeBootstrap = finalize;
-        return finalize(config, deserializer);
-      };
-      return module;
-    };
     pyodide = await loadPyodide({ ...options, packages: [] });
   } finally {
-    if (createModule) globalThis._createPyodideModule = createModule;
+    unhook();
     Object.assign(WebAssembly, jspi);
   }
   const module = pyodide._module;
@@ -170,6 +169,26 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   reseed(pyodide);
   mark("reset after restore");
   return pyodide;
+}
+
+/**
+ * Make globalThis._createPyodideModule (set by Pyodide's script when it runs, called by loadPyodide)
+ * `wrap(create)` of the script's own, whether the script has run already or runs later. Returns what
+ * undoes it: the script's own function is the global again (a normal boot after a failed restore).
+ */
+function hookCreateModule(wrap) {
+  let create = globalThis._createPyodideModule;
+  Object.defineProperty(globalThis, "_createPyodideModule", {
+    configurable: true,
+    get: () => (create ? wrap(create) : undefined),
+    set: (fn) => {
+      create = fn;
+    },
+  });
+  return () => {
+    delete globalThis._createPyodideModule;
+    if (create) globalThis._createPyodideModule = create;
+  };
 }
 
 async function loadLibraries(module, spec, wheels, compiled, mark) {
