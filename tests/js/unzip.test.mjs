@@ -5,6 +5,17 @@ import { deflateRawSync } from "node:zlib";
 
 import { unzip, zipEntries } from "../../static/js/unzip.js";
 
+/** A zip record: its signature, then [offset, bytes, value] little-endian fields where the format puts them. */
+function record(length, signature, fields) {
+  const bytes = Buffer.alloc(length);
+  bytes.writeUInt32LE(signature, 0);
+  for (const [at, width, value] of fields) {
+    if (width === 2) bytes.writeUInt16LE(value, at);
+    else bytes.writeUInt32LE(value, at);
+  }
+  return bytes;
+}
+
 /** A zip of {name: {data, method}} (0 stored, 8 deflated), with a comment after the directory. */
 function makeZip(files, { comment = "", sizeLies = false } = {}) {
   const enc = new TextEncoder();
@@ -15,31 +26,17 @@ function makeZip(files, { comment = "", sizeLies = false } = {}) {
     const nameBytes = enc.encode(name);
     const body = method === 8 ? new Uint8Array(deflateRawSync(data)) : data;
     const size = data.length + (sizeLies ? 1 : 0);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(size, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, body);
-    centrals.push(central, nameBytes);
+    // method, compressed size, size, name length: the local header and the directory entry hold the same fields
+    locals.push(record(30, 0x04034b50, [[8, 2, method], [18, 4, body.length], [22, 4, size], [26, 2, nameBytes.length]]),
+      nameBytes, body);
+    centrals.push(record(46, 0x02014b50, [[10, 2, method], [20, 4, body.length], [24, 4, size],
+      [28, 2, nameBytes.length], [42, 4, offset]]), nameBytes);
     offset += 30 + nameBytes.length + body.length;
   }
   const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(centrals.length / 2, 8);
-  end.writeUInt16LE(centrals.length / 2, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  end.writeUInt16LE(comment.length, 20);
+  const count = centrals.length / 2;
+  const end = record(22, 0x06054b50, [[8, 2, count], [10, 2, count], [12, 4, directory.length], [16, 4, offset],
+    [20, 2, comment.length]]);
   return new Uint8Array(Buffer.concat([...locals, directory, end, Buffer.from(comment)]));
 }
 
