@@ -21,15 +21,11 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import first_result, lesson_ready  # noqa: E402 (startup puts the project and tests/ on sys.path)
+from startup import LESSON_OUTPUT, blocking_ms, first_result, lesson_ready  # noqa: E402 (startup puts the project and tests/ on sys.path)
 
 from browser import launch  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
-
-
-def blocking(tasks):
-    return sum(max(0.0, t - 50) for t in tasks)
 
 
 def one_run(browser, url: str, profile: Path | None = None) -> dict:
@@ -42,7 +38,7 @@ def one_run(browser, url: str, profile: Path | None = None) -> dict:
             session.send("Profiler.enable")
             session.send("Profiler.setSamplingInterval", {"interval": 200})
             session.send("Profiler.start")
-        first = first_result(page, url + "lessons/attention/", lesson_ready)
+        first = first_result(page, url + "lessons/attention/", lesson_ready, LESSON_OUTPUT)
         seen = len(page.evaluate("window.__longtasks"))
         if session:
             result = session.send("Profiler.stop")
@@ -51,7 +47,7 @@ def one_run(browser, url: str, profile: Path | None = None) -> dict:
         page.locator("pre.code-standin, pre.cell-static").first.wait_for(state="detached", timeout=30_000)
         page.wait_for_timeout(1500)
         tail = page.evaluate("window.__longtasks")[seen:]
-        return {**first, "count": seen, "tail_blocking_ms": blocking(tail), "tail_longest_ms": max(tail, default=0)}
+        return {**first, "count": seen, "tail_blocking_ms": blocking_ms(tail), "tail_longest_ms": max(tail, default=0)}
     finally:
         context.close()
 
