@@ -28,6 +28,7 @@ from .files import sha256_file, tail
 from .pyodide_assets import boot_archives
 
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
+MAKER = Path(__file__)  # this module: it writes the meta.json the pages get, so it keys the snapshot too
 FILE_NAME = "python.snapshot"
 TIMEOUT_S = 300  # a few seconds here; a stuck Node must not hang the build
 
@@ -44,10 +45,11 @@ class Snapshot:
 def snapshot_key(dist: Path, boot_packages: list[str], lesson_wheel: Path, node_version: str) -> str:
     """The hash of everything the snapshot is made from or restored with: the Pyodide folder by its content
     name (sitebuild.pyodide_assets.assemble: no file of it is read again), the packages imported from it,
-    the lesson's wheel and the script by their bytes, and the Node that makes the snapshot."""
+    the lesson's wheel, the script and this module (it writes the meta.json the pages get) by their bytes,
+    and the Node that makes the snapshot."""
     lines = [f"pyodide {dist.name}", f"boot {','.join(boot_packages)}",
              f"lesson:{lesson_wheel.name} {sha256_file(lesson_wheel)}", f"script:{SCRIPT.name} {sha256_file(SCRIPT)}",
-             f"node {node_version}"]
+             f"maker:{MAKER.name} {sha256_file(MAKER)}", f"node {node_version}"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
@@ -58,7 +60,8 @@ def make_snapshot(dist: Path, boot_packages: list[str], lesson_wheel: Path, cach
         log("snapshot: not made (`node` not found on PATH); the pages start Python without it")
         return None
     try:
-        node_version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        node_version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30,
+                                      check=True).stdout.strip()  # an empty version would key nothing
     except (OSError, subprocess.SubprocessError) as exc:
         log(f"snapshot: not made (`node --version` failed: {exc}); the pages start Python without it")
         return None

@@ -44,7 +44,7 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     key = snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     # Pyodide's files (the runtime, both variants of every archive: the page's worker may restore the
     # snapshot with either) by the folder's content name, which hashes them all: none is read again.
-    assert read == [wheel, snapshot.SCRIPT]
+    assert read == [wheel, snapshot.SCRIPT, snapshot.MAKER]
     assert key == snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v22.0.0") != key
     other_dist = dist.rename(dist.with_name("0.27.7-0123456789abcdef"))  # another content name
@@ -54,6 +54,9 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     wheel.write_bytes(b"lessonpy!")
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
     wheel.write_bytes(b"lessonpy")
+    monkeypatch.setattr(snapshot, "MAKER", wheel)  # another maker's bytes (what it writes to meta.json)
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+    monkeypatch.undo()
     monkeypatch.setattr(snapshot, "SCRIPT", wheel)  # another script's bytes
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
 
