@@ -39,11 +39,12 @@ BIG_SCORES = (1000.0, 999.0, 998.0)
 
 #: cell id -> the numbers (keys of :func:`numbers`) that cell prints
 CELL_PRINTS = {
-    "lookup": ["lookup_answer_first", "lookup_answer_last", "lookup_jac_first", "lookup_jac_last"],
+    "lookup": ["lookup_spread_last", "lookup_answer_first", "lookup_answer_last", "lookup_jac_first",
+               "lookup_jac_last"],
     "draft": ["draft_min", "draft_max", "draft_nan_rows"],
     "draft-scaled": ["draft_scaled_std", "draft_scaled_maxw_mean", "draft_scaled_entropy_mean", "draft_log_T"],
     "draft-why": ["draft_q_var"],
-    "draft-fixed": ["fixed_q_var", "fixed_std", "fixed_entropy_mean", "fixed_entropy_std"],
+    "draft-fixed": ["fixed_q_var", "fixed_std", "fixed_rows", "fixed_entropy_mean", "fixed_entropy_std"],
     "init-rules": ["init_log_T", "init_d_qvar", "init_d_std", "init_d_top", "init_c_qvar", "init_c_std",
                    "init_gpt2_qvar", "init_gpt2_std", "init_gpt2_entropy",
                    "init_torch_qvar", "init_torch_std", "init_torch_entropy"],
