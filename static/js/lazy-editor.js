@@ -21,7 +21,7 @@ const IDLE_SLICE_MS = 15;
 let editorModule = null;
 let loaded = null; // editor.js, once it has loaded
 /** editor.js (and CodeMirror with it), imported once, when the first editor is to be built. */
-export const loadEditorModule = () => (editorModule ??= import("./editor.js").then((module) => (loaded = module)));
+const loadEditorModule = () => (editorModule ??= import("./editor.js").then((module) => (loaded = module)));
 
 const waiting = new Set(); // LazyEditors whose CodeMirror is not built yet
 const urgent = new Set(); // of those, the ones near the screen or asked for: built first
@@ -139,10 +139,6 @@ export class LazyEditor {
     observer?.observe(near);
     // Clicked or tabbed into while the page was still starting: the reader is on it.
     if (document.activeElement === this.standIn) this.focus(null);
-  }
-
-  get built() {
-    return this.editor !== null;
   }
 
   getCode() {

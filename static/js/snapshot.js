@@ -115,6 +115,7 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   const libraries = wheels.then((files) => compileLibraries(files, spec));
   checked.catch(() => {});
   wheels.catch(() => {});
+  libraries.catch(() => {}); // awaited below unless an earlier step failed first (the boot then falls back)
   runtime.script.then(() => mark("pyodide.asm.js imported"), () => {});
   // JSPI stays hidden until the module exists (Pyodide looks for it when the module is created).
   const jspi = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));

@@ -310,11 +310,10 @@ async function fetchFile({ url, path }) {
 // --------------------------------------------------------------------------- idle preload
 
 // What the page asks for once the reader has had a first output (runtime.preload): matplotlib, so
-// that a first figure does not wait for its download, install and import. It is not queued like the
-// other requests: the packages download and install in the background (Pyodide installs them
-// between the worker's tasks, so a run that comes meanwhile starts at once), and each import is a
-// step of its own, taken only when no request is being handled, so a run that comes meanwhile
-// waits for one step at the most.
+// that a first figure does not wait for its download and install. It is not queued like the other
+// requests: the packages download and install in the background (Pyodide installs them between the
+// worker's tasks, so a run that comes meanwhile starts at once). Steps (imports) would each be taken
+// only when no request is being handled; the page's plan has none today (preload.js says why).
 async function preload({ packages, steps }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   const loaded = packages.length ? (await pyodide.loadPackage(packages, quiet)).map((p) => p.name) : [];
