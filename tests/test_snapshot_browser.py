@@ -18,7 +18,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, paste_code, protocol_errors
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -66,14 +66,8 @@ def cell(page, cell_id):
     return page.locator(f'[data-cell="{cell_id}"]')
 
 
-def set_code(box, code):
-    box.locator(".cm-content").first.click()
-    box.page.keyboard.press("Control+A")
-    box.page.keyboard.insert_text(code)
-
-
 def run(page, cell_id, code, timeout=RUN_TIMEOUT_MS):
-    set_code(cell(page, cell_id), code)
+    paste_code(cell(page, cell_id), code)
     cell(page, cell_id).get_by_role("button", name="Run").click()
     expect(cell(page, cell_id)).to_have_attribute("data-status", "ok", timeout=timeout)
     return cell(page, cell_id).locator(".cell-output")
@@ -108,18 +102,18 @@ def lesson_works(page):
     out = run(page, "setup", "import numpy as np\nprobe = np.arange(6).reshape(2, 3)\n"
                              "print('sum', probe.sum(), (probe @ probe.T).tolist())")
     expect(out).to_contain_text("sum 15 [[5, 14], [14, 50]]")
-    clock = page.evaluate("""async () => {
-      const r = await lessonPage.runtime.call("lessonpy.restored", "zone_attributes", {});
-      return {zone: r.timezone, js: new Date().getTimezoneOffset() * 60};
-    }""")
-    assert clock["zone"] == clock["js"] == -19800  # the reader's zone, not the build machine's
+    # What the interpreter holds (the restore must have reset it), not a zone worked out afresh.
+    out = run(page, "scores", "import time\nprint('zone', time.timezone, time.altzone)")
+    js = page.evaluate("new Date().getTimezoneOffset() * 60")
+    assert js == -19800
+    expect(out).to_contain_text(f"zone {js} {js}")  # the reader's zone (no summer time), not the build machine's
     out = run(page, "scores", "import time\nprint('clock', abs(time.time() - %d / 1000) < 60)" % page.evaluate("Date.now()"))
     expect(out).to_contain_text("clock True")
 
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()", timeout=90_000)
     expect(out.locator("img.out-figure")).to_have_count(1)
 
-    set_code(cell(page, "scores"), "while True:\n    pass")
+    paste_code(cell(page, "scores"), "while True:\n    pass")
     cell(page, "scores").get_by_role("button", name="Run").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "running")
     page.wait_for_timeout(300)
@@ -129,7 +123,7 @@ def lesson_works(page):
 
     ex = page.get_by_role("region", name=re.compile("Scaled attention"))
     ex.scroll_into_view_if_needed()
-    set_code(ex, ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).solution"))
+    paste_code(ex, ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).solution"))
     ex.get_by_role("button", name="Check my answer").click()
     expect(ex).to_have_attribute("data-status", "right", timeout=RUN_TIMEOUT_MS)
 
@@ -286,7 +280,7 @@ def test_without_isolation_stop_restarts_python_from_the_snapshot_and_replays(co
     assert boot(page)["from"] == "snapshot"
     run(page, "setup", "import numpy as np\nprobe = np.arange(6).reshape(2, 3)")
     page.evaluate("lessonPage.runtime.info.old = true")  # gone once a new interpreter reports
-    set_code(cell(page, "scores"), "while True:\n    pass")
+    paste_code(cell(page, "scores"), "while True:\n    pass")
     cell(page, "scores").get_by_role("button", name="Run").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "running")
     cell(page, "scores").get_by_role("button", name="Stop").click()
