@@ -12,6 +12,10 @@
 //   around makeMemorySnapshot).
 // Anything that makes the function table differ (another Pyodide, another set of libraries) is
 // caught in the page by comparing table sizes before the memory is restored.
+//
+// Memory the restored interpreter never reads is zeroed before the image is taken, so that it costs
+// next to nothing compressed (clearUnused): the copies of numpy's libraries that dlopen keeps, the heap's
+// free chunks and the stack below its pointer.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -31,6 +35,88 @@ _w = numpy.exp(_x @ _x.T); _w /= _w.sum(axis=-1, keepdims=True)
 del _x, _w
 gc.collect()
 `;
+
+// Emscripten's `struct dso` (dynlink.c; static/js/snapshot.js reads the same struct): the file's bytes at 28,
+// their size at 32.
+const DSO_FILE_DATA = 28;
+const DSO_FILE_SIZE = 32;
+// dlmalloc's chunk header: the head word (size | CINUSE 2 | PINUSE 1) 4 bytes into the chunk, the user's
+// bytes from 8. A free chunk keeps its list links in its first user words (fd, bk; from 256 bytes on, a tree
+// chunk also child[2], parent, index), the rest is whatever was freed there.
+const HEAD = 4;
+const CINUSE = 2;
+const LINKS_SMALL = 16;
+const LINKS_TREE = 32;
+const TREE_SIZE = 256;
+
+/**
+ * Zero what the restored interpreter never reads, and say how much (bytes):
+ * - `libraryCopies`: dlopen (Emscripten's dynlink.c) reads each library's file into the heap and keeps it
+ *   in the library's `struct dso` so that other threads could load it too; this build has no threads and
+ *   the page loads the libraries from the wheel's files (static/js/snapshot.js), so they are freed;
+ * - `freeHeap`: the bytes of dlmalloc's free chunks, their links kept (Pyodide builds CPython without
+ *   pymalloc, so every Python object is a malloc chunk and a freed one leaves its bytes here);
+ * - `stack`: the stack below its pointer (no wasm function is running while JS calls this).
+ * The walk over the heap is checked against dlmalloc's own count (mallinfo): another allocator or
+ * layout stops the snapshot rather than zeroing live memory.
+ */
+function clearUnused(module) {
+  const U32 = module.HEAPU32;
+  let libraryCopies = 0;
+  for (const [handle, lib] of Object.entries(module.LDSO.loadedLibsByHandle)) {
+    const at = Number(handle);
+    if (lib.name === "__main__" || !U32[(at + DSO_FILE_DATA) >> 2]) continue;
+    libraryCopies += U32[(at + DSO_FILE_SIZE) >> 2];
+    module._free(U32[(at + DSO_FILE_DATA) >> 2]);
+    U32[(at + DSO_FILE_DATA) >> 2] = 0;
+    U32[(at + DSO_FILE_SIZE) >> 2] = 0;
+  }
+  const info = mallinfo(module);
+  const heapEnd = U32[module._emscripten_get_sbrk_ptr() >> 2];
+  const sizeAt = (chunk) => U32[(chunk + HEAD) >> 2] & ~7;
+  // The top chunk (size info.topSize) is followed by a fake chunk of dlmalloc's own that ends at the break.
+  const isTop = (chunk) => sizeAt(chunk) === info.topSize && chunk + info.topSize + sizeAt(chunk + info.topSize) === heapEnd;
+  let chunk = module.___heap_base;
+  let inChunks = 0, free = 0, freeChunks = 0, freeHeap = 0;
+  while (chunk < heapEnd && sizeAt(chunk) > 0 && !isTop(chunk)) {
+    const size = sizeAt(chunk);
+    inChunks += size;
+    if (!(U32[(chunk + HEAD) >> 2] & CINUSE)) {
+      const from = chunk + (size >= TREE_SIZE ? LINKS_TREE : LINKS_SMALL);
+      if (chunk + size > from) {
+        module.HEAPU8.fill(0, from, chunk + size);
+        freeHeap += chunk + size - from;
+      }
+      free += size;
+      freeChunks++;
+    }
+    chunk += size;
+  }
+  // mallinfo counts the top chunk and the fake one after it as one free chunk, and all of them in arena.
+  const topAndFoot = heapEnd - chunk;
+  if (!isTop(chunk) || inChunks + topAndFoot !== info.arena || free + topAndFoot !== info.free || freeChunks + 1 !== info.freeChunks) {
+    throw new Error(`the heap walk does not match dlmalloc's mallinfo (${JSON.stringify(info)}); not a layout this script knows`);
+  }
+  module.HEAPU8.fill(0, chunk + 8, chunk + info.topSize); // the top chunk's own bytes (its head stays)
+  freeHeap += info.topSize - 8;
+  const stackEnd = module._emscripten_stack_get_end();
+  const stack = module.stackSave() - stackEnd;
+  module.HEAPU8.fill(0, stackEnd, stackEnd + stack);
+  return { libraryCopies, freeHeap, stack };
+}
+
+/** dlmalloc's mallinfo: {arena, freeChunks, free, topSize} (struct mallinfo: ten size_t, returned through a pointer). */
+function mallinfo(module) {
+  const saved = module.stackSave();
+  try {
+    const at = module.stackAlloc(40);
+    module._mallinfo(at);
+    const field = (i) => module.HEAPU32[(at >> 2) + i];
+    return { arena: field(0), freeChunks: field(1), free: field(8), topSize: field(9) };
+  } finally {
+    module.stackRestore(saved);
+  }
+}
 
 const [distDir, wheel, outSnapshot, outMeta, packages] = process.argv.slice(2);
 if (!packages) {
@@ -83,6 +169,7 @@ async function main() {
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });
   pyodide.runPython(WARM_UP);
 
+  const cleared = clearUnused(module);
   const loaded = { ...pyodide.loadedPackages };
   for (const name of Object.keys(loaded)) delete pyodide.loadedPackages[name];
   const snapshot = pyodide.makeMemorySnapshot();
@@ -95,7 +182,7 @@ async function main() {
   writeFileSync(outMeta, JSON.stringify({
     bytes: snapshot.length, tableAtStart, tableLength: module.wasmTable.length, dynlibs, handles, loaded,
   }));
-  console.log(JSON.stringify({ bytes: snapshot.length, dynlibs: dynlibs.length, handles: handles.length }));
+  console.log(JSON.stringify({ bytes: snapshot.length, dynlibs: dynlibs.length, handles: handles.length, cleared }));
 }
 
 // One line saying what failed, not Node's dump of the (minified, megabyte-long) line that threw.
