@@ -178,9 +178,10 @@ async function main() {
   const handles = Object.entries(module.LDSO.loadedLibsByHandle)
     .filter(([, lib]) => lib.name !== "__main__")
     .map(([handle, lib]) => [Number(handle), lib.name]);
+  const headerBytes = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 2)[1]; // Pyodide's header: its size
   writeFileSync(outSnapshot, snapshot);
   writeFileSync(outMeta, JSON.stringify({
-    bytes: snapshot.length, tableAtStart, tableLength: module.wasmTable.length, dynlibs, handles, loaded,
+    bytes: snapshot.length, headerBytes, tableAtStart, tableLength: module.wasmTable.length, dynlibs, handles, loaded,
   }));
   console.log(JSON.stringify({ bytes: snapshot.length, dynlibs: dynlibs.length, handles: handles.length, cleared }));
 }

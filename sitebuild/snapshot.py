@@ -8,7 +8,9 @@ lock and the boot packages' wheels, sitebuild.archives: it is made from the defl
 page's worker may pick the stored ones, which unpack to the same files), the boot packages' names,
 the lesson's wheel, the script that makes it and the Node that runs it. Any change gives another
 key, hence another file and URL, so a page can never pair a snapshot with other files.
-Made once per key under ``<cache>/snapshot/<key>/`` (atomically; safe to delete).
+Made once per key under ``<cache>/snapshot/<key>/`` (atomically; safe to delete). The file is
+not Pyodide's image as it is but without the pages the page's memory already holds (zero, or as the wasm
+module initialised them): sitebuild/snapshot_image.py, whose module is in the key too.
 
 Making it needs Node; when Node or Pyodide cannot make it the build says so in one line and
 the site boots Python the normal way (`make_snapshot` returns None).
@@ -24,11 +26,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import snapshot_image
 from .files import sha256_file, tail
 from .pyodide_assets import boot_archives
 
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 MAKER = Path(__file__)  # this module: it writes the meta.json the pages get, so it keys the snapshot too
+IMAGE = Path(snapshot_image.__file__)  # writes the file the pages restore
 FILE_NAME = "python.snapshot"
 TIMEOUT_S = 300  # a few seconds here; a stuck Node must not hang the build
 
@@ -45,11 +49,11 @@ class Snapshot:
 def snapshot_key(dist: Path, boot_packages: list[str], lesson_wheel: Path, node_version: str) -> str:
     """The hash of everything the snapshot is made from or restored with: the Pyodide folder by its content
     name (sitebuild.pyodide_assets.assemble: no file of it is read again), the packages imported from it,
-    the lesson's wheel, the script and this module (it writes the meta.json the pages get) by their bytes,
-    and the Node that makes the snapshot."""
+    the lesson's wheel, the script, this module (it writes the meta.json the pages get) and the image's
+    format (sitebuild/snapshot_image.py) by their bytes, and the Node that makes the snapshot."""
     lines = [f"pyodide {dist.name}", f"boot {','.join(boot_packages)}",
              f"lesson:{lesson_wheel.name} {sha256_file(lesson_wheel)}", f"script:{SCRIPT.name} {sha256_file(SCRIPT)}",
-             f"maker:{MAKER.name} {sha256_file(MAKER)}", f"node {node_version}"]
+             f"maker:{MAKER.name} {sha256_file(MAKER)}", f"image:{IMAGE.name} {sha256_file(IMAGE)}", f"node {node_version}"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
@@ -76,6 +80,19 @@ def make_snapshot(dist: Path, boot_packages: list[str], lesson_wheel: Path, cach
     return Snapshot(folder / FILE_NAME, key, meta)
 
 
+def write_image(snap: Path, header_bytes: int, wasm: Path) -> dict:
+    """Replace Pyodide's image *snap* by the file the pages restore (sitebuild/snapshot_image.py), checked
+    to decode to the same bytes; the restore spec's fields about it."""
+    full = snap.read_bytes()
+    memory_bytes = len(full) - header_bytes
+    base = snapshot_image.initial_memory(wasm.read_bytes(), memory_bytes)
+    data, base_sha256 = snapshot_image.encode(full, header_bytes, base)
+    if snapshot_image.decode(data, base) != full:
+        raise snapshot_image.ImageError("the image does not decode to the snapshot it was made from")
+    snap.write_bytes(data)
+    return {"bytes": len(data), "memoryBytes": memory_bytes, "baseSha256": base_sha256}
+
+
 def run_script(node: str, dist: Path, boot_packages: list[str], lesson_wheel: Path, folder: Path, log) -> str | None:
     """Make the snapshot into *folder* (all or nothing); return why it failed, or None."""
     log(f"snapshot: making Python's memory snapshot with Pyodide under Node ({folder.name})")
@@ -92,6 +109,11 @@ def run_script(node: str, dist: Path, boot_packages: list[str], lesson_wheel: Pa
         if result.returncode != 0:
             return f"{SCRIPT.name} exited with {result.returncode}: {tail(result.stderr, 3)}"
         meta = json.loads(raw_meta.read_text(encoding="utf-8"))
+        try:
+            meta.update(write_image(snap, meta.pop("headerBytes"), dist / "pyodide.asm.wasm"))
+        except snapshot_image.ImageError as exc:
+            return f"its image: {exc}"
+
         # The wheels the page unpacks again, as each variant's lock names them (after the lock itself):
         # the page's worker reads those of the variant it picked (static/js/snapshot.js).
         meta["wheels"] = {variant: names[1:] for variant, names in boot_archives(dist, meta["loaded"])["wheels"].items()}

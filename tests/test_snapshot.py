@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import snapshot
+from sitebuild import snapshot, snapshot_image
 from sitebuild.pyodide_assets import LOCK_NAME, RUNTIME_FILES, STDLIB_NAME
 
 WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
@@ -44,7 +44,7 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     key = snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     # Pyodide's files (the runtime, both variants of every archive: the page's worker may restore the
     # snapshot with either) by the folder's content name, which hashes them all: none is read again.
-    assert read == [wheel, snapshot.SCRIPT, snapshot.MAKER]
+    assert read == [wheel, snapshot.SCRIPT, snapshot.MAKER, snapshot.IMAGE]
     assert key == snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v22.0.0") != key
     other_dist = dist.rename(dist.with_name("0.27.7-0123456789abcdef"))  # another content name
@@ -58,6 +58,9 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
     monkeypatch.undo()
     monkeypatch.setattr(snapshot, "SCRIPT", wheel)  # another script's bytes
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(snapshot, "IMAGE", wheel)  # another format of the file the pages restore
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
 
 
@@ -89,6 +92,13 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     file = built_site / "snapshot" / key / snapshot.FILE_NAME
     data = file.read_bytes()
     assert len(data) == spec["bytes"] and hashlib.sha256(data).hexdigest() == spec["sha256"]
+    # The file is the image without the pages the module's own memory holds (sitebuild/snapshot_image.py)...
+    wasm = (built_site / "lessons" / "attention" / config["pyodideIndexURL"] / "pyodide.asm.wasm").read_bytes()
+    base = snapshot_image.initial_memory(wasm, spec["memoryBytes"])
+    full = snapshot_image.decode(data, base)
+    assert snapshot_image.encode(full, len(full) - spec["memoryBytes"], base) == (data, spec["baseSha256"])
+    # ...and without the copies of numpy's libraries that dlopen keeps (snapshot.mjs frees them).
+    assert b"\0asm\x01\0\0\0" not in full
     # The key is the hash of this site's own files: a page can only name the snapshot made from them.
     pyodide = built_site / "lessons" / "attention" / config["pyodideIndexURL"]
     wheel = built_site / config["wheelURL"].removeprefix("../../")

@@ -11,8 +11,10 @@ const JSPI_KEYS = ["Suspending", "Suspender", "promising"];
 // Emscripten's `struct dso` (dylink.c): mem_allocated (u8) at 8, mem_addr at 12, table_addr at 20,
 // file_data at 28 and its size at 32. With mem_allocated set, loadDynamicLibrary puts the library at
 // these bases instead of allocating. The struct sits in low memory below Emscripten's data (which
-// starts at 1024); the snapshot overwrites all memory right after anyway.
+// starts at 1024), zero as the module initialised it, and is zeroed again once the libraries are in:
+// applyImage keeps that page as it is when the image has it so (sitebuild/snapshot_image.py).
 const DSO = 64;
+const DSO_BYTES = 36;
 
 /**
  * The snapshot to restore, if this page should restore one: the copy the service worker keeps (a
@@ -34,11 +36,53 @@ export async function findSnapshot(spec) {
   }
 }
 
+async function sha256(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function checkBytes(bytes, spec) {
   if (bytes.length !== spec.bytes) throw new Error(`snapshot has ${bytes.length} bytes, expected ${spec.bytes}`);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-  if (hex !== spec.sha256) throw new Error("snapshot's sha256 differs from the build's");
+  if ((await sha256(bytes)) !== spec.sha256) throw new Error("snapshot's sha256 differs from the build's");
+}
+
+// The image's format (sitebuild/snapshot_image.py, which writes it): a page is left out when it is zero
+// or when the memory already holds it (BASE); the others follow Pyodide's own header.
+const IMAGE_MAGIC = "PYSNAPD1";
+const [ZERO, BASE, FILE] = [0, 1, 2];
+
+/**
+ * Copy the build's image (`data`, checked by checkBytes) into `heap` (the module's memory, numpy's
+ * libraries loaded): zero pages and the file's pages written, BASE pages kept once their sha256 is
+ * `baseSha256`, the build's. Returns Pyodide's snapshot header, for API.restoreSnapshot (which then has
+ * no memory left to copy). Throws on anything else: the caller boots Python the normal way.
+ */
+export async function applyImage(heap, data, baseSha256) {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (new TextDecoder().decode(data.subarray(0, 8)) !== IMAGE_MAGIC) throw new Error("snapshot: not an image of this format");
+  const [page, memoryBytes, headerBytes, count] = [8, 12, 16, 20].map((at) => view.getUint32(at, true));
+  if (page * count !== memoryBytes || heap.length < memoryBytes) {
+    throw new Error(`snapshot: ${count} pages of ${page} bytes for a memory of ${heap.length}`);
+  }
+  const kinds = data.subarray(24, 24 + count);
+  let at = 24 + count + (-count & 15);
+  const header = data.subarray(at, at + headerBytes);
+  at += headerBytes;
+  const reused = kinds.reduce((n, kind) => n + (kind === BASE), 0);
+  const base = new Uint8Array(reused * page);
+  for (let i = 0, j = 0; i < count; i++) {
+    if (kinds[i] === BASE) base.set(heap.subarray(i * page, (i + 1) * page), page * j++);
+  }
+  if ((await sha256(base)) !== baseSha256) throw new Error("snapshot: the memory it builds on differs from the build's");
+  for (let i = 0; i < count; i++) {
+    if (kinds[i] === ZERO) heap.fill(0, i * page, (i + 1) * page);
+    else if (kinds[i] === FILE) {
+      heap.set(data.subarray(at, at + page), i * page);
+      at += page;
+    } else if (kinds[i] !== BASE) throw new Error(`snapshot: page ${i} of unknown kind ${kinds[i]}`);
+  }
+  if (at !== data.length) throw new Error(`snapshot: ${data.length - at} bytes after its last page`);
+  return header;
 }
 
 /** Drop a kept copy that failed its check: the service worker then keeps a good one again. */
@@ -124,7 +168,7 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   // library at once (the module waits for it), and imports the script itself if need be.
   const unhook = hookCreateModule((createModule) => async (settings) => {
     settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
-    settings.INITIAL_MEMORY = spec.bytes;
+    settings.INITIAL_MEMORY = spec.memoryBytes;
     const own = settings.instantiateWasm; // Pyodide's: fetch and compile, unless ours has failed
     if (own) {
       settings.instantiateWasm = (imports, success) => {
@@ -142,7 +186,8 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     mark("module created");
     await loadLibraries(module, spec, await wheels, await libraries, mark);
     await checked;
-    const config = module.API.restoreSnapshot(await found.bytes); // copies the image over the whole memory
+    const header = await applyImage(module.HEAPU8, await found.bytes, spec.baseSha256);
+    const config = module.API.restoreSnapshot(header); // the memory is in: this reads the header's config
     mark("image restored");
     const finalize = module.API.finalizeBootstrap;
     module.API.finalizeBootstrap = (_, deserializer) => {
@@ -230,6 +275,7 @@ async function loadLibraries(module, spec, wheels, compiled, mark) {
     }
   } finally {
     WebAssembly.instantiate = instantiate;
+    module.HEAPU8.fill(0, DSO, DSO + DSO_BYTES);
   }
   mark("libraries loaded");
   if (module.wasmTable.length !== spec.tableLength) {
