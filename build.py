@@ -25,7 +25,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
-from sitebuild.compress import SIDECAR, add_sidecar, link_with_sidecar, write_sidecars
+from sitebuild.compress import SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
@@ -305,7 +305,9 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
     snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
     if snap is None:
         return None
-    add_sidecar(snap.file, opts.cache_dir, snap.meta["sha256"])  # made once, beside it in its cache folder
+    if add_sidecar(snap.file, opts.cache_dir, snap.meta["sha256"]):  # made once, beside it in its cache folder
+        size = sidecar_of(snap.file).stat().st_size  # what a first visit downloads in --snapshot always
+        opts.log(f"snapshot: {snap.meta['bytes'] / 1e6:.2f} MB, {size / 1e6:.2f} MB as brotli-11 ({snap.key})")
     target = staging / "snapshot" / snap.key / snap.file.name
     target.parent.mkdir(parents=True)
     link_with_sidecar(snap.file, target)
@@ -359,7 +361,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "wheel fetched once): the page then cannot run the reader's own sentence")
     parser.add_argument("--snapshot", choices=SNAPSHOT_MODES, default="revisit",
                         help="restore Python from a build-time memory snapshot: on revisits (default), on every visit "
-                             "(a first visit downloads 5.9 MB more), or never")
+                             "(a first visit then also downloads the snapshot, its size in the build's log), or never")
     parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
     parser.add_argument("--no-isolation", action="store_true",
