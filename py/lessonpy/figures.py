@@ -41,20 +41,3 @@ def close_figures() -> None:
     """Close every open pyplot figure, so the next cell starts without them."""
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
-
-
-def warm_up() -> None:
-    """Render one throwaway figure, so that the reader's first figure does not pay for what the first
-    one always does once (loading the font, Agg's first text and image): the worker's idle preload
-    calls this after importing pyplot. The figure is made without pyplot, so pyplot's open figures
-    and the numbers of the reader's figures stay as they were."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(2, 2))
-    FigureCanvasAgg(figure)
-    axes = figure.subplots()
-    axes.imshow([[0.0, 1.0], [1.0, 0.0]])
-    axes.plot([0, 1], [1, 0])
-    axes.set_title("warm-up")
-    figure.savefig(io.BytesIO(), format="png", dpi=100, bbox_inches="tight")

@@ -5,7 +5,6 @@ function ``post(type, payload, transfer)``. From then on:
 
 * :func:`run` executes one cell and returns a plain JS object describing the result;
 * :func:`call` calls a lessonpy function for a widget or a grader and returns its value;
-* :func:`preload_step` imports a module (or calls a function) ahead of the reader, in the page's idle time;
 * ``lessonpy.bridge.emit`` events (figures included) and call results are converted here: numpy arrays become
   ``{shape, dtype, data}`` with ``data`` a flat typed array whose buffer is transferred,
   so a 512×512 weights matrix crosses as one memcpy, never as nested JS arrays.
@@ -14,9 +13,7 @@ function ``post(type, payload, transfer)``. From then on:
 from __future__ import annotations
 
 import builtins
-import contextlib
 import importlib
-import io
 from typing import Any
 
 import numpy as np
@@ -79,19 +76,6 @@ def call(module: str, func: str, kwargs) -> Any:
     kwargs = kwargs.to_py() if hasattr(kwargs, "to_py") else dict(kwargs or {})
     value = getattr(importlib.import_module(module), func)(**kwargs)
     return to_js(list(_to_page(value)))
-
-
-def preload_step(step: str) -> None:
-    """One step of the worker's idle preload (protocol.js, PreloadRequest): import the module named
-    *step*, or for ``"module:function"`` import it and call the function with no arguments.
-
-    Whatever it prints or warns is nobody's output: no cell is running.
-    """
-    module, _, func = step.partition(":")
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        imported = importlib.import_module(module)
-        if func:
-            getattr(imported, func)()
 
 
 def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str | None:

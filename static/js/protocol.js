@@ -40,12 +40,10 @@
  *   Put the file at url into Python's file system at path (a folder is made): from there if it is
  *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
  *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
- * @typedef {{id: number, type: "preload", packages: string[], steps: string[]}} PreloadRequest
- *   Load Pyodide packages, then take steps ahead of the reader, in the worker's idle time
- *   (runtime.preload; preload.js says what and when): a step is a module to import, or
- *   "module:function" to import and call with no arguments. Never queued behind other requests,
- *   nor they behind it: each step waits until no request is handled. Reply: {loaded: string[]
- *   (packages installed now), steps: string[] (the steps taken)}.
+ * @typedef {{id: number, type: "preload", packages: string[]}} PreloadRequest
+ *   Load Pyodide packages ahead of the reader, in the background (runtime.preload; preload.js says
+ *   what and when). Never queued behind other requests, nor they behind it. Reply: {loaded: string[]}
+ *   (the packages installed now).
  *
  * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
@@ -106,7 +104,7 @@ const REQUEST_FIELDS = {
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],
   [Request.FETCH_FILE]: [["url", "path"], []],
-  [Request.PRELOAD]: [["packages", "steps"], []],
+  [Request.PRELOAD]: [["packages"], []],
 };
 const EVENT_FIELDS = {
   [Event.PROGRESS]: [["stage", "fraction"], ["at"]],

@@ -94,14 +94,13 @@ export class PythonRuntime extends EventTarget {
     return this.#send(Request.FETCH_FILE, { url, path }, { onEvent, signal, onStart });
   }
 
-  /** Load `packages` and take `steps` (modules to import, or "module:function" to call) in the
-   *  worker's idle time (protocol.js, PreloadRequest). It is not queued: requests sent meanwhile go
-   *  ahead, waiting for one step at the most. Resolves with the worker's reply; rejects if Python
-   *  restarts or fails first (the new interpreter loads them on demand, as before). */
-  async preload(packages, steps) {
+  /** Load `packages` in the background (protocol.js, PreloadRequest). It is not queued: requests
+   *  sent meanwhile go ahead. Resolves with the worker's reply; rejects if Python restarts or fails
+   *  first (the new interpreter loads them on demand, as before). */
+  async preload(packages) {
     await this.start();
     return new Promise((resolve, reject) => {
-      const message = { id: this.nextId++, type: Request.PRELOAD, packages, steps };
+      const message = { id: this.nextId++, type: Request.PRELOAD, packages };
       this.#checkProtocol("request", message);
       this.background.set(message.id, { resolve, reject });
       this.worker.postMessage(message);

@@ -312,33 +312,12 @@ async function fetchFile({ url, path }) {
 // What the page asks for once the reader has had a first output (runtime.preload): matplotlib, so
 // that a first figure does not wait for its download and install. It is not queued like the other
 // requests: the packages download and install in the background (Pyodide installs them between the
-// worker's tasks, so a run that comes meanwhile starts at once). Steps (imports) would each be taken
-// only when no request is being handled; the page's plan has none today (preload.js says why).
-async function preload({ packages, steps }) {
+// worker's tasks, so a run that comes meanwhile starts at once).
+async function preload({ packages }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
-  const loaded = packages.length ? (await pyodide.loadPackage(packages, quiet)).map((p) => p.name) : [];
+  const loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
   await placeFontCache();
-  const taken = [];
-  for (const step of steps) {
-    await idleTurn();
-    stepHeld(step);
-    taken.push(step);
-  }
-  return { loaded, steps: taken };
-}
-
-/**
- * Take one step (lessonpy.pyodide_glue.preload_step) with interrupts held back: a Stop pressed
- * meanwhile is meant for the request waiting behind this step, so its SIGINT stays in the buffer for
- * that request (stoppedBeforeStart), and an import cut short would leave matplotlib half set up.
- */
-function stepHeld(step) {
-  if (interruptBuffer) pyodide.setInterruptBuffer(undefined);
-  try {
-    glue.preload_step(step);
-  } finally {
-    if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  }
+  return { loaded };
 }
 
 async function handleBackground(message) {
@@ -392,8 +371,8 @@ async function handle(message) {
 }
 
 /**
- * A Stop already pending when a request starts was pressed while it waited behind an idle preload
- * step, which holds interrupts back (stepHeld): the request ends as interrupted before any of it runs
+ * A Stop already pending when a request starts was pressed before the worker took it (the worker was
+ * busy with the background preload's install): the request ends as interrupted before any of it runs
  * (the page clears the buffer before it sends a request, so a Stop found here is this request's).
  * A run says "Stopped." as an interrupted cell does; other requests fail with KeyboardInterrupt.
  * Returns null when there is no such Stop.
@@ -413,22 +392,12 @@ function endOutput() {
 }
 
 let busy = false;
-const idleWaiters = []; // preload steps waiting for the queue to empty
 async function enqueue(message) {
   queue.push(message);
   if (busy) return;
   busy = true;
   while (queue.length) await handle(queue.shift());
   busy = false;
-  for (const wake of idleWaiters.splice(0)) wake();
-}
-
-/** Resolves, in a task of its own (so a request already posted is taken first), when no request is handled. */
-function idleTurn() {
-  return new Promise((resolve) => {
-    const check = () => (busy ? idleWaiters.push(() => setTimeout(check, 0)) : resolve());
-    setTimeout(check, 0);
-  });
 }
 
 self.onmessage = (event) => {
