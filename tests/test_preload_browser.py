@@ -32,11 +32,36 @@ Worker.prototype.postMessage = function (message, transfer) {
 """
 
 
-def hold_matplotlib(context) -> list:
-    """Hold every request for matplotlib's wheel until the test continues it; returns the held routes."""
-    held = []
-    context.route(MATPLOTLIB_WHEEL, lambda route: held.append(route))
-    return held
+class WheelGate:
+    """Holds requests for matplotlib's wheel, after the first `let_through`, until release().
+
+    Routing turns Chromium's HTTP cache off, so every fetch of the wheel reaches the route (in a reader's
+    browser a second fetch of it comes from that cache).
+    """
+
+    def __init__(self, context, let_through=0):
+        self.held = []
+        self.seen = 0
+        self.let_through = let_through
+        self.released = False
+        context.route(MATPLOTLIB_WHEEL, self._route)
+
+    def _route(self, route):
+        self.seen += 1
+        if self.released or self.seen <= self.let_through:
+            route.continue_()
+        else:
+            self.held.append(route)
+
+    def release(self):
+        """Let the held requests and every later one through."""
+        self.released = True
+        for route in self.held:
+            try:
+                route.continue_()
+            except Exception:  # noqa: BLE001 - the request may be gone with its worker
+                pass
+        self.held.clear()
 
 
 def wait_until(page, predicate, what, timeout_ms=RUN_TIMEOUT_MS):
@@ -66,8 +91,9 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
     assert "matplotlib" in reply["loaded"]
     assert [url for url in requests if MATPLOTLIB_WHEEL.search(url)]
     posted = page.evaluate("window.__posted")
-    preloads = [shown for kind, shown in posted if kind == "preload"]
-    assert preloads == [True], posted  # once, and only when the output was on the page
+    preloads = [(kind, shown) for kind, shown in posted if kind in ("prefetch", "preload")]
+    # once, download then install, and only when the output was on the page
+    assert preloads == [("prefetch", True), ("preload", True)], posted
     # Nothing of the preload is the reader's: their next figure is Figure 1, alone under its cell.
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint(plt.get_fignums())")
     expect(out).to_contain_text("[1]")
@@ -76,10 +102,10 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
 
 
 def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(fresh_context, site_url):
-    held = hold_matplotlib(fresh_context)
+    gate = WheelGate(fresh_context)
     page = open_lesson(fresh_context, site_url)
     run(page, "setup", "kept = 'still here'")
-    wait_until(page, lambda: held, "the preload's download of matplotlib")
+    wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
     # The preload is under way (its download held back): a run does not wait for it.
     out = run(page, "scores", "print(kept)")
     expect(out).to_contain_text("still here")
@@ -91,8 +117,7 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
     expect(cell(page, "softmax")).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(run(page, "scores", "print(kept)")).to_contain_text("still here")  # interrupted in place
 
-    for route in held:
-        route.continue_()
+    gate.release()
     reply = page.evaluate("lessonPage.preload")
     assert "matplotlib" in reply["loaded"]
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
@@ -101,17 +126,66 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
 
 
 def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_context, site_url):
-    held = hold_matplotlib(fresh_context)
+    gate = WheelGate(fresh_context)
     page = open_lesson(fresh_context, site_url)
     run(page, "setup")
-    wait_until(page, lambda: held, "the preload's download of matplotlib")
+    wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
     page.get_by_role("button", name=RESTART).click()
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     assert page.evaluate("lessonPage.preload") is None  # given up with its interpreter
     assert page.evaluate("lessonPage.runtime.background.size") == 0
     expect(run(page, "output")).to_contain_text("output shape")
-    for route in held:  # the old worker's request: nobody waits for it any more
-        try:
-            route.continue_()
-        except Exception:  # noqa: BLE001 - the request may be gone with its worker
-            pass
+    gate.release()  # the old worker's request: nobody waits for it any more
+
+
+def test_a_stop_of_a_run_waiting_for_its_imports_during_the_preload_stops_it_in_place(fresh_context, site_url):
+    # The preload's download of matplotlib and the run's own are both held: the run waits for its
+    # imports. A Stop then must end it at once, in place (no restart), and not be used up by an install.
+    gate = WheelGate(fresh_context)
+    page = open_lesson(fresh_context, site_url)
+    run(page, "setup", "kept = 'still here'")
+    wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
+    generation = page.evaluate("lessonPage.runtime.generation")
+    set_code(page, "scores", "import matplotlib\nprint('the code ran')")
+    cell(page, "scores").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    cell(page, "scores").get_by_role("button", name="Stop").click()
+    out = wait_done(page, "scores")
+    expect(cell(page, "scores")).to_have_attribute("data-status", "stopped")
+    assert "the code ran" not in out.inner_text()
+    assert page.evaluate("lessonPage.runtime.generation") == generation  # interrupted in place, not restarted
+
+    gate.release()  # the downloads and installs finish; the Stop was not theirs
+    assert page.evaluate("lessonPage.preload") is not None  # the preload completed
+    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    expect(out).to_contain_text("still here")
+    expect(out.get_by_role("img")).to_have_count(1)
+    assert page.evaluate("lessonPage.runtime.generation") == generation
+
+
+def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_install_finishes(fresh_context, site_url):
+    # The install is a request like the others: a run pressed meanwhile waits behind it, and its Stop
+    # cancels the run without reaching the install. The download goes through; the install's own
+    # fetch of the wheel (routing keeps no HTTP cache) is held, so the install is under way.
+    gate = WheelGate(fresh_context, let_through=1)
+    page = open_lesson(fresh_context, site_url)
+    run(page, "setup", "kept = 'still here'")
+    wait_until(page, lambda: gate.held, "the install's fetch of matplotlib")
+    assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"
+    set_code(page, "setup", "print('the code ran')\nwhile True:\n    pass")  # a cell with nothing to run first
+    cell(page, "setup").get_by_role("button", name="Run").click()
+    expect(cell(page, "setup")).to_have_attribute("data-status", "queued")  # "Waiting…"
+    cell(page, "setup").get_by_role("button", name="Stop").click()
+    expect(cell(page, "setup")).to_have_attribute("data-status", "cancelled")
+    assert "the code ran" not in cell(page, "setup").locator(".cell-output").inner_text()
+
+    gate.release()
+    reply = page.evaluate("lessonPage.preload")
+    assert "matplotlib" in reply["loaded"]  # the install was not cut short
+    cell(page, "setup").get_by_role("button", name="Run").click()
+    expect(cell(page, "setup")).to_have_attribute("data-status", "running")
+    cell(page, "setup").get_by_role("button", name="Stop").click()
+    expect(cell(page, "setup")).to_have_attribute("data-status", "stopped", timeout=10_000)
+    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    expect(out).to_contain_text("still here")
+    expect(out.get_by_role("img")).to_have_count(1)

@@ -1,27 +1,39 @@
 // What Python loads ahead of the reader, and when. A first figure would otherwise wait for
 // matplotlib's download (≈7 MB with its dependencies), its install, its import and the first
 // render's one-time set-up, 1-2 s in all. So once the reader has had a first output and the runs
-// they pressed are done, the worker downloads and installs matplotlib in the background (worker.js,
-// preload). Nothing is loaded before that first output (it would compete with it), nor for a reader
-// who runs nothing, nor when the browser asks to save data. Importing matplotlib ahead too made a
-// figure asked for afterwards take 0.19 s instead of 2.5-2.9 s (loaded machine), but a Stop of the
-// live MiniLM forward pass after such an import ended in Pyodide's "Error occurred while formatting
-// traceback" (PyodideInternalError) instead of KeyboardInterrupt (tests/test_realheads_live_browser.py),
-// which a reader's own `import matplotlib.pyplot` does not do; until that is understood only the
-// download and install are done ahead.
+// they pressed are done, the worker downloads matplotlib in the background (runs go on meanwhile),
+// then, once the runs pressed by then are done too, installs it as a request of its own, which a
+// run pressed meanwhile waits behind (worker.js, idle preload, says why). Nothing is loaded before
+// that first output (it would compete with it), nor for a reader who runs nothing, nor when the
+// browser asks to save data. Importing matplotlib ahead too made a figure asked for afterwards take
+// 0.19 s instead of 2.5-2.9 s (loaded machine), but a Stop of the live MiniLM forward pass after
+// such an import ended in Pyodide's "Error occurred while formatting traceback"
+// (PyodideInternalError) instead of KeyboardInterrupt (tests/test_realheads_live_browser.py), which
+// a reader's own `import matplotlib.pyplot` does not do; until that is understood only the download
+// and install are done ahead.
 export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
 
 /**
  * Preload IDLE_PRELOAD once the reader's first run has replied and the runs pressed by then are over
  * (`pressed()`: the promise of those, which grows as the reader presses Run). Resolves with the
- * worker's reply, or null when nothing was preloaded (saving data, or Python restarted first).
+ * worker's reply to the install, or null when nothing was preloaded (saving data, or Python restarted
+ * first).
  */
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;
   await runtime.firstRun;
-  for (let chain = pressed(); ; chain = pressed()) {
-    await chain;
-    if (chain === pressed()) break; // nothing pressed meanwhile
+  const runsDone = async () => {
+    for (let chain = pressed(); ; chain = pressed()) {
+      await chain;
+      if (chain === pressed()) break; // nothing pressed meanwhile
+    }
+  };
+  try {
+    await runsDone();
+    await runtime.prefetch(IDLE_PRELOAD.packages);
+    await runsDone();
+    return await runtime.preload(IDLE_PRELOAD.packages);
+  } catch {
+    return null;
   }
-  return runtime.preload(IDLE_PRELOAD.packages).catch(() => null);
 }

@@ -40,10 +40,13 @@
  *   Put the file at url into Python's file system at path (a folder is made): from there if it is
  *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
  *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
+ * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
+ *   Download Pyodide packages and what they depend on, without installing them, into the browser's
+ *   HTTP cache (runtime.prefetch; preload.js says what and when). It runs no Python, so it is never
+ *   queued behind other requests, nor they behind it. Reply: {fetched: string[]} (the wheels' files).
  * @typedef {{id: number, type: "preload", packages: string[]}} PreloadRequest
- *   Load Pyodide packages ahead of the reader, in the background (runtime.preload; preload.js says
- *   what and when). Never queued behind other requests, nor they behind it. Reply: {loaded: string[]}
- *   (the packages installed now).
+ *   Install Pyodide packages ahead of the reader (runtime.preload): queued like a run, since the
+ *   install runs Python. Reply: {loaded: string[]} (the packages installed now).
  *
  * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
@@ -71,6 +74,7 @@ export const Request = Object.freeze({
   RUN: "run",
   CALL: "call",
   FETCH_FILE: "fetch-file",
+  PREFETCH: "prefetch",
   PRELOAD: "preload",
 });
 
@@ -104,6 +108,7 @@ const REQUEST_FIELDS = {
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],
   [Request.FETCH_FILE]: [["url", "path"], []],
+  [Request.PREFETCH]: [["packages"], []],
   [Request.PRELOAD]: [["packages"], []],
 };
 const EVENT_FIELDS = {

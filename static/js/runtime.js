@@ -47,7 +47,7 @@ export class PythonRuntime extends EventTarget {
     this.init = null; // {id, resolve, reject, onEvent} of the boot under way
     this.queue = []; // requests not yet sent, oldest first: the worker gets one at a time
     this.inflight = null; // the request the worker is executing
-    this.background = new Map(); // id -> {resolve, reject}: preloads, which the worker never queues (preload())
+    this.background = new Map(); // id -> {resolve, reject}: prefetches, which the worker never queues (prefetch())
     this.replayLog = new ReplayLog(); // what a restart re-runs (see replay.js)
     this.replayBudgetSeconds = REPLAY_BUDGET_S; // tests shorten it rather than sleep for seconds
     this.ranCells = new Set(); // cells that have run in the current interpreter
@@ -94,17 +94,26 @@ export class PythonRuntime extends EventTarget {
     return this.#send(Request.FETCH_FILE, { url, path }, { onEvent, signal, onStart });
   }
 
-  /** Load `packages` in the background (protocol.js, PreloadRequest). It is not queued: requests
-   *  sent meanwhile go ahead. Resolves with the worker's reply; rejects if Python restarts or fails
-   *  first (the new interpreter loads them on demand, as before). */
-  async preload(packages) {
+  /** Download `packages` without installing them (protocol.js, PrefetchRequest), in the background:
+   *  it runs no Python and is not queued, so requests sent meanwhile go ahead. Resolves with the
+   *  worker's reply; rejects if Python restarts or fails first. */
+  async prefetch(packages) {
     await this.start();
     return new Promise((resolve, reject) => {
-      const message = { id: this.nextId++, type: Request.PRELOAD, packages };
+      const message = { id: this.nextId++, type: Request.PREFETCH, packages };
       this.#checkProtocol("request", message);
       this.background.set(message.id, { resolve, reject });
       this.worker.postMessage(message);
     });
+  }
+
+  /** Install `packages` (protocol.js, PreloadRequest): a request like a run, queued, because the
+   *  install runs Python: a Stop of a request waiting behind it cancels that request and never lands
+   *  in the install. Rejects if Python restarts or fails first (the new interpreter loads them when a
+   *  cell imports them). */
+  async preload(packages) {
+    await this.start();
+    return this.#send(Request.PRELOAD, { packages }, { preload: true });
   }
 
   /** Python ready (booted, or restarted and replayed); a Stop meanwhile cancels the wait at once. */
@@ -220,9 +229,10 @@ export class PythonRuntime extends EventTarget {
     this.inflight = null;
     if (inflight) this.#settle(inflight, () => inflight.reject(error));
     this.#dropBackground("restarted");
-    // Replay runs belonged to the interpreter that is gone; the reader's requests wait for the new one.
-    for (const req of this.queue.filter((r) => r.replay)) this.#settle(req, () => req.reject(failure("restarted")));
-    this.queue = this.queue.filter((r) => !r.replay);
+    // Replay runs and preloads belonged to the interpreter that is gone; the reader's requests wait for the new one.
+    const gone = (r) => r.replay || r.preload;
+    for (const req of this.queue.filter(gone)) this.#settle(req, () => req.reject(failure("restarted")));
+    this.queue = this.queue.filter((r) => !gone(r));
     // An interrupt that did not take must not hit the new interpreter as it boots.
     if (this.interruptBuffer) this.interruptBuffer[0] = 0;
     const log = this.machine.replay ? this.replayLog : null;
@@ -285,13 +295,13 @@ export class PythonRuntime extends EventTarget {
 
   // ------------------------------------------------------------------------- requests
 
-  #send(type, fields, { onEvent, signal, onStart, cellId, order, replay = false, deadlineMs } = {}) {
+  #send(type, fields, { onEvent, signal, onStart, cellId, order, replay = false, preload = false, deadlineMs } = {}) {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(failure("cancelled", { cancelled: true }));
         return;
       }
-      const req = { id: this.nextId++, type, fields, onEvent, onStart, cellId, order, replay, deadlineMs, resolve, reject, cleanup: [] };
+      const req = { id: this.nextId++, type, fields, onEvent, onStart, cellId, order, replay, preload, deadlineMs, resolve, reject, cleanup: [] };
       if (signal) {
         const onAbort = () => this.#abort(req);
         signal.addEventListener("abort", onAbort, { once: true });
@@ -354,7 +364,7 @@ export class PythonRuntime extends EventTarget {
     }
   }
 
-  /** Preloads belonged to the interpreter that is gone. */
+  /** Prefetches belonged to the interpreter that is gone. */
   #dropBackground(why) {
     for (const { reject } of this.background.values()) reject(failure(why));
     this.background.clear();

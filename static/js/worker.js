@@ -118,10 +118,17 @@ const stderr = makeStream(Event.STDERR);
 // --------------------------------------------------------------------------- requests
 
 let interruptBuffer = null; // set by a SET_INTERRUPT message, which may come before or after init
+let interruptsHeld = false; // while a run's imports load (importsStopped)
 
 function setInterrupt(buffer) {
   interruptBuffer = new Uint8Array(buffer);
-  if (pyodide) pyodide.setInterruptBuffer(interruptBuffer);
+  if (pyodide && !interruptsHeld) pyodide.setInterruptBuffer(interruptBuffer);
+}
+
+/** Python sees the page's Stop (held = false) or not: a Stop pressed meanwhile stays in the buffer. */
+function holdInterrupts(held) {
+  interruptsHeld = held;
+  pyodide.setInterruptBuffer(held ? undefined : interruptBuffer);
 }
 
 async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, snapshot }) {
@@ -145,6 +152,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   mark("pyodide.mjs imported");
   const { options: archiveURLs, picked } = await archiveChoice;
+  packageIndex = { indexURL, lockFileURL: archiveURLs.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href };
   mark("archives picked");
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   const options = {
@@ -206,10 +214,15 @@ function recordWheelSource(wheelURL) {
   pyodide.FS.writeFile(distInfo + "PYODIDE_SOURCE", wheelURL); // micropip's value for a wheel from a URL
 }
 
-async function fetchBytes(url) {
+/** The response for `url`; a failed one (HTTP error) throws. */
+async function fetchOk(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
-  return new Uint8Array(await response.arrayBuffer());
+  return response;
+}
+
+async function fetchBytes(url) {
+  return new Uint8Array(await (await fetchOk(url)).arrayBuffer());
 }
 
 let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
@@ -230,17 +243,50 @@ function placeFontCache() {
 
 async function loadImports(code) {
   // matplotlib (and anything else Pyodide ships) loads the first time a cell imports it.
+  const runId = currentRunId; // a stopped run's loading goes on after it (importsStopped): then it is quiet
   await pyodide.loadPackagesFromImports(code, {
     messageCallback: (msg) => {
-      if (/^Loading /.test(msg)) post(Event.NOTICE, { text: msg.length > 90 ? `${msg.slice(0, 89)}…` : msg });
+      if (/^Loading /.test(msg) && currentRunId === runId) post(Event.NOTICE, { text: msg.length > 90 ? `${msg.slice(0, 89)}…` : msg });
     },
-    errorCallback: (msg) => post(Event.STDERR, { text: msg + "\n" }),
+    errorCallback: (msg) => currentRunId === runId && post(Event.STDERR, { text: msg + "\n" }),
   });
   await placeFontCache();
 }
 
+const STOP_POLL_MS = 50; // how often a run waiting for its imports looks for a Stop
+let unfinishedImports = null; // the loading of a stopped run's imports, while it goes on (handle waits for it)
+
+/**
+ * Load the packages `code` imports (loadImports) with interrupts held back: Pyodide runs Python to
+ * unpack a wheel, and a Stop landing there failed that install and was used up, so the stopped run
+ * went on. Held back, the Stop stays in the buffer: seen here (polled while the packages download)
+ * it ends the run as stopped at once, and the loading goes on to its end; the next request waits
+ * for that (handle), so none of it runs beside another request's Python. Returns true when stopped.
+ */
+async function importsStopped(code) {
+  if (!interruptBuffer) {
+    await loadImports(code);
+    return false;
+  }
+  holdInterrupts(true);
+  const loading = loadImports(code).finally(() => holdInterrupts(false));
+  let poll;
+  const stop = new Promise((resolve) => {
+    poll = setInterval(() => interruptBuffer[0] === SIGINT && resolve(true), STOP_POLL_MS);
+  });
+  try {
+    // a Stop pressed during the last install is still in the buffer when the loading ends
+    if (!(await Promise.race([loading.then(() => interruptBuffer[0] === SIGINT), stop]))) return false;
+  } finally {
+    clearInterval(poll);
+  }
+  interruptBuffer[0] = 0;
+  unfinishedImports = loading.catch(() => {}).then(() => { unfinishedImports = null; });
+  return true;
+}
+
 async function run({ code, cellId, cells }) {
-  await loadImports(code);
+  if (await importsStopped(code)) return { result: glue.stopped() };
   const reply = await glue.run(code, cellId, pyodide.toPy(cells || {}));
   const result = reply instanceof Map ? Object.fromEntries(reply) : reply;
   // raise ValueError("x" * 10**8) is one large write too: its message obeys the output limit.
@@ -309,20 +355,43 @@ async function fetchFile({ url, path }) {
 
 // --------------------------------------------------------------------------- idle preload
 
-// What the page asks for once the reader has had a first output (runtime.preload): matplotlib, so
-// that a first figure does not wait for its download and install. It is not queued like the other
-// requests: the packages download and install in the background (Pyodide installs them between the
-// worker's tasks, so a run that comes meanwhile starts at once).
+// What the page asks for once the reader has had a first output (preload.js): matplotlib, so that a
+// first figure does not wait for its download and install. Two requests. The download (prefetch) runs
+// no Python, so it is not queued: requests go on meanwhile. The install (preload) is queued like
+// any request: Pyodide runs Python to unpack each wheel, and a Stop meant for a run landed there when
+// the install ran beside it (the install failed and the run went on); behind it, a waiting request's
+// Stop cancels that request on the page's side (runtime.js). The install reads the wheels from the
+// browser's HTTP cache, where the download left them.
+
+let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
+
+async function prefetch({ packages }) {
+  const { indexURL, lockFileURL } = packageIndex;
+  const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
+  const canonical = (name) => name.replace(/[-_.]+/g, "-").toLowerCase(); // as Pyodide names them in its lock
+  const files = new Set();
+  const add = (name) => {
+    const pkg = lock.packages[canonical(name)];
+    if (!pkg || pyodide.loadedPackages[pkg.name] || files.has(pkg.file_name)) return;
+    files.add(pkg.file_name);
+    pkg.depends.forEach(add);
+  };
+  packages.forEach(add);
+  // fetchBytes reads each to its end: a body cut short is not kept in the cache
+  await Promise.all([...files].map((file) => fetchBytes(new URL(file, indexURL).href)));
+  return { fetched: [...files] };
+}
+
 async function preload({ packages }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   const loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
   await placeFontCache();
-  return { loaded };
+  return { result: { loaded } };
 }
 
 async function handleBackground(message) {
   try {
-    self.postMessage({ id: message.id, ok: true, result: await preload(message) });
+    self.postMessage({ id: message.id, ok: true, result: await prefetch(message) });
   } catch (err) {
     self.postMessage({ id: message.id, ok: false, error: String(err?.message ?? err), fatal: !pythonAlive() });
   }
@@ -348,9 +417,10 @@ function reportIfDead(event, reason) {
 self.addEventListener("error", (event) => reportIfDead(event, event.error || event.message));
 self.addEventListener("unhandledrejection", (event) => reportIfDead(event, event.reason));
 
-const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: call, [Request.FETCH_FILE]: fetchFile };
+const handlers = { [Request.INIT]: init, [Request.RUN]: run, [Request.CALL]: call, [Request.FETCH_FILE]: fetchFile, [Request.PRELOAD]: preload };
 
 async function handle(message) {
+  await unfinishedImports; // a stopped run's imports load to their end first (importsStopped)
   const { id, type } = message;
   currentRunId = id;
   budget.reset();
@@ -371,8 +441,8 @@ async function handle(message) {
 }
 
 /**
- * A Stop already pending when a request starts was pressed before the worker took it (the worker was
- * busy with the background preload's install): the request ends as interrupted before any of it runs
+ * A Stop already pending when a request starts was pressed before the worker took it (it was still
+ * loading a stopped run's imports, with interrupts held): the request ends as interrupted before any of it runs
  * (the page clears the buffer before it sends a request, so a Stop found here is this request's).
  * A run says "Stopped." as an interrupted cell does; other requests fail with KeyboardInterrupt.
  * Returns null when there is no such Stop.
@@ -403,7 +473,7 @@ async function enqueue(message) {
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type === Request.SET_INTERRUPT) setInterrupt(message.buffer); // no reply, never queued
-  else if (message.type === Request.PRELOAD) handleBackground(message); // in idle time, never queued
+  else if (message.type === Request.PREFETCH) handleBackground(message); // runs no Python: never queued
   else enqueue(message);
 };
 
