@@ -10,11 +10,12 @@ bindStatus(document.querySelector(".py-status"), runtime, {
   onRestart: () => runtime.restart().catch(() => {}),
 });
 
-const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }] = await Promise.all([
+const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }, { settled }] = await Promise.all([
   import("./cells.js"),
   import("./features.js"),
   import("./lazy-editor.js"), // CodeMirror itself loads later, when the first editor is built
   import("./preload.js"),
+  import("./settled.js"),
 ]);
 // Storage full or turned off: say so once; edits stay in the editors while the page is open.
 storage.onSaveFailure((reason) => {
@@ -39,10 +40,9 @@ registerFeature("[data-copy]", "./copy.js");
 registerFeature("[data-notebook]", "./notebook.js");
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
 const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
-// The editors far from the screen are built in idle time once Python is ready, every feature
-// (exercises included) has made its editors, and the runs pressed meanwhile are done: nothing of
-// them is needed before the first output.
-await Promise.all([features, runtime.start().catch(() => {})]);
-await cells.chain;
+// The editors far from the screen are built in idle time once every feature (exercises included)
+// has made its editors and Python has settled (settled.js): nothing of them is needed before the
+// first output.
+await Promise.all([features, settled(runtime, () => cells.chain)]);
 await buildAllWhenIdle(() => runtime.busy);
 document.body.dataset.editors = "ready"; // every editor is built

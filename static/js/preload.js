@@ -11,27 +11,22 @@
 // (PyodideInternalError) instead of KeyboardInterrupt (tests/test_realheads_live_browser.py), which
 // a reader's own `import matplotlib.pyplot` does not do; until that is understood only the download
 // and install are done ahead.
+import { settled } from "./settled.js";
+
 export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
 
 /**
- * Preload IDLE_PRELOAD once the reader's first run has replied and the runs pressed by then are over
- * (`pressed()`: the promise of those, which grows as the reader presses Run). Resolves with the
- * worker's reply to the install, or null when nothing was preloaded (saving data, or Python restarted
- * first).
+ * Preload IDLE_PRELOAD once the reader's first run has replied and Python has settled (settled.js;
+ * `pressed()`: the promise of the runs pressed so far). Resolves with the worker's reply to the
+ * install, or null when nothing was preloaded (saving data, or Python restarted first).
  */
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;
   await runtime.firstRun;
-  const runsDone = async () => {
-    for (let chain = pressed(); ; chain = pressed()) {
-      await chain;
-      if (chain === pressed()) break; // nothing pressed meanwhile
-    }
-  };
   try {
-    await runsDone();
+    await settled(runtime, pressed);
     await runtime.prefetch(IDLE_PRELOAD.packages);
-    await runsDone();
+    await settled(runtime, pressed);
     return await runtime.preload(IDLE_PRELOAD.packages);
   } catch {
     return null;

@@ -15,6 +15,7 @@
 import { createAttentionView } from "./components/linked.js";
 import { inIdleTime } from "./idle.js";
 import { Event } from "./protocol.js";
+import { settled } from "./settled.js";
 import { decodePayload, el } from "./widgets/common.js";
 
 const MAKERS = {
@@ -60,14 +61,14 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
     }
   }, { rootMargin: "100% 0px" }); // a screen's height ahead, so it is drawn before it is seen
   for (const entry of entries) observer.observe(entry.section);
-  // The ones far from the screen: in idle time once Python is ready and the runs pressed meanwhile
-  // are done (as the editors), one per idle period in page order, none while Python computes:
-  // nothing of them is needed before the first output.
+  // The ones far from the screen: in idle time once Python has settled (settled.js, as the editors),
+  // one per idle period in page order, none while Python computes: nothing of them is needed before
+  // the first output.
   const startNext = () => {
     const entry = entries.find((e) => !e.starting);
     return entry ? start(entry).then(() => true) : false;
   };
-  Promise.resolve(runtime.start()).catch(() => {}).then(() => cells?.chain)
+  settled(runtime, () => cells?.chain)
     .then(() => inIdleTime(startNext, { busy: () => runtime.busy, timeout: IDLE_TIMEOUT_MS }));
 
   const views = entries.filter((e) => VIEW_NAMES.has(e.name));
