@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { PYTHON_ENV } from "../static/js/python-env.mjs"; // the page's Python's environment
 
 const [distDir, output] = process.argv.slice(2);
 if (!distDir || !output) {
@@ -15,7 +16,7 @@ if (!distDir || !output) {
 const indexURL = path.resolve(distDir) + path.sep;
 const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
 const pyodide = await loadPyodide({
-  indexURL, env: { MPLBACKEND: "Agg" }, stdout: (s) => console.error(s), stderr: (s) => console.error(s),
+  indexURL, env: { ...PYTHON_ENV }, stdout: (s) => console.error(s), stderr: (s) => console.error(s),
 });
 await pyodide.loadPackage("matplotlib", { messageCallback: () => {} });
 const target = pyodide.runPython(`

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import atomic_target, tail
+from .project import PYTHON_ENV_MODULE
 from .pyodide_assets import AssetError
 
 SCRIPT = Path(__file__).with_name("fontcache.mjs")
@@ -30,10 +31,12 @@ class FontCache:
 
 
 def build_font_cache(dist_dir: Path, cache_dir: Path, log=print) -> FontCache:
-    """Return the font cache for the matplotlib in dist_dir (cached by its wheel's hash and the script)."""
+    """Return the font cache for the matplotlib in dist_dir (cached by its wheel's hash, the script and the
+    environment it runs Python in)."""
     lock = json.loads((dist_dir / "pyodide-lock.json").read_text(encoding="utf-8"))
     matplotlib_sha = lock["packages"]["matplotlib"]["sha256"]
-    key = hashlib.sha256((matplotlib_sha + hashlib.sha256(SCRIPT.read_bytes()).hexdigest()).encode()).hexdigest()[:16]
+    scripts = "".join(hashlib.sha256(path.read_bytes()).hexdigest() for path in (SCRIPT, PYTHON_ENV_MODULE))
+    key = hashlib.sha256((matplotlib_sha + scripts).encode()).hexdigest()[:16]
     folder = cache_dir / "fontcache" / key
     file, target_file = folder / "fontlist.json", folder / "target.txt"
     if file.exists() and target_file.exists():

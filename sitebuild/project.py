@@ -18,6 +18,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 #: The browser's Python: lessonpy and scaffold.
 PY_DIR = ROOT / "py"
+#: The environment that Python runs in, in the page and in the build's Pyodide under Node (which imports it).
+PYTHON_ENV_MODULE = ROOT / "static" / "js" / "python-env.mjs"
 
 
 def use_py() -> None:

@@ -19,9 +19,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-
 // What the worker passes to loadPyodide (static/js/worker.js): the environment is part of the image.
-const ENV = { MPLBACKEND: "Agg", HOME: "/home/pyodide" };
+import { PYTHON_ENV } from "../static/js/python-env.mjs";
+
 const SITE_PACKAGES = "/lib/python3.12/site-packages/";
 // Imported here so the reader's first cells find them imported; the warm-up runs the paths the
 // first cells take (a generator, matmul, a softmax), whose lazily built state is then in the image.
@@ -163,7 +163,7 @@ async function main() {
   };
 
   const pyodide = await loadPyodide({
-    indexURL, env: ENV, packages: packages.split(","), _makeSnapshot: true, // the page's boot packages
+    indexURL, env: { ...PYTHON_ENV }, packages: packages.split(","), _makeSnapshot: true, // the page's boot packages
     stdout: (s) => console.error(s), stderr: (s) => console.error(s),
   });
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });

@@ -6,7 +6,8 @@ from, so it is named after them: the key hashes the Pyodide folder's content nam
 itself the hash of every file in it: the runtime, and both variants of the standard library, the
 lock and the boot packages' wheels, sitebuild.archives: it is made from the deflated ones, and the
 page's worker may pick the stored ones, which unpack to the same files), the boot packages' names,
-the lesson's wheel, the script that makes it and the Node that runs it. Any change gives another
+the lesson's wheel, the script that makes it, Python's environment (``static/js/python-env.mjs``, which the
+page's worker uses too) and the Node that runs it. Any change gives another
 key, hence another file and URL, so a page can never pair a snapshot with other files.
 Made once per key under ``<cache>/snapshot/<key>/`` (atomically; safe to delete). The file is
 not Pyodide's image as it is but without the pages the page's memory already holds (zero, or as the wasm
@@ -28,11 +29,13 @@ from pathlib import Path
 
 from . import snapshot_image
 from .files import sha256_file, tail
+from .project import PYTHON_ENV_MODULE
 from .pyodide_assets import boot_archives
 
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 MAKER = Path(__file__)  # this module: it writes the meta.json the pages get, so it keys the snapshot too
 IMAGE = Path(snapshot_image.__file__)  # writes the file the pages restore
+ENV = PYTHON_ENV_MODULE  # the environment the script runs Python in, which the image holds (the page's too)
 FILE_NAME = "python.snapshot"
 TIMEOUT_S = 300  # a few seconds here; a stuck Node must not hang the build
 
@@ -49,11 +52,13 @@ class Snapshot:
 def snapshot_key(dist: Path, boot_packages: list[str], lesson_wheel: Path, node_version: str) -> str:
     """The hash of everything the snapshot is made from or restored with: the Pyodide folder by its content
     name (sitebuild.pyodide_assets.assemble: no file of it is read again), the packages imported from it,
-    the lesson's wheel, the script, this module (it writes the meta.json the pages get) and the image's
-    format (sitebuild/snapshot_image.py) by their bytes, and the Node that makes the snapshot."""
+    the lesson's wheel, the script, this module (it writes the meta.json the pages get), the image's
+    format (sitebuild/snapshot_image.py) and Python's environment (static/js/python-env.mjs) by their bytes,
+    and the Node that makes the snapshot."""
     lines = [f"pyodide {dist.name}", f"boot {','.join(boot_packages)}",
              f"lesson:{lesson_wheel.name} {sha256_file(lesson_wheel)}", f"script:{SCRIPT.name} {sha256_file(SCRIPT)}",
-             f"maker:{MAKER.name} {sha256_file(MAKER)}", f"image:{IMAGE.name} {sha256_file(IMAGE)}", f"node {node_version}"]
+             f"maker:{MAKER.name} {sha256_file(MAKER)}", f"image:{IMAGE.name} {sha256_file(IMAGE)}",
+             f"env:{ENV.name} {sha256_file(ENV)}", f"node {node_version}"]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 

@@ -44,7 +44,7 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     key = snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     # Pyodide's files (the runtime, both variants of every archive: the page's worker may restore the
     # snapshot with either) by the folder's content name, which hashes them all: none is read again.
-    assert read == [wheel, snapshot.SCRIPT, snapshot.MAKER, snapshot.IMAGE]
+    assert read == [wheel, snapshot.SCRIPT, snapshot.MAKER, snapshot.IMAGE, snapshot.ENV]
     assert key == snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v22.0.0") != key
     other_dist = dist.rename(dist.with_name("0.27.7-0123456789abcdef"))  # another content name
@@ -62,6 +62,18 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     monkeypatch.undo()
     monkeypatch.setattr(snapshot, "IMAGE", wheel)  # another format of the file the pages restore
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(snapshot, "ENV", wheel)  # another environment (static/js/python-env.mjs)
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+
+
+def test_the_page_and_the_snapshot_run_python_in_one_environment():
+    # One definition, which the worker and the script import (the key hashes it); no copy of it elsewhere.
+    assert snapshot.ENV.read_text(encoding="utf-8").count("MPLBACKEND") == 1
+    for user in (snapshot.SCRIPT, snapshot.ENV.with_name("worker.js")):
+        text = user.read_text(encoding="utf-8")
+        assert 'import { PYTHON_ENV } from "' in text and "PYTHON_ENV }" in text, user
+        assert "MPLBACKEND" not in text and "/home/pyodide" not in text, user
 
 
 def test_without_node_the_build_says_so_and_makes_no_snapshot(inputs, tmp_path, monkeypatch):

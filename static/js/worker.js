@@ -4,6 +4,7 @@
 import { DEFLATED, pickArchives } from "./archives.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
+import { PYTHON_ENV } from "./python-env.mjs";
 import { SITE_PACKAGES, findSnapshot, restorePython, startRuntime } from "./snapshot.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -159,7 +160,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
     indexURL,
     ...archiveURLs, // stdLibURL, lockFileURL
     packages: bootPackages, // numpy, loaded as soon as the interpreter is up
-    env: { MPLBACKEND: "Agg", HOME: "/home/pyodide" }, // the default backend needs a DOM (sitebuild/snapshot.mjs: the same)
+    env: { ...PYTHON_ENV }, // a copy: loadPyodide may add to it
     stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
   };
   const boot = { from: "start", note: null }; // how Python came up, for the page's tests and the benchmark
