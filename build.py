@@ -71,6 +71,13 @@ class Options:
     snapshot: str = "revisit"  # Python's memory snapshot: one of SNAPSHOT_MODES
     log: callable = print
 
+    def __post_init__(self) -> None:
+        # The command line only offers SNAPSHOT_MODES; a build from code could pass anything, and
+        # any value but "off" and "always" would quietly mean "revisit".
+        if self.snapshot not in SNAPSHOT_MODES:
+            raise ValueError(f"Options.snapshot must be one of {', '.join(map(repr, SNAPSHOT_MODES))}, "
+                             f"not {self.snapshot!r}")
+
 
 class BuildError(Exception):
     """A build failure with a message meant for the author (no traceback needed)."""

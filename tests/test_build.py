@@ -233,6 +233,14 @@ def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, mo
 
 # ---------------------------------------------------------------------------- MiniLM's live weights
 
+def test_a_snapshot_mode_set_from_code_is_checked_with_a_clear_message(tmp_path):
+    for mode in build.SNAPSHOT_MODES:
+        assert build.Options(out_dir=tmp_path, snapshot=mode).snapshot == mode
+    modes = ", ".join(map(repr, build.SNAPSHOT_MODES))
+    with pytest.raises(ValueError, match=re.escape(f"Options.snapshot must be one of {modes}, not 'Always'")):
+        build.Options(out_dir=tmp_path, snapshot="Always")
+
+
 def test_the_command_line_ships_the_live_model_unless_told_not_to():
     assert build.parse_args([]).no_live_model is False
     assert build.parse_args(["serve", "--no-live-model"]).no_live_model is True
