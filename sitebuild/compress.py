@@ -34,6 +34,14 @@ ARCHIVES = frozenset({".zip", ".whl"})
 MIN_SIZE = 1024  # below this, headers cost more than compression saves
 
 
+def rule() -> str:
+    """What decides which files get a sidecar and how it is made, in words: a folder of the cache that holds
+    its files' sidecars (sitebuild.pyodide_assets.assemble) names it in its key, so changing any of it
+    (the quality, the suffixes, the least size) makes another folder instead of reusing stale sidecars."""
+    return (f"brotli-q{QUALITY} {' '.join(sorted(SUFFIXES))} stored {' '.join(sorted(ARCHIVES))} "
+            f"over {MIN_SIZE} bytes")
+
+
 def wants_sidecar(path: Path) -> bool:
     suffix = path.suffix.lower()
     if path.stat().st_size <= MIN_SIZE:
@@ -57,7 +65,7 @@ def add_sidecar(path: Path, cache_dir: Path, sha256: str | None = None) -> bool:
         return True
     if not wants_sidecar(path):
         return False
-    cached = Path(cache_dir) / "brotli" / f"{sha256 or sha256_file(path)}-q{QUALITY}{SIDECAR}"
+    cached = cached_copy(cache_dir, sha256 or sha256_file(path))
     if not cached.is_file():
         with atomic_target(cached) as tmp:
             tmp.write_bytes(brotli.compress(path.read_bytes(), quality=QUALITY))
@@ -65,6 +73,20 @@ def add_sidecar(path: Path, cache_dir: Path, sha256: str | None = None) -> bool:
         return False
     link_or_copy(cached, sidecar)
     return True
+
+
+def cached_copy(cache_dir: Path, sha256: str) -> Path:
+    """Where the brotli copy of the content with this sha256 is kept, made or not."""
+    return Path(cache_dir) / "brotli" / f"{sha256}-q{QUALITY}{SIDECAR}"
+
+
+def lacks_sidecar(path: Path, cache_dir: Path, sha256: str) -> bool:
+    """Whether *path* (content *sha256*) has no sidecar where add_sidecar would give it one: it wants one,
+    and its cached brotli copy is missing or smaller (a file brotli does not shrink has none, rightly)."""
+    if sidecar_of(path).is_file() or not wants_sidecar(path):
+        return False
+    cached = cached_copy(cache_dir, sha256)
+    return not cached.is_file() or cached.stat().st_size < path.stat().st_size
 
 
 def link_with_sidecar(src: Path, dst: Path) -> None:

@@ -371,11 +371,11 @@ def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, lo
     """Return cache_dir/dist/<version>-<key> holding exactly *files* (whose sha256s are *hashes*) and their
     brotli sidecars, building it atomically if needed."""
     lines = [f"{name} {hashes[name]}\n" for name in sorted(files)]
-    lines.append(f"sidecars brotli-q{compress.QUALITY}\n")  # they are made with the folder, and are part of it
+    lines.append(f"sidecars {compress.rule()}\n")  # they are made with the folder, and are part of it
     key = hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
     dist = cache_dir / "dist" / f"{PYODIDE_VERSION}-{key}"
     if dist.is_dir():
-        if dist_is_intact(dist, files, hashes):
+        if dist_is_intact(dist, files, hashes, cache_dir):
             return dist
         log(f"pyodide: {dist} was modified; rebuilding it")
         shutil.rmtree(dist)
@@ -398,16 +398,17 @@ def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, lo
     return dist
 
 
-def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str]) -> bool:
-    """Tell whether dist holds exactly the expected files with the expected content (and sidecars of nothing else)."""
+def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str], cache_dir: Path) -> bool:
+    """Tell whether dist holds exactly the expected files with the expected content, and the sidecars that
+    assemble gives them (of nothing else, and none missing: a host would then send the file uncompressed)."""
     present = {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()}
     sidecars = {name for name in present if name.endswith(compress.SIDECAR)}
     if present - sidecars != set(files) or not {name.removesuffix(compress.SIDECAR) for name in sidecars} <= set(files):
         return False
     # A hard link to the already-hashed source needs no second hash.
-    return all(
-        os.path.samefile(dist / name, src) or sha256_file(dist / name) == hashes[name] for name, src in files.items()
-    )
+    if not all(os.path.samefile(dist / name, src) or sha256_file(dist / name) == hashes[name] for name, src in files.items()):
+        return False
+    return not any(compress.lacks_sidecar(dist / name, cache_dir, hashes[name]) for name in files)
 
 
 # --- checks ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Brotli sidecars written by the build."""
 
 import hashlib
+import random
 import zipfile
 
 import brotli
@@ -57,3 +58,29 @@ def test_a_file_that_came_with_its_sidecar_is_not_read_and_a_known_hash_is_not_c
     (site / "same.js").write_text(text)
     assert add_sidecar(site / "same.js", cache, hashlib.sha256(text.encode()).hexdigest())
     assert read == ["page.js"] and (site / "same.js.br").read_bytes() == (site / "page.js.br").read_bytes()
+
+
+def test_a_file_lacks_its_sidecar_only_where_add_sidecar_would_give_it_one(tmp_path):
+    cache = tmp_path / "cache"
+    text = tmp_path / "big.js"
+    text.write_text("export const attention = 'softmax(QK^T / sqrt(d_k)) V';\n" * 400)
+    noise = tmp_path / "noise.js"  # brotli cannot shrink random bytes: no sidecar, rightly
+    noise.write_bytes(bytes(random.Random(0).randbytes(4096)))
+    tiny = tmp_path / "tiny.js"
+    tiny.write_text("export {};\n")
+    sha = {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in (text, noise, tiny)}
+    assert compress.lacks_sidecar(text, cache, sha[text])  # nothing compressed yet
+    assert add_sidecar(text, cache, sha[text]) and not compress.lacks_sidecar(text, cache, sha[text])
+    compress.sidecar_of(text).unlink()
+    assert compress.lacks_sidecar(text, cache, sha[text])  # lost: the cached copy says it would be smaller
+    assert not add_sidecar(noise, cache, sha[noise]) and not compress.lacks_sidecar(noise, cache, sha[noise])
+    assert not compress.lacks_sidecar(tiny, cache, sha[tiny])
+
+
+def test_the_rule_names_everything_that_decides_the_sidecars(monkeypatch):
+    rule = compress.rule()
+    for change in (("QUALITY", 9), ("MIN_SIZE", 512), ("SUFFIXES", compress.SUFFIXES | {".xml"}),
+                   ("ARCHIVES", compress.ARCHIVES | {".tar"})):
+        with monkeypatch.context() as patch:
+            patch.setattr(compress, *change)
+            assert compress.rule() != rule, change

@@ -17,7 +17,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from sitebuild import archives
+from sitebuild import archives, compress
 from sitebuild import pyodide_assets as pa
 
 REPO = Path(__file__).resolve().parents[1]
@@ -245,6 +245,19 @@ def test_tampered_dist_is_rebuilt(fake, monkeypatch):
     (dist / "stray.txt").write_text("left over")
     assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet) == dist
     assert not (dist / "stray.txt").exists()
+
+
+def test_a_dist_that_lost_a_sidecar_is_rebuilt_and_a_changed_sidecar_rule_is_a_new_one(fake, monkeypatch):
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    sidecar = dist / "stored" / "compression-probe.zip.br"
+    sidecar.unlink()
+    lines = []
+    assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=lines.append) == dist
+    assert sidecar.is_file() and any("rebuilding" in line for line in lines)
+    monkeypatch.setattr(compress, "MIN_SIZE", 64)  # as if sitebuild/compress.py had changed which files get one
+    other = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    assert other != dist and other.name.startswith(pa.PYODIDE_VERSION + "-")
 
 
 def test_copy_into_site_needs_a_dist(tmp_path):
