@@ -397,6 +397,24 @@ def test_crisp_on_high_dpi_and_follows_resizes(browser, base_url):
     assert errors == []
 
 
+def test_without_resize_observer_a_canvas_is_drawn_once_at_its_width(browser, base_url):
+    # Nothing reports widths then: the canvas is drawn at once, at the width the layout gives it.
+    context = browser.new_context(device_scale_factor=2, viewport={"width": 1000, "height": 800})
+    context.add_init_script("delete window.ResizeObserver")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{base_url}/{FIXTURE}")
+        page.wait_for_function("window.fxReady === true")
+        assert page.evaluate("typeof ResizeObserver") == "undefined"
+        mount(page)
+        page.wait_for_function("(() => { const c = document.querySelector('.attn-figure-weights canvas'); return c.width === 2 * c.clientWidth && c.clientWidth > 360; })()")
+    finally:
+        context.close()
+    assert errors == []
+
+
 # JS: grey levels of the opaque pixels of the row-label strip left of the heatmap (the label text).
 LABEL_LEVELS = """() => {
     const c = document.querySelector('.attn-figure-weights canvas');

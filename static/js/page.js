@@ -45,4 +45,3 @@ const features = initFeatures({ runtime, lesson: config.lesson, root: document, 
 // first output.
 await Promise.all([features, settled(runtime, () => cells.chain)]);
 await buildAllWhenIdle(() => runtime.busy);
-document.body.dataset.editors = "ready"; // every editor is built

@@ -1,6 +1,6 @@
 // The canvas toolkit the components draw with: one shared draw queue, a component lifecycle,
 // theme colours from CSS custom properties (read once per theme change), sizes from one
-// ResizeObserver (draws never read layout), sizing for the device pixel ratio, listeners, labels,
+// ResizeObserver (a draw reads layout only when it cannot wait for its report), sizing for the device pixel ratio, listeners, labels,
 // numbers, tooltips and messages. It knows nothing about attention.
 
 // One draw queue for every component: at most ~20 ms of drawing per animation frame, so several
@@ -88,8 +88,11 @@ function cssRgb(css) {
   return (normal.match(/\d+/g) ?? [200, 200, 200]).slice(0, 3).map(Number);
 }
 
-// Canvas widths as ResizeObserver reports them (one observer for every canvas): drawing never
-// reads layout, which forced the browser to lay out the page again for each canvas it drew.
+// Canvas widths as ResizeObserver reports them (one observer for every canvas): a draw waits for
+// the report instead of reading layout, which forced the browser to lay out the page again for each
+// canvas it drew. Without ResizeObserver (Node, where tests import this module; every browser that
+// runs the page has it) nothing would report: a canvas is then drawn at once, at its width read from
+// the layout once (canvasWidth).
 const widths = new WeakMap();
 const onResize = new WeakMap(); // canvas -> its redraw
 const resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver((entries) => {
@@ -114,8 +117,9 @@ export function canvasWidth(canvas) {
   return Math.max(120, width || 320);
 }
 
-/** The width is known without reading layout (reported by ResizeObserver or read before). */
-const widthKnown = (canvas) => widths.has(canvas);
+/** Whether a draw may go ahead: the width is known (reported by ResizeObserver or read before), or no
+ *  observer will report it. */
+const widthKnown = (canvas) => widths.has(canvas) || resizer === null;
 
 /** Size the backing store for devicePixelRatio; returns a context drawing in CSS pixels. */
 export function prepareCanvas(canvas, cssHeight) {
