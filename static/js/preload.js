@@ -2,8 +2,9 @@
 // matplotlib's download (≈7 MB with its dependencies), its install, its import and the first
 // render's one-time set-up, 1-2 s in all. So once the reader has had a first output and the runs
 // they pressed are done, the worker downloads matplotlib in the background (runs go on meanwhile),
-// then, once the runs pressed by then are done too, installs it as a request of its own, which a
-// run pressed meanwhile waits behind (worker.js, idle preload, says why). Nothing is loaded before
+// then installs it and its dependencies, each as a request of its own once the runs pressed by then
+// are done: a run pressed meanwhile waits for one package's install at most (worker.js, idle
+// preload, says why). Nothing is loaded before
 // that first output (it would compete with it), nor for a reader who runs nothing, nor when the
 // browser asks to save data. Importing matplotlib ahead too made a figure asked for afterwards take
 // 0.19 s instead of 2.5-2.9 s (loaded machine), but a Stop of the live MiniLM forward pass after
@@ -17,17 +18,21 @@ export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
 
 /**
  * Preload IDLE_PRELOAD once the reader's first run has replied and Python has settled (settled.js;
- * `pressed()`: the promise of the runs pressed so far). Resolves with the worker's reply to the
- * install, or null when nothing was preloaded (saving data, or Python restarted first).
+ * `pressed()`: the promise of the runs pressed so far). Resolves with {loaded} (the packages
+ * installed), or null when nothing was preloaded (saving data, or Python restarted first).
  */
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;
   await runtime.firstRun;
   try {
     await settled(runtime, pressed);
-    await runtime.prefetch(IDLE_PRELOAD.packages);
-    await settled(runtime, pressed);
-    return await runtime.preload(IDLE_PRELOAD.packages);
+    const { packages } = await runtime.prefetch(IDLE_PRELOAD.packages); // dependencies first
+    const loaded = [];
+    for (const name of packages) {
+      await settled(runtime, pressed); // runs pressed meanwhile go first
+      loaded.push(...(await runtime.preload([name])).loaded);
+    }
+    return { loaded };
   } catch {
     return null;
   }

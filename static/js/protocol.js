@@ -43,7 +43,8 @@
  * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
  *   Download Pyodide packages and what they depend on, without installing them, into the browser's
  *   HTTP cache (runtime.prefetch; preload.js says what and when). It runs no Python, so it is never
- *   queued behind other requests, nor they behind it. Reply: {fetched: string[]} (the wheels' files).
+ *   queued behind other requests, nor they behind it. Reply: {packages: string[]} (those downloaded,
+ *   not loaded yet, each after those it depends on: an order to install them in).
  * @typedef {{id: number, type: "preload", packages: string[]}} PreloadRequest
  *   Install Pyodide packages ahead of the reader (runtime.preload): queued like a run, since the
  *   install runs Python. Reply: {loaded: string[]} (the packages installed now).

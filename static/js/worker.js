@@ -357,11 +357,11 @@ async function fetchFile({ url, path }) {
 // --------------------------------------------------------------------------- idle preload
 
 // What the page asks for once the reader has had a first output (preload.js): matplotlib, so that a
-// first figure does not wait for its download and install. Two requests. The download (prefetch) runs
-// no Python, so it is not queued: requests go on meanwhile. The install (preload) is queued like
-// any request: Pyodide runs Python to unpack each wheel, and a Stop meant for a run landed there when
-// the install ran beside it (the install failed and the run went on); behind it, a waiting request's
-// Stop cancels that request on the page's side (runtime.js). The install reads the wheels from the
+// first figure does not wait for its download and install. The download (prefetch) runs no Python,
+// so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
+// request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
+// install ran beside it (the install failed and the run went on); behind it, a waiting request's
+// Stop cancels that request on the page's side (runtime.js). The installs read the wheels from the
 // browser's HTTP cache, where the download left them.
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
@@ -370,17 +370,19 @@ async function prefetch({ packages }) {
   const { indexURL, lockFileURL } = packageIndex;
   const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
   const canonical = (name) => name.replace(/[-_.]+/g, "-").toLowerCase(); // as Pyodide names them in its lock
-  const files = new Set();
+  const seen = new Set();
+  const order = []; // the packages not loaded yet, each after those it depends on
   const add = (name) => {
     const pkg = lock.packages[canonical(name)];
-    if (!pkg || pyodide.loadedPackages[pkg.name] || files.has(pkg.file_name)) return;
-    files.add(pkg.file_name);
+    if (!pkg || pyodide.loadedPackages[pkg.name] || seen.has(pkg.name)) return;
+    seen.add(pkg.name);
     pkg.depends.forEach(add);
+    order.push(pkg);
   };
   packages.forEach(add);
   // fetchBytes reads each to its end: a body cut short is not kept in the cache
-  await Promise.all([...files].map((file) => fetchBytes(new URL(file, indexURL).href)));
-  return { fetched: [...files] };
+  await Promise.all(order.map((pkg) => fetchBytes(new URL(pkg.file_name, indexURL).href)));
+  return { packages: order.map((pkg) => pkg.name) };
 }
 
 async function preload({ packages }) {

@@ -29,7 +29,7 @@ test("the messages the page and the worker really send are defined", () => {
   ok("event", { type: "download", runId: 6, loaded: 1024, total: 44_800_000 });
   ok("request", { id: 7, type: "preload", packages: ["matplotlib"] });
   ok("request", { id: 8, type: "prefetch", packages: ["matplotlib"] });
-  ok("reply", { id: 8, ok: true, result: { fetched: ["matplotlib-3.8.4-cp312-cp312-pyodide_2024_0_wasm32.whl"] } });
+  ok("reply", { id: 8, ok: true, result: { packages: ["cycler", "matplotlib"] } });
   ok("reply", { id: 7, ok: true, result: { loaded: ["matplotlib", "pillow"] } });
   ok("reply", { id: 4, ok: true, result: { ok: true } });
   ok("reply", { id: 5, ok: false, error: "boom", fatal: false });
