@@ -237,6 +237,17 @@ def test_lessonpy_is_installed_without_micropip_which_a_cell_can_still_import(pa
     expect(out).to_contain_text("micropip True")
 
 
+def test_a_package_loaded_on_demand_is_found_without_rereading_the_standard_librarys_zip(fresh_context, site_url):
+    # Pyodide's loadPackage ends with importlib.invalidate_caches(), which re-reads the zip's directory once
+    # per package imported from it; the worker has it look only for the files an install adds.
+    page = open_lesson(fresh_context, site_url)
+    run(page, "setup", "import zipimport\nzip_reads = []\n_read = zipimport.zipimporter.invalidate_caches\n"
+                       "zipimport.zipimporter.invalidate_caches = lambda self: (zip_reads.append(self.archive), _read(self))[1]")
+    out = run(page, "setup", "import micropip, packaging.version\nprint(micropip.__name__, len(zip_reads))\n"
+                             "zipimport.zipimporter.invalidate_caches = _read")
+    expect(out).to_contain_text("micropip 0")
+
+
 def test_stop_interrupts_an_endless_loop_and_the_next_run_works(page):
     run(page, "setup", "kept = 'still here'")
     set_code(page, "scores", "while True:\n    pass")
