@@ -2,6 +2,7 @@
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside), or restore
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
+import { fetchKept } from "./kept.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
 import { SITE_PACKAGES, findSnapshot, restorePython, startRuntime } from "./snapshot.js";
@@ -207,7 +208,7 @@ function recordWheelSource(wheelURL) {
 }
 
 async function fetchBytes(url) {
-  const response = await fetch(url);
+  const response = await fetchKept(url); // numpy's wheel, the lesson's: versioned files
   if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
   return new Uint8Array(await response.arrayBuffer());
 }
