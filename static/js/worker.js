@@ -23,6 +23,7 @@ if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].Metada
 
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
+let stdlibRest = null; // {url, modules}: the standard library's second archive, when the build split it
 let currentRunId = null;
 const queue = []; // requests are handled strictly one after another
 
@@ -145,7 +146,8 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   mark("pyodide.mjs imported");
-  const { options: archiveURLs, picked } = await archiveChoice;
+  const { options: archiveURLs, picked, rest } = await archiveChoice;
+  stdlibRest = rest;
   mark("archives picked");
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
   const options = {
@@ -182,6 +184,9 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   recordWheelSource(wheelURL);
   pyodide.runPython(FIND_NEW_FILES);
   mark("lesson wheel unpacked");
+  // Before anything else runs: a module of the standard library's rest imported before it has come
+  // (preload) is fetched synchronously (lessonpy.stdlib_rest). Both boots: the image has no finder.
+  if (stdlibRest) pyodide.pyimport("lessonpy.stdlib_rest").install(stdlibRest.url, pyodide.toPy(stdlibRest.modules));
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
@@ -310,12 +315,14 @@ async function fetchFile({ url, path }) {
 
 // --------------------------------------------------------------------------- idle preload
 
-// What the page asks for once the reader has had a first output (runtime.preload): matplotlib, so
+// What the page asks for once the reader has had a first output (runtime.preload): the standard library's
+// rest first (fetchStdlibRest: what the boot and the first outputs did not need), then matplotlib, so
 // that a first figure does not wait for its download and install. It is not queued like the other
 // requests: the packages download and install in the background (Pyodide installs them between the
 // worker's tasks, so a run that comes meanwhile starts at once). Steps (imports) would each be taken
 // only when no request is being handled; the page's plan has none today (preload.js says why).
 async function preload({ packages, steps }) {
+  await fetchStdlibRest();
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   const loaded = packages.length ? (await pyodide.loadPackage(packages, quiet)).map((p) => p.name) : [];
   await placeFontCache();
@@ -326,6 +333,25 @@ async function preload({ packages, steps }) {
     taken.push(step);
   }
   return { loaded, steps: taken };
+}
+
+/**
+ * The standard library's rest, fetched and put on Python's import path (lessonpy.stdlib_rest.mount),
+ * unless an import fetched it first. A failed download is left to the import that needs it: the
+ * finder downloads it then (and says so when it cannot).
+ */
+async function fetchStdlibRest() {
+  if (!stdlibRest) return;
+  const rest = pyodide.pyimport("lessonpy.stdlib_rest");
+  try {
+    if (rest.mounted()) return;
+    const bytes = await fetchBytes(stdlibRest.url).catch(() => null);
+    if (!bytes || rest.mounted()) return; // mounted meanwhile by an import of one of its modules
+    pyodide.FS.writeFile(rest.REST, bytes);
+    rest.mount();
+  } finally {
+    rest.destroy();
+  }
 }
 
 /**
