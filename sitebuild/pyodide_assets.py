@@ -9,6 +9,9 @@ Cache layout (everything under cache_dir, written atomically, safe to delete at 
     dist/<version>-<key>/               the assembled distribution, named after the hashes of its files: the
                                         site's folder has this name, so a changed build is a new URL; with the
                                         brotli sidecars of its files (sitebuild.compress), made with it
+    dist/<version>-<key>.sha256.json    the hashes of its files (split_stdlib makes a second distribution
+                                        from the first without reading its files again)
+    stdlib-trace/, stdlib-split/        the standard library's core and rest (sitebuild.stdlib_split)
 
 Every file is hashed once per build: the core files and the wheels when they are verified, the
 precompiled archives and the packed variants when they are made or found; those hashes name the

@@ -150,5 +150,7 @@ def trace(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: list[
                 raise TraceError(f"{SCRIPT.name} did not finish within {TIMEOUT_S} s") from exc
             if result.returncode != 0:
                 raise TraceError(f"{SCRIPT.name} exited with {result.returncode}: {tail(result.stderr, 3)}")
-    report = json.loads(out.read_text(encoding="utf-8"))
-    return report["entries"]
+        report = json.loads(out.read_text(encoding="utf-8"))
+        log(f"stdlib: {len(report['entries'])} files imported; {len(report['ran'])} cells run"
+            + (f", stopped at {report['stoppedAt']}" if report["stoppedAt"] else ""))
+    return json.loads(out.read_text(encoding="utf-8"))["entries"]

@@ -70,9 +70,8 @@ async function main() {
       stoppedAt = `${id} (imports ${missing.join(", ")})`;
       break;
     }
-    const reply = await glue.run(code, id, pyodide.toPy({}));
-    const ok = reply.ok ?? reply.get?.("ok");
-    if (!ok) {
+    const reply = await glue.run(code, id, pyodide.toPy({})); // a plain object, as the worker gets it
+    if (!reply.ok) {
       stoppedAt = `${id} (failed)`;
       break;
     }
