@@ -316,16 +316,19 @@ async function fetchFile({ url, path }) {
 // --------------------------------------------------------------------------- idle preload
 
 // What the page asks for once the reader has had a first output (runtime.preload): the standard library's
-// rest first (fetchStdlibRest: what the boot and the first outputs did not need), then matplotlib, so
+// rest (fetchStdlibRest: what the boot and the first outputs did not need) and matplotlib, so
 // that a first figure does not wait for its download and install. It is not queued like the other
 // requests: the packages download and install in the background (Pyodide installs them between the
 // worker's tasks, so a run that comes meanwhile starts at once). Steps (imports) would each be taken
 // only when no request is being handled; the page's plan has none today (preload.js says why).
 async function preload({ packages, steps }) {
-  await fetchStdlibRest();
+  // The rest downloads alongside matplotlib: putting it on the import path is a moment's work, while
+  // waiting for it would push matplotlib's install (the worker's thread, a few hundred ms) later still.
+  const rest = fetchStdlibRest();
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   const loaded = packages.length ? (await pyodide.loadPackage(packages, quiet)).map((p) => p.name) : [];
   await placeFontCache();
+  await rest;
   const taken = [];
   for (const step of steps) {
     await idleTurn();
