@@ -34,9 +34,11 @@ from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
 from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
-                                      prepare_pyodide)
+                                      prepare_pyodide, split_stdlib, stdlib_rest)
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.snapshot import Snapshot, make_snapshot
+from sitebuild.stdlib_split import TraceError
+from sitebuild.stdlib_split import trace as trace_stdlib
 from sitebuild.wheel import build_wheel
 
 # Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
@@ -186,10 +188,11 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
-                 snapshot: dict | None = None) -> None:
+                 snapshot: dict | None = None, rest: dict | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
     *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
-    *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None."""
+    *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *rest* the standard
+    library's rest (pyodide_assets.stdlib_rest), or None when it is not split."""
     env = templates(opts)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
@@ -203,7 +206,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "pyodideIndexURL": pyodide_base,
             # the site's two variants of each kind of archive, for the worker to pick from (archives.js)
-            "pyodideArchives": archive_choices() if pyodide else None,
+            "pyodideArchives": page_archives(rest) if pyodide else None,
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker.js",
             "bootPackages": BOOT_PACKAGES,
@@ -223,6 +226,15 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             root="../../", lesson=lesson, body=bodies[lesson.slug], toc=lesson.headings,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
+
+
+def page_archives(rest: dict | None) -> dict:
+    """The archives' variants for the page's worker to pick from (archives.js), with the standard library's
+    rest beside the standard library when it is split."""
+    choices = archive_choices()
+    if rest:
+        choices["stdlib"] = {**choices["stdlib"], "rest": rest}
+    return choices
 
 
 def offline_archives(dist: Path, folder: str) -> dict[str, dict[str, list[str]]]:
@@ -279,18 +291,21 @@ def build(opts: Options) -> Path:
     bodies = render_bodies(lessons, live)  # before Pyodide and the snapshot: fence mistakes are reported early
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
-        font_cache = dist = pyodide = None
+        font_cache = whole = dist = pyodide = rest = None
         if not opts.pyodide_url:
-            dist = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
-                                   precompile=opts.precompile, log=opts.log)
+            whole = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
+                                    precompile=opts.precompile, log=opts.log)
+            # From the whole standard library: matplotlib's imports under Node need more than the core.
+            font_cache = build_font_cache(whole, opts.cache_dir, opts.log)
+        assets, wheel, fonts = build_assets(opts, staging, font_cache)
+        if whole:
+            dist, rest = split_pyodide(opts, whole, lessons, staging / wheel)
             # Named like the distribution, <version>-<content key>: its files are served as immutable,
-            # and a build whose Pyodide files differ (precompiling, packing) must be a new URL.
+            # and a build whose Pyodide files differ (precompiling, packing, the split) must be a new URL.
             pyodide = f"pyodide/{dist.name}"
             copy_into_site(dist, staging / pyodide)
-            font_cache = build_font_cache(dist, opts.cache_dir, opts.log)
-        assets, wheel, fonts = build_assets(opts, staging, font_cache)
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot)
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, rest)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
         if live:
             copy_live_model(live, staging / "data" / "minilm-live", opts.cache_dir, opts.log)
@@ -304,6 +319,18 @@ def build(opts: Options) -> Path:
         raise
     opts.log(f"built {len(lessons)} lesson(s) into {opts.out_dir} in {time.perf_counter() - started:.1f} s")
     return opts.out_dir
+
+
+def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, dict]:
+    """The Pyodide folder whose standard library is split in two (sitebuild.stdlib_split): the core, what
+    the boot and each lesson's first outputs import (traced under Node), and the rest; and the rest's
+    part of the page config (pyodide_assets.stdlib_rest)."""
+    traced: set[str] = set()
+    for lesson in lessons:
+        cells = [(cell.id, cell.code) for cell in lesson.cells]
+        traced.update(trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log))
+    dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
+    return dist, stdlib_rest(modules)
 
 
 def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -> dict | None:
@@ -397,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (args.command == "serve" and args.no_build):
             build(opts)
-    except (LessonError, AssetError, BundleError, BuildError) as exc:
+    except (LessonError, AssetError, BundleError, BuildError, TraceError) as exc:
         print(f"build failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl+C: build() has already removed its staging folder

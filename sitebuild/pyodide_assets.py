@@ -9,6 +9,9 @@ Cache layout (everything under cache_dir, written atomically, safe to delete at 
     dist/<version>-<key>/               the assembled distribution, named after the hashes of its files: the
                                         site's folder has this name, so a changed build is a new URL; with the
                                         brotli sidecars of its files (sitebuild.compress), made with it
+    dist/<version>-<key>.sha256.json    the hashes of its files (split_stdlib makes a second distribution
+                                        from the first without reading its files again)
+    stdlib-trace/, stdlib-split/        the standard library's core and rest (sitebuild.stdlib_split)
 
 Every file is hashed once per build: the core files and the wheels when they are verified, the
 precompiled archives and the packed variants when they are made or found; those hashes name the
@@ -33,7 +36,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sitebuild import archives, compress
+from sitebuild import archives, compress, stdlib_split
 from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail
 
 PYODIDE_VERSION = "0.27.7"
@@ -313,18 +316,53 @@ def pack_archives(lock: dict, entries: dict[str, dict], files: dict[str, Path], 
     shas: dict[str, dict[str, tuple[str, str]]] = {archives.DEFLATED: {}, archives.STORED: {}}
     jobs = [(STDLIB_NAME, None)] + [(entry["file_name"], key) for key, entry in entries.items()]
     for name, key in jobs:
-        variants = archives.pack_variants(files[name], hashes[name], name, cache_dir, lean=key is not None)
-        for variant, path in variants.items():
-            site_name = name if variant == archives.DEFLATED else f"{archives.STORED_DIR}/{name}"
-            add(site_name, path, sha256_file(path))
+        for variant, (site_name, path, sha) in packed_variants(files[name], hashes[name], name, cache_dir,
+                                                                lean=key is not None).items():
+            add(site_name, path, sha)
             if key is not None:  # the page's loadPackage checks these hashes
-                shas[variant][key] = (site_name, out_hashes[site_name])
+                shas[variant][key] = (site_name, sha)
     for site_name, variant in ((LOCK_NAME, archives.DEFLATED), (f"{archives.STORED_DIR}/{LOCK_NAME}", archives.STORED)):
         path = write_site_lock(lock, shas[variant], cache_dir)
         add(site_name, path, path.stem)  # named after its sha256
     for name, path in archives.probe_files(cache_dir).items():
         add(f"{archives.STORED_DIR}/{name}", path, sha256_file(path))
     return out, out_hashes
+
+
+def packed_variants(source: Path, source_sha256: str, name: str, cache_dir: Path,
+                    lean: bool) -> dict[str, tuple[str, Path, str]]:
+    """{variant: (site-relative name, file, sha256)} of archive *source* packed both ways: the deflated one
+    keeps its name (Pyodide's defaults find it), the stored one goes into stored/."""
+    out = {}
+    for variant, path in archives.pack_variants(source, source_sha256, name, cache_dir, lean=lean).items():
+        site_name = name if variant == archives.DEFLATED else f"{archives.STORED_DIR}/{name}"
+        out[variant] = (site_name, path, sha256_file(path))
+    return out
+
+
+def split_stdlib(dist: Path, traced: list[str], cache_dir: Path, log: Log = print) -> tuple[Path, list[str]]:
+    """The distribution *dist* with its standard library split in two (sitebuild.stdlib_split): the core,
+    the *traced* entries, under Pyodide's own name, and the rest beside it, each packed both ways; and
+    the dotted names of the rest's modules."""
+    hashes = dist_hashes(dist)
+    files = {name: dist / name for name in hashes}
+    core, rest, modules = stdlib_split.split_cached(dist / STDLIB_NAME, hashes[STDLIB_NAME], traced, cache_dir)
+    for part, name in ((core, STDLIB_NAME), (rest, stdlib_split.REST_NAME)):
+        for site_name, path, sha in packed_variants(part, sha256_file(part), name, cache_dir, lean=False).values():
+            files[site_name], hashes[site_name] = path, sha
+    return assemble(files, hashes, cache_dir, log), modules
+
+
+def rest_files() -> dict[str, str]:
+    """{variant: file} of the standard library's rest, relative to the Pyodide folder (when it is split)."""
+    name = stdlib_split.REST_NAME
+    return {archives.DEFLATED: name, archives.STORED: f"{archives.STORED_DIR}/{name}"}
+
+
+def stdlib_rest(modules: list[str]) -> dict:
+    """What the page's worker needs of the standard library's rest (static/js/archives.js): its file in
+    each variant and the dotted names of its modules (lessonpy.stdlib_rest)."""
+    return {**rest_files(), "modules": modules}
 
 
 def archive_choices() -> dict[str, dict[str, str]]:
@@ -337,12 +375,15 @@ def archive_choices() -> dict[str, dict[str, str]]:
 
 def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
     """For each kind of archive and each of its variants, the files a page boots from (relative to the
-    Pyodide folder *dist*): the standard library, or the lock and the wheels of *packages* it names."""
+    Pyodide folder *dist*): the standard library (its rest too, when split: it arrives after the first
+    output), or the lock and the wheels of *packages* it names."""
     out: dict[str, dict[str, list[str]]] = {}
     for kind, choice in archive_choices().items():
         out[kind] = {}
         for variant in (archives.DEFLATED, archives.STORED):
             names = [choice[variant]]
+            if kind == "stdlib" and (dist / rest_files()[variant]).is_file():
+                names.append(rest_files()[variant])
             if kind == "wheels":
                 lock = json.loads((dist / choice[variant]).read_bytes())
                 names += [entry["file_name"] for entry in resolve_packages(lock, packages).values()]
@@ -374,6 +415,9 @@ def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, lo
     lines.append(f"sidecars {compress.rule()}\n")  # they are made with the folder, and are part of it
     key = hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
     dist = cache_dir / "dist" / f"{PYODIDE_VERSION}-{key}"
+    if not hashes_file(dist).is_file():  # what split_stdlib reads instead of hashing the files again
+        with atomic_target(hashes_file(dist)) as tmp:
+            tmp.write_text(json.dumps({name: hashes[name] for name in sorted(files)}), encoding="utf-8")
     if dist.is_dir():
         if dist_is_intact(dist, files, hashes, cache_dir):
             return dist
@@ -396,6 +440,16 @@ def assemble(files: dict[str, Path], hashes: dict[str, str], cache_dir: Path, lo
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dist
+
+
+def hashes_file(dist: Path) -> Path:
+    """Where the sha256s of a distribution's files are kept, beside its folder."""
+    return dist.with_name(dist.name + ".sha256.json")
+
+
+def dist_hashes(dist: Path) -> dict[str, str]:
+    """{site-relative name: sha256} of the files of a distribution assemble() made."""
+    return json.loads(hashes_file(dist).read_text(encoding="utf-8"))
 
 
 def dist_is_intact(dist: Path, files: dict[str, Path], hashes: dict[str, str], cache_dir: Path) -> bool:

@@ -197,8 +197,9 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
             assert (folder / choices[kind][key]).is_file(), (kind, key)
     stored_lock = json.loads((folder / choices["wheels"]["stored"]).read_text())
     lock = json.loads((folder / choices["wheels"]["deflated"]).read_text())
-    names = [choices["stdlib"]["deflated"], lock["packages"]["numpy"]["file_name"]]
-    stored = [choices["stdlib"]["stored"], stored_lock["packages"]["numpy"]["file_name"]]
+    rest = choices["stdlib"]["rest"]  # the standard library's second part (sitebuild/stdlib_split.py)
+    names = [choices["stdlib"]["deflated"], rest["deflated"], lock["packages"]["numpy"]["file_name"]]
+    stored = [choices["stdlib"]["stored"], rest["stored"], stored_lock["packages"]["numpy"]["file_name"]]
     for deflated_name, stored_name in zip(names, stored, strict=True):
         deflated_path, stored_path = folder / deflated_name, folder / stored_name
         assert stored_name.startswith("stored/") and unpacked(deflated_path) == unpacked(stored_path)
@@ -207,13 +208,19 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
         # brotli copies for the stored variant (for hosts that compress), none for the deflated one
         assert stored_path.with_name(stored_path.name + ".br").is_file()
         assert not deflated_path.with_name(deflated_path.name + ".br").exists()
+    # The two parts share only folders, and the page's list of the rest's modules is what the rest holds.
+    core_files, rest_files = set(unpacked(folder / names[0])), set(unpacked(folder / names[1]))
+    assert all(name.endswith("/") for name in core_files & rest_files)
+    assert "numpy" not in rest["modules"] and {"this", "unittest", "encodings.cp1252"} <= set(rest["modules"])
+    assert {"encodings/utf_8.pyc", "json/__init__.pyc"} <= core_files and "encodings/cp1252.pyc" in rest_files
     # The service worker keeps one variant of each kind: the one the worker picked.
     sw = (built_site / "sw.js").read_text()
     manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", sw).group(1))
     assert manifest["pyodide"] == f"pyodide/{folder.name}"
-    assert manifest["archives"]["stdlib"] == {"deflated": [f"pyodide/{folder.name}/python_stdlib.zip"],
-                                              "stored": [f"pyodide/{folder.name}/stored/python_stdlib.zip"]}
-    assert f"pyodide/{folder.name}/{stored[1]}" in manifest["archives"]["wheels"]["stored"]
+    assert manifest["archives"]["stdlib"] == {
+        "deflated": [f"pyodide/{folder.name}/python_stdlib.zip", f"pyodide/{folder.name}/python_stdlib_rest.zip"],
+        "stored": [f"pyodide/{folder.name}/stored/python_stdlib.zip", f"pyodide/{folder.name}/stored/python_stdlib_rest.zip"]}
+    assert f"pyodide/{folder.name}/{stored[2]}" in manifest["archives"]["wheels"]["stored"]
     pyodide_files = {path.split("/", 2)[2] for path in manifest["precache"] if path.startswith("pyodide/")}
     assert pyodide_files == {"pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",  # and of the archives only the probes
                              choices["stdlib"]["probe"], choices["wheels"]["probe"]}

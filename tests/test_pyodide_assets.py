@@ -344,8 +344,11 @@ def test_precompiled_stdlib_boots_under_node_and_is_cached(tmp_path):
 @needs_node
 @pytest.mark.parametrize("variant", ["", "stored/"])
 def test_both_variants_of_the_site_boot_and_lean_numpy_keeps_what_a_reader_imports(built_site, variant):
-    """Under Node, from the built site's Pyodide folder: the variant's stdlib and lock, numpy from its wheel."""
+    """Under Node, from the built site's Pyodide folder: the variant's stdlib (its core, and its rest put on
+    the import path as the page's lessonpy.stdlib_rest does: numpy.testing imports unittest) and lock, numpy
+    from its wheel."""
     folder = next((built_site / "pyodide").iterdir())
+    rest = f"{folder}/{variant}python_stdlib_rest.zip"
     options = {"indexURL": f"{folder}/", "stdLibURL": f"{folder}/{variant}python_stdlib.zip",
                "lockFileURL": f"{folder}/{variant}pyodide-lock.json", "packages": ["numpy"]}
     code = ("import numpy, numpy.testing, numpy.linalg, numpy.fft, numpy.random, json; "
@@ -356,6 +359,9 @@ def test_both_variants_of_the_site_boot_and_lean_numpy_keeps_what_a_reader_impor
     script = (
         f"const {{ loadPyodide }} = await import({json.dumps((folder / 'pyodide.mjs').as_uri())});"
         f"const py = await loadPyodide({json.dumps(options)});"
+        f"const {{ readFileSync }} = await import('node:fs');"
+        f"py.FS.writeFile('/lib/python312-rest.zip', readFileSync({json.dumps(rest)}));"
+        "py.runPython(\"import sys; sys.path.append('/lib/python312-rest.zip')\");"
         f"py.runPython({json.dumps(code)});"
     )
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)

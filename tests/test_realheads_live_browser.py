@@ -117,7 +117,12 @@ def test_stop_during_the_download_loses_nothing(browser, live_site):
         expect(real).to_have_attribute("data-live", "idle")
         run_live(real)
         expect(real).to_have_attribute("data-live", "downloading", timeout=RUN_TIMEOUT_MS)
-        page.wait_for_timeout(300)  # the request is out and held
+        # The request is out and held: at once, or once the worker's thread is free (the idle preload,
+        # started by the first run, may be installing matplotlib or mounting the standard library's rest).
+        for _ in range(RUN_TIMEOUT_MS // 100):
+            if held:
+                break
+            page.wait_for_timeout(100)
         assert held, "the download was not asked for"
         real.get_by_role("button", name="Stop").click()
         expect(real).to_have_attribute("data-live", "stopped", timeout=RUN_TIMEOUT_MS)

@@ -5,7 +5,8 @@ then keeps the snapshot, and the next load (and a restart) restores it. Each way
 work the same: cells, a matplotlib figure, Stop, an exercise, Restart. Restoring fails quietly
 into the normal boot when the kept copy is corrupt (sha256), when the restore throws (a layout
 that does not match), or when a download ("always" builds) finds no file; the worker's own early
-compile of the wasm failing only leaves it to Pyodide's.
+compile of the wasm failing only means compiling it once more. A restore reads Pyodide's large files
+(but the wasm) from the service worker's copies, and the network's when none is kept.
 """
 
 from __future__ import annotations
@@ -239,9 +240,9 @@ def test_a_memory_that_differs_from_the_one_the_image_builds_on_falls_back_to_th
     expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
 
 
-def test_when_the_early_compile_of_the_wasm_fails_the_restore_compiles_it_as_pyodide_would(context, own_site):
+def test_when_the_early_compile_of_the_wasm_fails_the_restore_compiles_it_once_more(context, own_site):
     # The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
-    # is the first for that file. Failing it leaves Pyodide's own fetch and compile, and the restore still happens.
+    # is the first for that file. Failing it, the restore fetches and compiles it again, and still happens.
     page = context.new_page()
     first_visit_kept(page, own_site)
     requests = []
@@ -259,8 +260,60 @@ def test_when_the_early_compile_of_the_wasm_fails_the_restore_compiles_it_as_pyo
     assert boot(page) == {"from": "snapshot", "note": None}
     marks = [name for name, _ in page.evaluate("lessonPage.runtime.info.marks")]
     assert "wasm compiled again" in marks and "wasm compiled" not in marks
-    assert len(requests) >= 2
+    assert len(requests) == 2
     expect(run(page, "setup", "import numpy as np\nprint('ok', np.linalg.norm(np.ones(4)))")).to_contain_text("ok 2.0")
+
+
+def large_file_requests(page, reload) -> list[str]:
+    """The names of the requests for Pyodide's archives, the wasm and the snapshot made while `reload()`
+    runs: what the page's worker read from the network or the HTTP cache, not from Cache Storage."""
+    names = []
+
+    def seen(request):
+        name = request.url.rsplit("/", 1)[-1]
+        if name.endswith((".wasm", ".whl", ".zip", ".snapshot", "-lock.json")) and "compression-probe" not in name:
+            names.append(name)
+
+    page.on("request", seen)
+    try:
+        reload()
+    finally:
+        page.remove_listener("request", seen)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("compress", [True, False], ids=["stored", "deflated"])
+def test_a_revisit_reads_the_kept_files_and_fetches_the_wasm_once(context, serve_copy, compress):
+    # The service worker keeps Pyodide's files decoded in Cache Storage: a restore reads the standard
+    # library, the lock, numpy's wheel, the lesson's wheel and the image there (kept.js), not from the
+    # HTTP cache, which decodes them again on every read. The wasm alone comes from the HTTP cache, where
+    # V8's cache of compiled code is, and once: Pyodide's own fetch of it (for a compile the restore
+    # does not use) is never made.
+    page = context.new_page()
+    first_visit_kept(page, serve_copy(isolate=True, compress=compress))
+
+    def revisit():
+        page.reload()
+        ready(page)
+
+    assert large_file_requests(page, revisit) == ["pyodide.asm.wasm"]
+    assert boot(page) == {"from": "snapshot", "note": None}
+
+    # A cache that lacks them (evicted, say): the same files come from the network and the restore happens.
+    expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)  # nothing kept after this
+    page.evaluate("""async () => {
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        for (const request of await cache.keys()) if (/\\.(whl|zip)$|-lock\\.json$/.test(request.url)) await cache.delete(request);
+      }
+    }""")
+    requested = large_file_requests(page, revisit)
+    assert boot(page) == {"from": "snapshot", "note": None}
+    assert requested.count("pyodide.asm.wasm") == 1
+    assert any(name.startswith("python_stdlib") for name in requested)
+    assert any(name.startswith("numpy-") for name in requested)
+    assert any(name.startswith("lessonpy-") for name in requested)
+    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(3).sum())")).to_contain_text("ok 3.0")
 
 
 def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_file(browser, own_site):

@@ -27,10 +27,12 @@ async function arrivesCompressed(url, fetchFn) {
  * @param {string} indexURL  Pyodide's folder (absolute)
  * @param {Object<string, {deflated: string, stored: string, probe: string}>|null} choices
  *   per kind ("stdlib", "wheels"), paths relative to indexURL (the page config's `archives`)
- * @returns {Promise<{options: {stdLibURL?: string, lockFileURL?: string}, picked: Object<string, string>|null}>}
+ *   and for the stdlib, when the build split it, `rest`: {deflated, stored, modules} (its second archive)
+ * @returns {Promise<{options: {stdLibURL?: string, lockFileURL?: string}, picked: Object<string, string>|null,
+ *   rest: {url: string, modules: string[]}|null}>} rest: the standard library's rest in the variant picked
  */
 export async function pickArchives(indexURL, choices, fetchFn = fetch) {
-  if (!choices) return { options: {}, picked: null }; // Pyodide's own files (a CDN): its defaults
+  if (!choices) return { options: {}, picked: null, rest: null }; // Pyodide's own files (a CDN): its defaults
   const kinds = Object.keys(choices);
   const compressed = await Promise.all(kinds.map((kind) => arrivesCompressed(new URL(choices[kind].probe, indexURL).href, fetchFn)));
   const picked = Object.fromEntries(kinds.map((kind, i) => [kind, compressed[i] ? STORED : DEFLATED]));
@@ -38,5 +40,7 @@ export async function pickArchives(indexURL, choices, fetchFn = fetch) {
   const options = {};
   if (choices.stdlib) options.stdLibURL = url("stdlib");
   if (choices.wheels) options.lockFileURL = url("wheels");
-  return { options, picked };
+  const split = choices.stdlib?.rest;
+  const rest = split ? { url: new URL(split[picked.stdlib], indexURL).href, modules: split.modules } : null;
+  return { options, picked, rest };
 }

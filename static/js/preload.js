@@ -1,4 +1,6 @@
-// What Python loads ahead of the reader, and when. A first figure would otherwise wait for
+// What Python loads ahead of the reader, and when. The worker also fetches the standard library's
+// rest with the download and mounts it before the first install (worker.js, prefetch and
+// mountStdlibRest: the page boots with its core only). A first figure would otherwise wait for
 // matplotlib's download (≈7 MB with its dependencies), its install, its import and the first
 // render's one-time set-up, 1-2 s in all. So once the reader has had a first output and the runs
 // they pressed are done, the worker downloads matplotlib in the background (runs go on meanwhile),

@@ -1,6 +1,7 @@
 // Restoring Python from the build's memory snapshot (made by sitebuild/snapshot.mjs, which says what
 // the image holds and what lives outside it). worker.js calls findSnapshot, then restorePython, and
 // boots the normal way whenever either fails: a snapshot is a shortcut, never a requirement.
+import { fetchKept } from "./kept.js";
 import { unzip } from "./unzip.js";
 
 export const SITE_PACKAGES = "/lib/python3.12/site-packages/"; // Pyodide 0.27's, where loadPackage installs too
@@ -93,16 +94,20 @@ async function forget(url) {
 /**
  * Start what a restore needs of Pyodide's own files, alongside pyodide.mjs and the archives' probes
  * (loadPyodide would load them one after the other, after those): pyodide.asm.js, which defines
- * _createPyodideModule, and the wasm, compiled streaming from the HTTP cache so that V8's cache of
- * compiled code serves a revisit. {script, wasm: Promise<WebAssembly.Module>}; restorePython
- * falls back to Pyodide's own compile if the wasm's fails.
+ * _createPyodideModule, and the wasm, compiled streaming from the HTTP cache, where V8's cache of
+ * compiled code serves a revisit. Not from the service worker's kept copy like the other large files
+ * (kept.js): a Response from Cache Storage comes with no code cache, read in the worker, or only from
+ * the second revisit on, served by the service worker; compiling the functions again then cost the
+ * first revisit more than the faster read saved. {script, wasm: Promise<WebAssembly.Module>, wasmURL};
+ * restorePython compiles the wasm once more if this compile fails.
  */
 export function startRuntime(indexURL, mark) {
   const script = import(new URL("pyodide.asm.js", indexURL).href);
-  const wasm = WebAssembly.compileStreaming(fetch(new URL("pyodide.asm.wasm", indexURL)));
+  const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
+  const wasm = WebAssembly.compileStreaming(fetch(wasmURL));
   script.catch(() => {}); // awaited by restorePython
   wasm.then(() => mark("wasm compiled"), () => {});
-  return { script, wasm };
+  return { script, wasm, wasmURL };
 }
 
 /**
@@ -166,23 +171,27 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   for (const key of Object.keys(jspi)) delete WebAssembly[key];
   // loadPyodide starts now, whether or not Pyodide's script has run yet: it fetches the standard
   // library at once (the module waits for it), and imports the script itself if need be.
+  const network = globalThis.fetch; // fetchForRestore replaces it while loadPyodide runs
   const unhook = hookCreateModule((createModule) => async (settings) => {
     settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
     settings.INITIAL_MEMORY = spec.memoryBytes;
-    const own = settings.instantiateWasm; // Pyodide's: fetch and compile, unless ours has failed
-    if (own) {
+    let wasmFailed;
+    const failed = new Promise((_, reject) => (wasmFailed = reject));
+    if (settings.instantiateWasm) {
+      // Pyodide's would fetch and compile the wasm; startRuntime's compile is used instead, and if it
+      // failed the wasm is fetched and compiled once more (a second failure ends the restore).
       settings.instantiateWasm = (imports, success) => {
-        runtime.wasm.then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
+        runtime.wasm.catch(() => {
+          mark("wasm compiled again");
+          return WebAssembly.compileStreaming(network(runtime.wasmURL));
+        }).then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
           mark("wasm instantiated");
           success(instance, compiled);
-        })).catch(() => {
-          mark("wasm compiled again");
-          own(imports, success);
-        });
+        })).catch(wasmFailed);
         return {}; // Emscripten's sign that instantiation is under way
       };
     }
-    const module = await createModule(settings);
+    const module = await Promise.race([createModule(settings), failed]);
     mark("module created");
     await loadLibraries(module, spec, await wheels, await libraries, mark);
     await checked;
@@ -196,10 +205,12 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     };
     return module;
   });
+  const unfetch = fetchForRestore(indexURL, runtime.wasmURL, network);
   let pyodide;
   try {
     pyodide = await loadPyodide({ ...options, packages: [] });
   } finally {
+    unfetch();
     unhook();
     Object.assign(WebAssembly, jspi);
   }
@@ -215,6 +226,23 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   reseed(pyodide);
   mark("reset after restore");
   return pyodide;
+}
+
+/**
+ * While loadPyodide restores: what it fetches from Pyodide's folder (the standard library, the lock)
+ * comes from the service worker's kept copies (kept.js), and the wasm fetch its settings start as it
+ * begins (getBinaryResponse, for Pyodide's own compile, which instantiateWasm above replaces) is
+ * never made: it used to read the 10 MB again alongside the restore's own. Returns what undoes it.
+ */
+export function fetchForRestore(indexURL, wasmURL, network) {
+  globalThis.fetch = (resource, init) => {
+    const url = resource instanceof Request ? resource.url : String(resource);
+    if (url === wasmURL) return new Promise(() => {}); // never read
+    return url.startsWith(indexURL) ? fetchKept(resource, init, network) : network(resource, init);
+  };
+  return () => {
+    globalThis.fetch = network;
+  };
 }
 
 /**

@@ -2,6 +2,7 @@
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside), or restore
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
+import { fetchKept } from "./kept.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
 import { PYTHON_ENV } from "./python-env.mjs";
@@ -25,6 +26,7 @@ if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].Metada
 
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
+let stdlibRest = null; // {url, modules}: the standard library's second archive, when the build split it
 let currentRunId = null;
 const queue = []; // requests are handled strictly one after another
 
@@ -154,7 +156,9 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   mark("pyodide.mjs imported");
-  const { options: archiveURLs, picked } = await archiveChoice;
+  const { options: archiveURLs, picked, rest } = await archiveChoice;
+  stdlibRest = rest;
+  pendingRest = null; // a new interpreter: its preload mounts the rest again
   packageIndex = { indexURL, lockFileURL: archiveURLs.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href };
   mark("archives picked");
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
@@ -196,6 +200,9 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // 0.27.7 that call is the only use of its internal API.importlib after start-up (load-package.ts).
   pyodide._api.importlib = { invalidate_caches: () => pyodide.runPython(FIND_NEW_FILES) };
   mark("lesson wheel unpacked");
+  // Before anything else runs: a module of the standard library's rest imported before it has come
+  // (preload) is fetched synchronously (lessonpy.stdlib_rest). Both boots: the image has no finder.
+  if (stdlibRest) pyodide.pyimport("lessonpy.stdlib_rest").install(stdlibRest.url, pyodide.toPy(stdlibRest.modules));
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
@@ -221,9 +228,10 @@ function recordWheelSource(wheelURL) {
   pyodide.FS.writeFile(distInfo + "PYODIDE_SOURCE", wheelURL); // micropip's value for a wheel from a URL
 }
 
-/** The response for `url`; a failed one (HTTP error) throws. */
+/** The response for `url` (a versioned file: the service worker's kept copy when it has one, kept.js);
+ * a failed one (HTTP error) throws. */
 async function fetchOk(url) {
-  const response = await fetch(url);
+  const response = await fetchKept(url);
   if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
   return response;
 }
@@ -362,8 +370,9 @@ async function fetchFile({ url, path }) {
 
 // --------------------------------------------------------------------------- idle preload
 
-// What the page asks for once the reader has had a first output (preload.js): matplotlib, so that a
-// first figure does not wait for its download and install. The download (prefetch) runs no Python,
+// What the page asks for once the reader has had a first output (preload.js): the standard library's
+// rest (what the boot and the first outputs did not need) and matplotlib, so that a first figure does
+// not wait for its download and install. The download (prefetch) runs no Python,
 // so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
 // request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
@@ -372,7 +381,11 @@ async function fetchFile({ url, path }) {
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
 
+let pendingRest = null; // promise of the standard library's rest (bytes, or null when it failed), from prefetch
+
 async function prefetch({ packages }) {
+  // The rest downloads alongside matplotlib; it is put on the import path by the first install (mountStdlibRest).
+  if (stdlibRest && !pendingRest) pendingRest = fetchBytes(stdlibRest.url).catch(() => null);
   const { indexURL, lockFileURL } = packageIndex;
   const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
   const canonical = (name) => name.replace(/[-_.]+/g, "-").toLowerCase(); // as Pyodide names them in its lock
@@ -393,9 +406,30 @@ async function prefetch({ packages }) {
 
 async function preload({ packages }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
+  await mountStdlibRest(); // before the install: matplotlib's imports read it
   const loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
   await placeFontCache();
   return { result: { loaded } };
+}
+
+/**
+ * The standard library's rest, once prefetch has downloaded it, put on Python's import path
+ * (lessonpy.stdlib_rest.mount) unless an import fetched it first. It runs Python, so only inside a
+ * queued request (preload). A failed download is left to the import that needs it: the finder
+ * downloads it then (and says so when it cannot).
+ */
+async function mountStdlibRest() {
+  const bytes = pendingRest && (await pendingRest);
+  if (!bytes) return;
+  pendingRest = Promise.resolve(null); // once
+  const rest = pyodide.pyimport("lessonpy.stdlib_rest");
+  try {
+    if (rest.mounted()) return; // mounted meanwhile by an import of one of its modules
+    pyodide.FS.writeFile(rest.REST, bytes);
+    rest.mount();
+  } finally {
+    rest.destroy();
+  }
 }
 
 async function handleBackground(message) {

@@ -52,6 +52,19 @@ test("unsure means deflated: no encoding, identity, a missing probe, an error st
 
 test("without choices (Pyodide from a CDN) nothing is fetched and Pyodide's defaults stay", async () => {
   const { fetchFn, asked } = host({});
-  assert.deepEqual(await pickArchives(INDEX, null, fetchFn), { options: {}, picked: null });
+  assert.deepEqual(await pickArchives(INDEX, null, fetchFn), { options: {}, picked: null, rest: null });
   assert.deepEqual(asked, []);
+});
+
+test("a split standard library's rest comes in the variant its core was picked in", async () => {
+  const rest = { deflated: "python_stdlib_rest.zip", stored: "stored/python_stdlib_rest.zip", modules: ["this", "csv"] };
+  const choices = { ...CHOICES, stdlib: { ...CHOICES.stdlib, rest } };
+  for (const [answer, url] of [[{ encoding: "br" }, "stored/python_stdlib_rest.zip"], [{}, "python_stdlib_rest.zip"]]) {
+    const { fetchFn } = host({ "stored/compression-probe.zip": answer, "stored/compression-probe.whl": answer });
+    const picked = await pickArchives(INDEX, choices, fetchFn);
+    assert.deepEqual(picked.rest, { url: INDEX + url, modules: ["this", "csv"] });
+    assert.equal(picked.options.stdLibURL, INDEX + url.replace("_rest", ""));
+  }
+  const { fetchFn } = host({});
+  assert.equal((await pickArchives(INDEX, CHOICES, fetchFn)).rest, null); // not split: nothing more to fetch
 });

@@ -1,0 +1,87 @@
+// Which files of the standard library zip a page's Python reads before the reader's first outputs: the
+// build puts exactly those (sitebuild/stdlib_split.py) in the archive the page fetches up front.
+//
+// Usage: node stdlib_trace.mjs <pyodide dist dir, whole stdlib> <lessonpy wheel> <cells json> <output json> <packages,...>
+//
+// It does what the page's worker does, in its order, with the whole standard library mounted: boot with
+// the boot packages, unpack the lesson's wheel, import the glue and start it, the snapshot's warm-up
+// (sitebuild/snapshot.mjs), every lessonpy module the page can call (widgets, graders) that imports with
+// the boot packages alone, then the lesson's cells in page order (cells.json: [[id, code], ...]) up to
+// the first one that imports a package the page does not boot with (that cell's own imports load in
+// the page after the first output) or fails. Prints the zip entries of every module then imported.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { PYTHON_ENV } from "../static/js/python-env.mjs"; // what the page's worker runs Python with
+const SITE_PACKAGES = "/lib/python3.12/site-packages/";
+
+const PAGE_MODULES = `
+import importlib, pkgutil, lessonpy
+import numpy, numpy.random, numpy.linalg, numpy.fft
+_skipped = []
+for _m in pkgutil.iter_modules(lessonpy.__path__, "lessonpy."):
+    try:
+        importlib.import_module(_m.name)
+    except ModuleNotFoundError as exc:  # needs a package the page does not boot with (matplotlib)
+        if importlib.util.find_spec(exc.name.partition(".")[0]) is not None:
+            raise
+        _skipped.append(_m.name)
+_skipped
+`;
+
+// A cell imports only what is there: a name that cannot be found now is a package loaded on demand.
+const NEEDS_MORE = `
+import importlib.util
+from pyodide.code import find_imports
+[name for name in find_imports(_cell_code) if importlib.util.find_spec(name) is None]
+`;
+
+const ENTRIES = `
+import sys
+_prefix = "/lib/python312.zip/"
+sorted({m.__spec__.origin[len(_prefix):] for m in list(sys.modules.values())
+        if getattr(m, "__spec__", None) is not None and (m.__spec__.origin or "").startswith(_prefix)})
+`;
+
+const [distDir, wheel, cellsFile, output, packages] = process.argv.slice(2);
+if (!packages) {
+  console.error("usage: node stdlib_trace.mjs <pyodide dist dir> <lessonpy wheel> <cells json> <output json> <packages,...>");
+  process.exit(2);
+}
+
+async function main() {
+  const indexURL = path.resolve(distDir) + path.sep;
+  const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
+  const pyodide = await loadPyodide({
+    indexURL, env: PYTHON_ENV, packages: packages.split(","), stdout: () => {}, stderr: (s) => console.error(s),
+  });
+  pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });
+  const glue = pyodide.pyimport("lessonpy.pyodide_glue");
+  glue.start(() => {}); // events go nowhere: only what they import matters
+  const skipped = pyodide.runPython(PAGE_MODULES).toJs();
+  const ran = [];
+  let stoppedAt = null;
+  for (const [id, code] of JSON.parse(readFileSync(cellsFile, "utf-8"))) {
+    pyodide.globals.set("_cell_code", code);
+    const missing = pyodide.runPython(NEEDS_MORE).toJs();
+    if (missing.length) {
+      stoppedAt = `${id} (imports ${missing.join(", ")})`;
+      break;
+    }
+    const reply = await glue.run(code, id, pyodide.toPy({})); // a plain object, as the worker gets it
+    if (!reply.ok) {
+      stoppedAt = `${id} (failed)`;
+      break;
+    }
+    ran.push(id);
+  }
+  const entries = pyodide.runPython(ENTRIES).toJs();
+  writeFileSync(output, JSON.stringify({ entries, ran, stoppedAt, skipped }));
+  console.log(JSON.stringify({ entries: entries.length, ran: ran.length, stoppedAt, skipped }));
+}
+
+// One line saying what failed, not Node's dump of the (minified, megabyte-long) line that threw.
+main().catch((err) => {
+  console.error(`stdlib_trace.mjs: ${err?.message ?? err}`);
+  process.exit(1);
+});

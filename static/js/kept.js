@@ -1,0 +1,15 @@
+// Versioned files (immutable under their URL: pyodide/<version>-<key>/, assets/<hash>/) as the service
+// worker keeps them after a first visit (templates/sw.js): in Cache Storage, decoded. The HTTP cache
+// holds them brotli-compressed and decodes them on every read: the standard library, numpy's wheel and
+// the snapshot image (67 MB together) read 4-5 times faster from Cache Storage, so a revisit reads them
+// from there, and from the network (the HTTP cache) when none is kept: a first visit, a browser without
+// Cache Storage, a cache the browser evicted. The wasm is the exception (snapshot.js, startRuntime).
+
+/**
+ * The kept copy of `url` if the service worker has one, else `network(url, init)`. Only for versioned
+ * files: a kept copy is never stale, as the URL names its content.
+ */
+export async function fetchKept(url, init, network = fetch) {
+  const kept = globalThis.caches ? await caches.match(String(url)).catch(() => null) : null;
+  return kept || network(url, init);
+}
