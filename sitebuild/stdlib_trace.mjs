@@ -53,7 +53,7 @@ async function main() {
   const indexURL = path.resolve(distDir) + path.sep;
   const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
   const pyodide = await loadPyodide({
-    indexURL, env: PYTHON_ENV, packages: packages.split(","), stdout: () => {}, stderr: (s) => console.error(s),
+    indexURL, env: { ...PYTHON_ENV }, packages: packages.split(","), stdout: () => {}, stderr: (s) => console.error(s),
   });
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });
   const glue = pyodide.pyimport("lessonpy.pyodide_glue");
