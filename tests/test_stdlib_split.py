@@ -155,3 +155,12 @@ def test_installing_again_replaces_the_finder(split_library):
     stdlib_rest.install("https://example.invalid/other.zip", ["restonly"], lambda url: b"")
     assert sum(isinstance(f, stdlib_rest.RestFinder) for f in sys.meta_path) == 1
     assert sys.meta_path[-1].modules == frozenset({"restonly"})
+
+
+def test_a_rest_the_worker_wrote_is_read_by_an_import_without_a_download(split_library, tmp_path):
+    # the worker's idle download writes the file (no Python) before anything put it on the import path
+    (tmp_path / "mounted-rest.zip").write_bytes((tmp_path / "rest.zip").read_bytes())
+    assert stdlib_rest.arrived() and not stdlib_rest.mounted()
+    import restonly
+
+    assert restonly.VALUE == "rest" and split_library == [] and stdlib_rest.mounted()

@@ -16,6 +16,7 @@ modules there (a module's package is imported before it, so the core holds the p
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from importlib.machinery import ModuleSpec, PathFinder
@@ -35,7 +36,7 @@ class RestFinder:
         if fullname not in self.modules:
             return None  # not the rest's: whatever raises ModuleNotFoundError raises it
         if not mounted():
-            mount(self.fetch())
+            mount(None if arrived() else self.fetch())  # the worker's idle download may have written it
         if path is None:  # a top-level module: the rest is on sys.path now, after the finders asked first
             return PathFinder.find_spec(fullname, [REST])
         # a module of a package of the core: the same folder in the rest's zip
@@ -46,6 +47,13 @@ class RestFinder:
 def mounted() -> bool:
     """Whether the rest is on the import path."""
     return REST in sys.path
+
+
+def arrived() -> bool:
+    """Whether the rest's file is in place (the worker writes it there as soon as its idle download ends,
+    which runs no Python; putting it on the import path is left to Python: an import, or the worker's
+    first queued install)."""
+    return os.path.isfile(REST)
 
 
 def mount(data: bytes | None = None) -> None:

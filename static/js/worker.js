@@ -158,7 +158,8 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   mark("pyodide.mjs imported");
   const { options: archiveURLs, picked, rest } = await archiveChoice;
   stdlibRest = rest;
-  pendingRest = null; // a new interpreter: its preload mounts the rest again
+  restDownload = null; // a new interpreter, a new file system: the rest is written again
+  restWritten = false;
   packageIndex = { indexURL, lockFileURL: archiveURLs.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href };
   mark("archives picked");
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
@@ -202,7 +203,12 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   mark("lesson wheel unpacked");
   // Before anything else runs: a module of the standard library's rest imported before it has come
   // (preload) is fetched synchronously (lessonpy.stdlib_rest). Both boots: the image has no finder.
-  if (stdlibRest) pyodide.pyimport("lessonpy.stdlib_rest").install(stdlibRest.url, pyodide.toPy(stdlibRest.modules));
+  if (stdlibRest) {
+    const rest = pyodide.pyimport("lessonpy.stdlib_rest");
+    rest.install(stdlibRest.url, pyodide.toPy(stdlibRest.modules));
+    stdlibRest.path = rest.REST; // where the finder looks for the rest's file (writeStdlibRest)
+    rest.destroy();
+  }
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(fromPython);
   post(Event.PROGRESS, { stage: "ready", fraction: 1, at: now() });
@@ -381,11 +387,14 @@ async function fetchFile({ url, path }) {
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
 
-let pendingRest = null; // promise of the standard library's rest (bytes, or null when it failed), from prefetch
+let restDownload = null; // the standard library's rest being downloaded and written (prefetch), once per interpreter
+let restWritten = false; // it is in the file system, where lessonpy.stdlib_rest looks for it
 
 async function prefetch({ packages }) {
-  // The rest downloads alongside matplotlib; it is put on the import path by the first install (mountStdlibRest).
-  if (stdlibRest && !pendingRest) pendingRest = fetchBytes(stdlibRest.url).catch(() => null);
+  // The rest downloads alongside matplotlib and is written where Python looks for it (no Python: an
+  // import of one of its modules then reads it instead of downloading it, lessonpy.stdlib_rest); the
+  // first install puts it on the import path (mountStdlibRest).
+  if (stdlibRest && !restDownload) restDownload = writeStdlibRest(stdlibRest).catch(() => {});
   const { indexURL, lockFileURL } = packageIndex;
   const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
   const canonical = (name) => name.replace(/[-_.]+/g, "-").toLowerCase(); // as Pyodide names them in its lock
@@ -406,30 +415,34 @@ async function prefetch({ packages }) {
 
 async function preload({ packages }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
-  await mountStdlibRest(); // before the install: matplotlib's imports read it
+  mountStdlibRest(); // before the install, once it has come: matplotlib's imports read it
   const loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
   await placeFontCache();
   return { result: { loaded } };
 }
 
 /**
- * The standard library's rest, once prefetch has downloaded it, put on Python's import path
- * (lessonpy.stdlib_rest.mount) unless an import fetched it first. It runs Python, so only inside a
- * queued request (preload). A failed download is left to the import that needs it: the finder
- * downloads it then (and says so when it cannot).
+ * The standard library's rest put on Python's import path (lessonpy.stdlib_rest.mount) once prefetch
+ * has written it, unless an import did first. It runs Python, so only inside a queued request
+ * (preload); it never waits for the download (the queue would wait with it): an install after it
+ * arrives mounts it, and until then an import of one of its modules reads the written file, or
+ * downloads it itself when it has not come (the finder says so when it cannot).
  */
-async function mountStdlibRest() {
-  const bytes = pendingRest && (await pendingRest);
-  if (!bytes) return;
-  pendingRest = Promise.resolve(null); // once
+function mountStdlibRest() {
+  if (!restWritten) return;
   const rest = pyodide.pyimport("lessonpy.stdlib_rest");
   try {
-    if (rest.mounted()) return; // mounted meanwhile by an import of one of its modules
-    pyodide.FS.writeFile(rest.REST, bytes);
-    rest.mount();
+    rest.mount(); // nothing when it is mounted already
   } finally {
     rest.destroy();
   }
+}
+
+/** Download the rest and write it where the finder looks, unless an import wrote it first (its synchronous download). */
+async function writeStdlibRest({ url, path }) {
+  const bytes = await fetchBytes(url);
+  if (!pyodide.FS.analyzePath(path).exists) pyodide.FS.writeFile(path, bytes);
+  restWritten = true;
 }
 
 async function handleBackground(message) {
