@@ -4,9 +4,9 @@
 // Usage: node stdlib_trace.mjs <pyodide dist dir, whole stdlib> <lessonpy wheel> <cells json> <output json> <packages,...>
 //
 // It does what the page's worker does, in its order, with the whole standard library mounted: boot with
-// the boot packages, unpack the lesson's wheel, import the glue and start it, the snapshot's warm-up
-// (sitebuild/snapshot.mjs), every lessonpy module the page can call (widgets, graders) that imports with
-// the boot packages alone, then the lesson's cells in page order (cells.json: [[id, code], ...]) up to
+// the boot packages, unpack the lesson's wheel, import the glue and start it, import every lessonpy
+// module the page can call (widgets, graders) that imports with the boot packages alone (they hold
+// what the snapshot's warm-up in sitebuild/snapshot.mjs imports: its snapshot is made with the core only), then the lesson's cells in page order (cells.json: [[id, code], ...]) up to
 // the first one that imports a package the page does not boot with (that cell's own imports load in
 // the page after the first output) or fails. Prints the zip entries of every module then imported.
 import { readFileSync, writeFileSync } from "node:fs";

@@ -10,6 +10,7 @@
  * files: a kept copy is never stale, as the URL names its content.
  */
 export async function fetchKept(url, init, network = fetch) {
-  const kept = globalThis.caches ? await caches.match(String(url)).catch(() => null) : null;
+  // match takes a Request as it is (a Request made a string is "[object Request]": always a miss)
+  const kept = globalThis.caches ? await caches.match(url instanceof Request ? url : String(url)).catch(() => null) : null;
   return kept || network(url, init);
 }

@@ -19,8 +19,9 @@ export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
 
 /**
  * Preload IDLE_PRELOAD once the reader's first run has replied and Python has settled (settled.js;
- * `pressed()`: the promise of the runs pressed so far). Resolves with {loaded} (the packages
- * installed), or null when nothing was preloaded (saving data, or Python restarted first).
+ * `pressed()`: the promise of the runs pressed so far). Resolves with {loaded} (the packages it
+ * installed) once it has completed, or null when it did not (saving data, or a restart or a failed
+ * download ended it; packages installed before that stay installed).
  */
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;

@@ -42,7 +42,8 @@
  *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
  * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
  *   Download Pyodide packages and what they depend on, without installing them, into the browser's
- *   HTTP cache (runtime.prefetch; preload.js says what and when). It runs no Python, so it is never
+ *   HTTP cache (on a revisit the service worker's kept copies serve them instead; runtime.prefetch,
+ *   preload.js says what and when). It runs no Python, so it is never
  *   queued behind other requests, nor they behind it. Reply: {packages: string[]} (those downloaded,
  *   not loaded yet, each after those it depends on: an order to install them in).
  * @typedef {{id: number, type: "preload", packages: string[]}} PreloadRequest

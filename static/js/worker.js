@@ -205,7 +205,9 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // (preload) is fetched synchronously (lessonpy.stdlib_rest). Both boots: the image has no finder.
   if (stdlibRest) {
     const rest = pyodide.pyimport("lessonpy.stdlib_rest");
-    rest.install(stdlibRest.url, pyodide.toPy(stdlibRest.modules));
+    const modules = pyodide.toPy(stdlibRest.modules);
+    rest.install(stdlibRest.url, modules).destroy(); // the finder stays on sys.meta_path
+    modules.destroy();
     stdlibRest.path = rest.REST; // where the finder looks for the rest's file (writeStdlibRest)
     rest.destroy();
   }
@@ -383,7 +385,8 @@ async function fetchFile({ url, path }) {
 // request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
 // Stop cancels that request on the page's side (runtime.js). The installs read the wheels from the
-// browser's HTTP cache, where the download left them.
+// browser's HTTP cache, where the download left them (on a revisit, from the service worker's kept
+// copies, which served the download too).
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
 
