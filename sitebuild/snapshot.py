@@ -29,6 +29,7 @@ from pathlib import Path
 
 from . import snapshot_image
 from .files import sha256_file, tail
+from .node import NodeError, node_and_version
 from .project import PYTHON_ENV_MODULE
 from .pyodide_assets import boot_archives
 
@@ -64,15 +65,10 @@ def snapshot_key(dist: Path, boot_packages: list[str], lesson_wheel: Path, node_
 
 def make_snapshot(dist: Path, boot_packages: list[str], lesson_wheel: Path, cache_dir: Path, log=print) -> Snapshot | None:
     """The snapshot for these files, made (under Node) unless cached; None, with a log line, if it cannot be made."""
-    node = shutil.which("node")
-    if node is None:
-        log("snapshot: not made (`node` not found on PATH); the pages start Python without it")
-        return None
     try:
-        node_version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30,
-                                      check=True).stdout.strip()  # an empty version would key nothing
-    except (OSError, subprocess.SubprocessError) as exc:
-        log(f"snapshot: not made (`node --version` failed: {exc}); the pages start Python without it")
+        node, node_version = node_and_version()
+    except NodeError as exc:
+        log(f"snapshot: not made ({exc}); the pages start Python without it")
         return None
     key = snapshot_key(dist, boot_packages, lesson_wheel, node_version)
     folder = Path(cache_dir) / "snapshot" / key

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 import tempfile
 import zipfile
@@ -27,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .files import atomic_target, sha256_file, tail
+from .node import NodeError, node_and_version
 from .project import PYTHON_ENV_MODULE
 
 SCRIPT = Path(__file__).with_name("stdlib_trace.mjs")
@@ -129,14 +129,10 @@ def trace(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: list[
     """The standard library's entries the page imports before the first outputs of a lesson whose
     runnable cells are *cells* ([(id, code)] in page order), traced under Node with the whole library of
     *dist* mounted (made once per key)."""
-    node = shutil.which("node")
-    if node is None:
-        raise TraceError(f"{SCRIPT.name}: `node` not found on PATH; install Node.js 18+")
     try:
-        node_version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30,
-                                      check=True).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise TraceError(f"`node --version` failed: {exc}") from exc
+        node, node_version = node_and_version()
+    except NodeError as exc:
+        raise TraceError(f"{SCRIPT.name}: {exc}; install Node.js 18+") from exc
     cells = [list(cell) for cell in cells]
     out = Path(cache_dir) / "stdlib-trace" / f"{trace_key(dist, boot_packages, lesson_wheel, cells, node_version)}.json"
     if not out.is_file():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import snapshot, snapshot_image
+from sitebuild import node, snapshot, snapshot_image
 from sitebuild.pyodide_assets import LOCK_NAME, RUNTIME_FILES, STDLIB_NAME
 
 WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
@@ -78,7 +78,7 @@ def test_the_page_and_the_snapshot_run_python_in_one_environment():
 
 def test_without_node_the_build_says_so_and_makes_no_snapshot(inputs, tmp_path, monkeypatch):
     dist, wheel = inputs
-    monkeypatch.setattr(snapshot.shutil, "which", lambda name: None)
+    monkeypatch.setattr(node.shutil, "which", lambda name: None)
     log = []
     assert snapshot.make_snapshot(dist, ["numpy"], wheel, tmp_path / "cache", log.append) is None
     assert log == ["snapshot: not made (`node` not found on PATH); the pages start Python without it"]
