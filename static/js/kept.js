@@ -10,7 +10,11 @@
  * files: a kept copy is never stale, as the URL names its content.
  */
 export async function fetchKept(url, init, network = fetch) {
+  return (await keptCopy(url)) || network(url, init);
+}
+
+/** The service worker's kept copy of `url` (a Response), or null when there is none. */
+export async function keptCopy(url) {
   // match takes a Request as it is (a Request made a string is "[object Request]": always a miss)
-  const kept = globalThis.caches ? await caches.match(url instanceof Request ? url : String(url)).catch(() => null) : null;
-  return kept || network(url, init);
+  return globalThis.caches ? caches.match(url instanceof Request ? url : String(url)).then((r) => r ?? null, () => null) : null;
 }

@@ -42,7 +42,7 @@
  *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
  * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
  *   Download Pyodide packages and what they depend on, without installing them, into the browser's
- *   HTTP cache (on a revisit the service worker's kept copies serve them instead; runtime.prefetch,
+ *   HTTP cache (a package the service worker keeps is left as it is: its copy serves the install; runtime.prefetch,
  *   preload.js says what and when). It runs no Python, so it is never
  *   queued behind other requests, nor they behind it. Reply: {packages: string[]} (those downloaded,
  *   not loaded yet, each after those it depends on: an order to install them in).

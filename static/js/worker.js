@@ -2,7 +2,7 @@
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside), or restore
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
-import { fetchKept } from "./kept.js";
+import { fetchKept, keptCopy } from "./kept.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
 import { PYTHON_ENV } from "./python-env.mjs";
@@ -386,7 +386,7 @@ async function fetchFile({ url, path }) {
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
 // Stop cancels that request on the page's side (runtime.js). The installs read the wheels from the
 // browser's HTTP cache, where the download left them (on a revisit, from the service worker's kept
-// copies, which served the download too).
+// copies, which the download then leaves unread).
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
 
@@ -411,8 +411,10 @@ async function prefetch({ packages }) {
     order.push(pkg);
   };
   packages.forEach(add);
-  // fetchBytes reads each to its end: a body cut short is not kept in the cache
-  await Promise.all(order.map((pkg) => fetchBytes(new URL(pkg.file_name, indexURL).href)));
+  // fetchBytes reads each to its end: a body cut short is not kept in the cache. A wheel the service
+  // worker keeps (a revisit) is not read at all: the install's own fetch is served that copy.
+  const download = async (url) => (await keptCopy(url)) || fetchBytes(url);
+  await Promise.all(order.map((pkg) => download(new URL(pkg.file_name, indexURL).href)));
   return { packages: order.map((pkg) => pkg.name) };
 }
 
