@@ -163,6 +163,14 @@ def test_the_sweep_shows_sqrt_dk_growth_and_a_flat_scaled_spread():
     assert widget["score_std"][0] == pytest.approx(rows[-1]["raw_std"], rel=0.1)
 
 
+def test_the_scaled_sweep_at_the_largest_head_is_much_as_at_the_smallest():
+    """The text states the scaled columns at d_k = 1024 and says they are much as at d_k = 4."""
+    first, last = lesson_numbers.sweep()[0], lesson_numbers.sweep()[-1]
+    for column, tolerance in (("scaled_std", 0.05), ("scaled_entropy", 0.05), ("scaled_maxw", 0.03),
+                              ("scaled_jac", 0.02)):
+        assert last[column] == pytest.approx(first[column], abs=tolerance), column
+
+
 def test_the_sweep_jacobian_collapses_for_raw_scores_only():
     rows = lesson_numbers.sweep()
     for row in rows:
@@ -330,6 +338,24 @@ def test_the_warm_up_averages_are_the_mean_and_the_running_mean(run_cells):
     np.testing.assert_allclose(ns["W_running"], avg["running"])
     assert np.all(np.triu(ns["W_running"], k=1) == 0)  # nothing above the diagonal: the causal triangle
     assert "same as a running mean: True" in outputs["running"]
+
+
+def test_the_causal_mask_on_equal_scores_is_the_running_mean_and_a_fully_masked_row_is_nan(run_cells):
+    """The warm-up says a masked row whose remaining scores are equal is the running mean; "What's next"
+    says Step 1's softmax takes the mask's -inf in its stride because every row keeps its own position,
+    and that a row with every key masked would come out as NaN."""
+    _, ns = run_cells
+    softmax = ns["softmax"]  # the reader's Step 1 softmax, as the cell defines it
+    n = len(lesson_numbers.AVG_VALUES)
+    allowed = np.tril(np.ones((n, n), dtype=bool))
+    masked = np.where(allowed, 0.0, -np.inf)  # equal scores, the future at -inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or invalid-value warning on the way
+        w = softmax(masked)
+    np.testing.assert_array_equal(w[~allowed], 0.0)
+    np.testing.assert_allclose(w, lesson_numbers.averaging()["running"])
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(softmax(np.full((1, n), -np.inf))).all()
 
 
 def test_the_cat_cell_is_the_example_the_view_and_the_numbers_use(run_cells):

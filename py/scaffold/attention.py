@@ -16,8 +16,9 @@ from config import GPTConfig
 class MultiHeadAttention(nn.Module):
     """H heads of softmax(q k^T / sqrt(D)) v, then one mixing matrix: (B, T, C) -> (B, T, C).
 
-    The projections have the names torch.nn.MultiheadAttention gives them
-    (in_proj, out_proj), so its weights and ours can be compared one to one.
+    The projections are named after torch.nn.MultiheadAttention's (in_proj_weight,
+    out_proj), which hold the same matrices in the same layout, so its weights and
+    ours can be compared one to one.
     """
 
     def __init__(self, config: GPTConfig):
@@ -52,6 +53,7 @@ class MultiHeadAttention(nn.Module):
         # axes); dividing by sqrt(D) takes the head size out of the scores' variance
         scores = q @ k.mT / math.sqrt(q.size(-1))  # (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
         # lesson 5 masks the future here, before the softmax; for now all T are seen
-        weights = self.weights_dropout(scores.softmax(dim=-1))  # (B, H, T, T), rows sum to 1
+        # (B, H, T, T), rows sum to 1; in training, dropout zeroes some and scales the rest by 1/(1-p)
+        weights = self.weights_dropout(scores.softmax(dim=-1))
         heads = weights @ v  # (B, H, T, T) @ (B, H, T, D) -> (B, H, T, D)
         return self.out_dropout(self.out_proj(self.merge_heads(heads)))  # (B, T, C)

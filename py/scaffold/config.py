@@ -14,7 +14,7 @@ class GPTConfig:
     n_layer: int = 12  # transformer blocks stacked on top of each other
     n_head: int = 12  # attention heads per block
     n_embd: int = 768  # width C of every position's vector
-    dropout: float = 0.0  # nanoGPT's advice for pretraining (GPT-2 itself used 0.1); try 0.1+ to finetune
+    dropout: float = 0.0  # nanoGPT: 0 to pretrain, 0.1+ to finetune (transformers' GPT-2 config: 0.1)
     bias: bool = False  # GPT-2 has biases; nanoGPT: False is "a bit better and faster"
 
     def __post_init__(self):
