@@ -154,7 +154,7 @@ WRONG_SPLIT = {
         "    return [x.reshape(B, T, D, n_head).transpose(0, 3, 1, 2) for x in (q, k, v)]",
         "split_qkv(qkv of shape (2, 8, 2304), n_head=12): right shape but wrong values: you reshaped each "
         "position's features to (D, n_head), so head h took every n_head-th feature; reshape to "
-        "(B, T, n_head, D) instead, so head h holds features h·D to (h+1)·D, then transpose to (B, H, T, D)"),
+        "(B, T, n_head, D) instead, so head h holds features h·D to (h+1)·D − 1, then transpose to (B, H, T, D)"),
 }
 
 

@@ -100,7 +100,7 @@ def _split_values_mistake(got: list, qkv: np.ndarray, H: int) -> str:
     if matches("interleaved"):
         return ("right shape but wrong values: you reshaped each position's features to (D, n_head), so head h "
                 "took every n_head-th feature; reshape to (B, T, n_head, D) instead, so head h holds features "
-                "h·D to (h+1)·D, then transpose to (B, H, T, D)")
+                "h·D to (h+1)·D − 1, then transpose to (B, H, T, D)")
     return ("right shape but wrong values: split the last axis into q, k, v, then reshape each to "
             "(B, T, H, D) and transpose to (B, H, T, D)")
 
