@@ -250,7 +250,7 @@ def test_explorer_saturates_without_scaling_and_stays_soft_with_it(page):
 
 
 def test_causal_toggle_greys_the_future_and_rows_still_sum_to_one(page):
-    explorer, _, _, row_sum = explorer_settings(page, 64, scale=True, causal=True)
+    explorer, entropy, _, row_sum = explorer_settings(page, 64, scale=True, causal=True)
     np.testing.assert_allclose(row_sum, 1, atol=1e-6)
     scores = explorer.locator(".attn-table-scores tbody tr")
     assert scores.first.locator("td").nth(1).text_content() == "−∞ (masked)"
@@ -258,7 +258,19 @@ def test_causal_toggle_greys_the_future_and_rows_still_sum_to_one(page):
     assert np.all(weights[np.triu_indices(8, k=1)] == 0)
     np.testing.assert_allclose(weights.sum(axis=-1), 1, atol=1e-5)
     assert "masked" in explorer.locator(".attn-figure-scores figcaption").inner_text()
-    explorer_settings(page, 64, scale=True, causal=False)
+    # a causal row t sees t + 1 keys: its entropy's bar is drawn against log(t + 1), not log T
+    expect(explorer.locator(".widget-entropy caption")).to_contain_text("log(t + 1)")
+    ceiling = np.log(np.arange(1, 9))
+    np.testing.assert_allclose(entropy_bars(explorer), np.divide(entropy, ceiling, out=np.zeros(8), where=ceiling > 0), atol=1e-3)
+    explorer, entropy, _, _ = explorer_settings(page, 64, scale=True, causal=False)
+    expect(explorer.locator(".widget-entropy caption")).not_to_contain_text("log(t + 1)")
+    np.testing.assert_allclose(entropy_bars(explorer), entropy / np.log(8), atol=1e-3)
+
+
+def entropy_bars(explorer):
+    """Each entropy bar's length as a fraction of its full width (its style's percentage)."""
+    widths = explorer.locator(".widget-entropy .widget-bar").evaluate_all("spans => spans.map(s => s.style.width)")
+    return np.array([float(w.rstrip("%")) / 100 for w in widths])
 
 
 # ---------------------------------------------------------------------------- heads

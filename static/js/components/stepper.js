@@ -6,7 +6,7 @@
 import { isolate } from "./canvas.js";
 
 const PHASES = [
-  { key: "scores", verb: (t) => `Scores: query ${t} is dotted with every key (its row of Q·Kᵀ).` },
+  { key: "scores", verb: (t) => `Scores: query ${t} is dotted with every key (its row of the scores, Q·Kᵀ/√d_k when scaled).` },
   { key: "weights", verb: (t) => `Softmax of row ${t}: its scores become weights that sum to 1.` },
   { key: "out", verb: (t) => `Output row ${t} = its weights times the value rows V.` },
 ];

@@ -64,14 +64,20 @@ export function createExplorer({ section, spec, runtime, initial }) {
     stats.textContent = "";
     const add = (term, value) => stats.append(el("dt", "", term), el("dd", "", value));
     add("Scores of the example", `${num(s.score_min, 2)} … ${num(s.score_max, 2)}, standard deviation ${num(s.score_std, 2)}`);
-    add(`Over ${s.n_trials * s.T} rows`, `score std ${num(s.all_score_std, 2)}; mean largest weight ${num(s.mean_max_weight)}; mean entropy ${num(s.mean_entropy)} of log T = ${num(s.log_T)}`);
+    const ceiling = s.causal ? "; a causal row t can reach at most log(t + 1)" : "";
+    add(`Over ${s.n_trials * s.T} rows`, `score std ${num(s.all_score_std, 2)}; mean largest weight ${num(s.mean_max_weight)}; mean entropy ${num(s.mean_entropy)} of log T = ${num(s.log_T)}${ceiling}`);
     add("Nearly one-hot rows (largest weight > 0.9)", `${s.saturated_rows} of ${s.T} in the example, ${Math.round(s.frac_saturated * 100)}% over all rows`);
     renderEntropy(s, payload.tokens ?? []);
   }
 
   function renderEntropy(s, tokens) {
     entropy.textContent = "";
-    const cap = el("caption", "", `Entropy of each query row, against log T = ${num(s.log_T)} (attention spread evenly over all ${s.T} tokens); 0 means one-hot.`);
+    // A causal row t sees t + 1 keys, so its entropy's ceiling is log(t + 1), not log T: each bar is
+    // drawn against its own row's ceiling (row_max_entropy), which is log T for every row without the mask.
+    const against = s.causal
+      ? `against the most its row can reach, log(t + 1) for query t, which sees only keys 0 … t (log T = ${num(s.log_T)} for the last)`
+      : `against log T = ${num(s.log_T)} (attention spread evenly over all ${s.T} tokens)`;
+    const cap = el("caption", "", `Entropy of each query row, ${against}; 0 means one-hot.`);
     const head = el("tr");
     for (const h of ["query", "entropy (nats)", "bar", "largest weight", "row sum"]) {
       const th = el("th", h === "bar" ? "widget-bar-head" : "", h === "bar" ? "" : h);
@@ -87,7 +93,8 @@ export function createExplorer({ section, spec, runtime, initial }) {
       th.scope = "row";
       const bar = el("td", "widget-bar-cell");
       const fill = el("span", "widget-bar");
-      fill.style.width = `${Math.max(0, Math.min(100, (e / s.log_T) * 100))}%`;
+      const most = s.row_max_entropy[i]; // 0 for a causal first row: one key, always one-hot
+      fill.style.width = `${most > 0 ? Math.max(0, Math.min(100, (e / most) * 100)) : 0}%`;
       bar.setAttribute("aria-hidden", "true");
       bar.append(fill);
       const max = el("td", "", num(s.max_weight[i]));
