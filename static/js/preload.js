@@ -12,8 +12,9 @@
 // 0.19 s instead of 2.5-2.9 s (loaded machine), but a Stop of the live MiniLM forward pass after
 // such an import ended in Pyodide's "Error occurred while formatting traceback"
 // (PyodideInternalError) instead of KeyboardInterrupt (tests/test_realheads_live_browser.py), which
-// a reader's own `import matplotlib.pyplot` does not do; until that is understood only the download
-// and install are done ahead.
+// a reader's own `import matplotlib.pyplot` does not do. That was with installs running beside the
+// reader's requests; with today's queued ones an import ahead (queued, interrupts held) passed that
+// test 3 runs of 3, but until the cause is understood only the download and install are done ahead.
 import { settled } from "./settled.js";
 
 export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
