@@ -14,8 +14,8 @@
 // a reader's own `import matplotlib.pyplot` does not do. That was with installs running beside the
 // reader's requests; with today's queued ones an import ahead (queued, interrupts held) passed that
 // test 3 runs of 3, but until the cause is understood only the download and install are done ahead.
-// The failure follows install timing, not the import itself: serving loadPackage the download's bytes
-// (quicker installs) brought it back in another live test (README, The first figure).
+// The same error ends another live test now and then without any import ahead, more often with
+// quicker installs (README, The first figure).
 import { settled } from "./settled.js";
 
 export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
