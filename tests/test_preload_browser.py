@@ -180,6 +180,16 @@ def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_insta
     cell(page, "setup").get_by_role("button", name="Stop").click()
     expect(cell(page, "setup")).to_have_attribute("data-status", "cancelled")
     assert "the code ran" not in cell(page, "setup").locator(".cell-output").inner_text()
+    # A cell whose earlier cells run first: the first of them waits, and a Stop cancels both, saying so.
+    cell(page, "output").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "queued")
+    cell(page, "output").get_by_role("button", name="Stop").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "cancelled")
+    expect(cell(page, "output")).to_have_attribute("data-status", "cancelled")
+    expect(cell(page, "output").locator(".cell-state")).to_have_text("Cancelled.")
+    expect(cell(page, "output").locator(".cell-output")).to_have_text(
+        "Cancelled while code cell 4, which this cell builds on, was waiting to run.")
+    assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"  # the install goes on
 
     gate.release()
     reply = page.evaluate("lessonPage.preload")
@@ -188,6 +198,34 @@ def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_insta
     expect(cell(page, "setup")).to_have_attribute("data-status", "running")
     cell(page, "setup").get_by_role("button", name="Stop").click()
     expect(cell(page, "setup")).to_have_attribute("data-status", "stopped", timeout=10_000)
+    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    expect(out).to_contain_text("still here")
+    expect(out.get_by_role("img")).to_have_count(1)
+
+
+def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_it_runs(fresh_context, site_url):
+    # matplotlib's install fetches its wheel again (routing keeps no HTTP cache) and that fetch never
+    # answers: the install stalls. A run pressed meanwhile waits behind it; past the install's deadline
+    # (shortened here, as tests shorten the replay's budget) Python restarts, replays, and the run runs.
+    gate = WheelGate(fresh_context, let_through=1)
+    page = open_lesson(fresh_context, site_url)
+    page.evaluate("lessonPage.runtime.installDeadlineMs = 3000")
+    generation = page.evaluate("lessonPage.runtime.generation")
+    run(page, "setup", "kept = 'still here'")
+    wait_until(page, lambda: gate.held, "the install's fetch of matplotlib")
+    assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"
+    set_code(page, "scores", "print(kept)")
+    cell(page, "scores").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "queued")  # "Waiting…" behind the install
+    out = wait_done(page, "scores", timeout=BOOT_TIMEOUT_MS)
+    expect(out).to_contain_text("still here")  # run after the restart, on the replayed variables
+    expect(cell(page, "scores")).to_have_attribute("data-status", "ok")
+    assert page.evaluate("lessonPage.runtime.generation") > generation
+    assert page.evaluate("lessonPage.preload") is None  # given up with its interpreter
+    expect(python_status(page)).to_contain_text(
+        "Installing matplotlib did not finish within 3 s, so Python was restarted and re-ran 3 earlier cells.")  # average, running, setup
+
+    gate.release()  # the new interpreter loads matplotlib when a cell imports it
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
     expect(out).to_contain_text("still here")
     expect(out.get_by_role("img")).to_have_count(1)

@@ -226,13 +226,21 @@ export class CellPage {
       before.setRunning(true);
       const ok = await this.#execute(before, [], signal);
       if (!ok || signal.aborted) {
+        // A Stop while the earlier cell only waited (behind an install, a widget) cancelled it, as it
+        // cancels any waiting run: nothing of it ran, and this cell says so in the same words.
+        const waited = before.el.dataset.status === "cancelled";
         cell.setRunning(false);
-        cell.el.dataset.status = signal.aborted ? "stopped" : "error";
         cell.output.clear();
-        cell.output.append("hint", signal.aborted
-          ? `Stopped while code cell ${before.index}, which this cell builds on, was running.\n`
-          : `This cell builds on code cell ${before.index}, which did not finish: fix or run it first.\n`);
-        cell.setState(signal.aborted ? "Stopped." : "Not run.");
+        if (waited || signal.aborted) {
+          cell.el.dataset.status = waited ? "cancelled" : "stopped";
+          cell.output.append("hint", `${waited ? "Cancelled" : "Stopped"} while code cell ${before.index}, which this `
+            + `cell builds on, was ${waited ? "waiting to run" : "running"}.\n`);
+          cell.setState(waited ? "Cancelled." : "Stopped.");
+        } else {
+          cell.el.dataset.status = "error";
+          cell.output.append("hint", `This cell builds on code cell ${before.index}, which did not finish: fix or run it first.\n`);
+          cell.setState("Not run.");
+        }
         return;
       }
     }

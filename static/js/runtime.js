@@ -10,6 +10,12 @@ import { RestartMachine, State, Transition } from "./restart.js";
 
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
 const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
+// An idle install (preload) reads a wheel the prefetch has just downloaded, from the browser's cache: a
+// few seconds at most, even on a slow phone. On a host whose files the browser does not cache it downloads
+// the wheel again: matplotlib's, the largest (7.2 MB), takes about 58 s at 1 Mbit/s. Past this the install
+// is taken to be stalled (a request that never answers), and runs queued behind it must not wait for the
+// reader to press Restart: Python is restarted and replayed as for any request stuck past its deadline.
+const INSTALL_DEADLINE_MS = 60_000;
 
 /**
  * The worker start-python.js already started (taken once), or a new one: start-python.js,
@@ -50,6 +56,7 @@ export class PythonRuntime extends EventTarget {
     this.background = new Map(); // id -> {resolve, reject}: prefetches, which the worker never queues (prefetch())
     this.replayLog = new ReplayLog(); // what a restart re-runs (see replay.js)
     this.replayBudgetSeconds = REPLAY_BUDGET_S; // tests shorten it rather than sleep for seconds
+    this.installDeadlineMs = INSTALL_DEADLINE_MS; // likewise
     this.ranCells = new Set(); // cells that have run in the current interpreter
     this.ready = null; // promise of a usable interpreter (its boot, and its replay after a restart)
     this.restarting = null; // promise of the report of the latest restart
@@ -109,11 +116,13 @@ export class PythonRuntime extends EventTarget {
 
   /** Install `packages` (protocol.js, PreloadRequest): a request like a run, queued, because the
    *  install runs Python: a Stop of a request waiting behind it cancels that request and never lands
-   *  in the install. Rejects if Python restarts or fails first (the new interpreter loads them when a
-   *  cell imports them). */
+   *  in the install. An install that outlives INSTALL_DEADLINE_MS restarts Python (a restart's report
+   *  says which: `stuck`). Rejects if Python restarts or fails first (the new interpreter loads them
+   *  when a cell imports them). */
   async preload(packages) {
     await this.start();
-    return this.#send(Request.PRELOAD, { packages }, { preload: true });
+    return this.#send(Request.PRELOAD, { packages },
+      { preload: true, deadlineMs: this.installDeadlineMs, what: `Installing ${packages.join(", ")}` });
   }
 
   /** Python ready (booted, or restarted and replayed); a Stop meanwhile cancels the wait at once. */
@@ -220,7 +229,7 @@ export class PythonRuntime extends EventTarget {
   // ------------------------------------------------------------------------- restarting
 
   /** The machine has just entered RESTARTING: replace the worker, then replay or not. */
-  #restartNow(reason, error) {
+  #restartNow(reason, error, stuck = null) {
     this.worker?.terminate();
     this.worker = null;
     this.init?.reject(failure("restarted again")); // a boot under way is abandoned
@@ -238,7 +247,7 @@ export class PythonRuntime extends EventTarget {
     const log = this.machine.replay ? this.replayLog : null;
     this.replayLog = new ReplayLog();
     this.ranCells = new Set();
-    const restart = this.#bootAndReplay(reason, log);
+    const restart = this.#bootAndReplay(reason, log, stuck);
     this.restarting = restart;
     // Runs asked for meanwhile wait on `ready`, so they see the replayed state.
     this.ready = restart.then(() => this.info);
@@ -246,7 +255,8 @@ export class PythonRuntime extends EventTarget {
     return restart;
   }
 
-  async #bootAndReplay(reason, log) {
+  /** `stuck`: {what, seconds} of the request that outlived its deadline, said in the report. */
+  async #bootAndReplay(reason, log, stuck) {
     const booting = this.#boot();
     const generation = this.generation;
     const superseded = () => generation !== this.generation; // a newer restart took over
@@ -258,7 +268,7 @@ export class PythonRuntime extends EventTarget {
       throw err;
     }
     if (superseded()) return this.restarting;
-    const report = { reason, replayed: [], skipped: [], failed: [], cleared: !log };
+    const report = { reason, stuck, replayed: [], skipped: [], failed: [], cleared: !log };
     if (this.machine.fire(Transition.BOOTED) === State.REPLAYING) {
       const { run, skipped } = log.plan(this.replayBudgetSeconds);
       report.skipped = skipped.map(({ cellId, seconds }) => ({ cellId, seconds }));
@@ -295,13 +305,14 @@ export class PythonRuntime extends EventTarget {
 
   // ------------------------------------------------------------------------- requests
 
-  #send(type, fields, { onEvent, signal, onStart, cellId, order, replay = false, preload = false, deadlineMs } = {}) {
+  // `what`: the request in the reader's words, for a restart's report when it outlives its deadline.
+  #send(type, fields, { onEvent, signal, onStart, cellId, order, replay = false, preload = false, deadlineMs, what } = {}) {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(failure("cancelled", { cancelled: true }));
         return;
       }
-      const req = { id: this.nextId++, type, fields, onEvent, onStart, cellId, order, replay, preload, deadlineMs, resolve, reject, cleanup: [] };
+      const req = { id: this.nextId++, type, fields, onEvent, onStart, cellId, order, replay, preload, deadlineMs, what, resolve, reject, cleanup: [] };
       if (signal) {
         const onAbort = () => this.#abort(req);
         signal.addEventListener("abort", onAbort, { once: true });
@@ -360,7 +371,8 @@ export class PythonRuntime extends EventTarget {
 
   #stuck(req) {
     if (this.inflight === req && this.machine.fire(Transition.STUCK)) {
-      this.#restartNow("stuck", failure("did not finish in time", { stuck: true }));
+      this.#restartNow("stuck", failure("did not finish in time", { stuck: true }),
+        req.what ? { what: req.what, seconds: req.deadlineMs / 1000 } : null);
     }
   }
 

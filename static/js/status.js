@@ -9,8 +9,11 @@ export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
   const bar = el.querySelector(".py-progress");
   let restarted = ""; // what the latest restart did, said with "Python is ready"
   runtime.addEventListener("restarted", ({ detail }) => {
+    const cells = `${detail.replayed.length} earlier cell${detail.replayed.length === 1 ? "" : "s"}`;
+    // A request nobody's cell owns (the idle install) outlived its deadline: say why Python restarted.
     restarted = detail.cleared ? " It was restarted: every variable is cleared."
-      : ` It was restarted and re-ran ${detail.replayed.length} earlier cell${detail.replayed.length === 1 ? "" : "s"}.`;
+      : detail.stuck ? ` ${detail.stuck.what} did not finish within ${detail.stuck.seconds} s, so Python was restarted and re-ran ${cells}.`
+      : ` It was restarted and re-ran ${cells}.`;
   });
   restartButton?.addEventListener("click", onRestart);
   const show = (detail) => {
