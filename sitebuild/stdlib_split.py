@@ -4,7 +4,8 @@ A whole reading session imports about a third of Pyodide's standard library, and
 lesson's first outputs fewer still. So the build runs, under Node, what the page's worker runs before
 those outputs (``stdlib_trace.mjs``: the boot, the lesson's Python, the lesson's cells in page order up
 to the first that needs a package the page does not boot with) with the whole library mounted, and
-records which of its files were imported. Those files (``core_entries``: with the folders holding them
+records which of its files the import system found (imported, or found and failed to import: a caught
+failure is looked up again in the page). Those files (``core_entries``: with the folders holding them
 and the data files of their packages) make the core, under Pyodide's own name (``python_stdlib.zip``:
 every run of Pyodide, the page's and the build's snapshot alike, mounts it); everything else makes the
 rest (``REST_NAME``), which the page fetches in idle time after the first output and which

@@ -8,7 +8,10 @@
 // module the page can call (widgets, graders) that imports with the boot packages alone (they hold
 // what the snapshot's warm-up in sitebuild/snapshot.mjs imports: its snapshot is made with the core only), then the lesson's cells in page order (cells.json: [[id, code], ...]) up to
 // the first one that imports a package the page does not boot with (that cell's own imports load in
-// the page after the first output) or fails. Prints the zip entries of every module then imported.
+// the page after the first output) or fails. Prints the zip entries of every module the import system
+// looked for and found in the zip (RECORD), imported or not: a module whose import fails, caught
+// (`try: import x except ImportError`), is still looked up in the page, and one of the rest's would make
+// lessonpy.stdlib_rest download the rest synchronously, before the first output.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,17 +33,46 @@ _skipped
 `;
 
 // A cell imports only what is there: a name that cannot be found now is a package loaded on demand.
+// Only looked up, not imported (the page does not look them up before the cell runs): not recorded.
 const NEEDS_MORE = `
 import importlib.util
 from pyodide.code import find_imports
-[name for name in find_imports(_cell_code) if importlib.util.find_spec(name) is None]
+_recorder.on = False
+try:
+    _missing = [name for name in find_imports(_cell_code) if importlib.util.find_spec(name) is None]
+finally:
+    _recorder.on = True
+_missing
+`;
+
+// First on sys.meta_path: asks the finders after it, as the import system would, and keeps the zip's
+// entries they find. Installed once Python has booted (the boot's imports are in sys.modules, ENTRIES).
+const ZIP = "/lib/python312.zip/";
+const RECORD = `
+import sys
+
+class _Recorder:
+    def __init__(self):
+        self.found = set()
+        self.on = True
+
+    def find_spec(self, fullname, path=None, target=None):
+        for finder in sys.meta_path[sys.meta_path.index(self) + 1:]:
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find else None
+            if spec is not None:
+                if self.on and (spec.origin or "").startswith(${JSON.stringify(ZIP)}):
+                    self.found.add(spec.origin[${ZIP.length}:])
+                return spec
+        return None
+
+_recorder = _Recorder()
+sys.meta_path.insert(0, _recorder)
 `;
 
 const ENTRIES = `
-import sys
-_prefix = "/lib/python312.zip/"
-sorted({m.__spec__.origin[len(_prefix):] for m in list(sys.modules.values())
-        if getattr(m, "__spec__", None) is not None and (m.__spec__.origin or "").startswith(_prefix)})
+sorted(_recorder.found | {m.__spec__.origin[${ZIP.length}:] for m in list(sys.modules.values())
+        if getattr(m, "__spec__", None) is not None and (m.__spec__.origin or "").startswith(${JSON.stringify(ZIP)})})
 `;
 
 const [distDir, wheel, cellsFile, output, packages] = process.argv.slice(2);
@@ -55,6 +87,7 @@ async function main() {
   const pyodide = await loadPyodide({
     indexURL, env: { ...PYTHON_ENV }, packages: packages.split(","), stdout: () => {}, stderr: (s) => console.error(s),
   });
+  pyodide.runPython(RECORD);
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });
   const glue = pyodide.pyimport("lessonpy.pyodide_glue");
   glue.start(() => {}); // events go nowhere: only what they import matters

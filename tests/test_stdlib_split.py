@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import importlib
+import shutil
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from lessonpy import stdlib_rest
-from sitebuild.stdlib_split import TraceError, core_entries, module_name, rest_modules, split_archive
+from sitebuild.stdlib_split import TraceError, core_entries, module_name, rest_modules, split_archive, trace
+
+REPO = Path(__file__).resolve().parents[1]
 
 # A small "standard library": a top-level module and a package in the core, and in the rest a module
 # of that package, top-level modules and a package of its own.
@@ -164,3 +168,25 @@ def test_a_rest_the_worker_wrote_is_read_by_an_import_without_a_download(split_l
     import restonly
 
     assert restonly.VALUE == "rest" and split_library == [] and stdlib_rest.mounted()
+
+
+# --- the trace, under Node with Pyodide's whole standard library -------------------------------------------
+
+FAILS_CAUGHT = "try:\n    import multiprocessing.synchronize\nexcept ImportError:\n    pass  # no sem_open here\nprint('ok')"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")
+def test_the_trace_keeps_a_module_whose_import_failed_and_not_one_only_looked_up(built_site, tmp_path):
+    # A module found in the zip whose import fails and is caught is looked up again in the page: left to
+    # the rest, it would make the finder download the rest before the first output. A cell after the first
+    # that needs a package the page does not boot with is only looked up by the trace, never imported.
+    import build
+    from sitebuild.pyodide_assets import prepare_pyodide
+
+    whole = prepare_pyodide(REPO, REPO / ".cache", packages=build.SITE_PACKAGES, log=lambda _: None)
+    wheel = next(built_site.rglob("lessonpy-*.whl"))
+    cells = [("caught", FAILS_CAUGHT), ("later", "import matplotlib\nimport wave\nprint(wave)")]
+    entries = set(trace(whole, build.BOOT_PACKAGES, wheel, cells, tmp_path / "cache", log=lambda _: None))
+    assert "multiprocessing/synchronize.pyc" in entries  # looked for, found, failed
+    assert "multiprocessing/__init__.pyc" in entries
+    assert not {"wave.pyc", "wave.py"} & entries  # only looked up, after the trace stopped
