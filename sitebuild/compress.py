@@ -65,11 +65,8 @@ def add_sidecar(path: Path, cache_dir: Path, sha256: str | None = None) -> bool:
         return True
     if not wants_sidecar(path):
         return False
-    cached = cached_copy(cache_dir, sha256 or sha256_file(path))
-    if not cached.is_file():
-        with atomic_target(cached) as tmp:
-            tmp.write_bytes(brotli.compress(path.read_bytes(), quality=QUALITY))
-    if cached.stat().st_size >= path.stat().st_size:
+    cached = brotli_copy(path, cache_dir, sha256 or sha256_file(path))
+    if cached is None:
         return False
     link_or_copy(cached, sidecar)
     return True
@@ -80,13 +77,24 @@ def cached_copy(cache_dir: Path, sha256: str) -> Path:
     return Path(cache_dir) / "brotli" / f"{sha256}-q{QUALITY}{SIDECAR}"
 
 
+def brotli_copy(path: Path, cache_dir: Path, sha256: str) -> Path | None:
+    """The cached brotli copy of *path* (content *sha256*), compressed first if the cache lacks it, or None
+    when it is not smaller than the file: the one place that decides whether a file gets a sidecar."""
+    cached = cached_copy(cache_dir, sha256)
+    if not cached.is_file():
+        with atomic_target(cached) as tmp:
+            tmp.write_bytes(brotli.compress(path.read_bytes(), quality=QUALITY))
+    return cached if cached.stat().st_size < path.stat().st_size else None
+
+
 def lacks_sidecar(path: Path, cache_dir: Path, sha256: str) -> bool:
     """Whether *path* (content *sha256*) has no sidecar where add_sidecar would give it one: it wants one,
-    and its cached brotli copy is missing or smaller (a file brotli does not shrink has none, rightly)."""
+    and its brotli copy is smaller (a file brotli does not shrink has none, rightly). A file without one
+    whose copy left the cache (``<cache>/brotli/`` deleted) is compressed again to tell: the answer is
+    never "lacks" for want of the cache, which would rebuild its whole folder."""
     if sidecar_of(path).is_file() or not wants_sidecar(path):
         return False
-    cached = cached_copy(cache_dir, sha256)
-    return not cached.is_file() or cached.stat().st_size < path.stat().st_size
+    return brotli_copy(path, cache_dir, sha256) is not None
 
 
 def link_with_sidecar(src: Path, dst: Path) -> None:

@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import shutil
 import subprocess
 import zipfile
@@ -258,6 +259,27 @@ def test_a_dist_that_lost_a_sidecar_is_rebuilt_and_a_changed_sidecar_rule_is_a_n
     monkeypatch.setattr(compress, "MIN_SIZE", 64)  # as if sitebuild/compress.py had changed which files get one
     other = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
     assert other != dist and other.name.startswith(pa.PYODIDE_VERSION + "-")
+
+
+def test_a_deleted_brotli_cache_leaves_an_intact_dist_as_it_is(fake, monkeypatch):
+    # The wasm made of random bytes: it wants a sidecar and brotli cannot shrink it, so it has none. With
+    # <cache>/brotli/ gone, that must not read as a lost sidecar (a "modified" folder, rebuilt in full).
+    wasm = fake["core"] / "pyodide.asm.wasm"
+    wasm.write_bytes(random.Random(0).randbytes(4096))
+    manifest = json.loads(pa.MANIFEST_PATH.read_text())
+    manifest["sha256"]["pyodide.asm.wasm"] = sha(wasm.read_bytes())
+    pa.MANIFEST_PATH.write_text(json.dumps(manifest))
+    monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
+    dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
+    assert compress.wants_sidecar(dist / "pyodide.asm.wasm") and not compress.sidecar_of(dist / "pyodide.asm.wasm").exists()
+    sidecar = dist / "stored" / "compression-probe.zip.br"
+    made = sidecar.stat().st_ino
+    shutil.rmtree(fake["cache"] / "brotli")
+    lines = []
+    assert pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=lines.append) == dist
+    assert not [line for line in lines if "modified" in line or "rebuilding" in line], lines
+    assert sidecar.stat().st_ino == made  # the folder was not made again
+    assert not compress.sidecar_of(dist / "pyodide.asm.wasm").exists()
 
 
 def test_copy_into_site_needs_a_dist(tmp_path):
