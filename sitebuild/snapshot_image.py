@@ -82,6 +82,12 @@ def initial_memory(wasm: bytes, size: int) -> bytes:
                     raise ImageError("data segment at a negative offset")
                 offset, seg = (operand if opcode == _I32_CONST else MEMORY_BASE), end + 1
                 length_, seg = _uleb(wasm, seg)
+                # a slice assignment past either end would resize the memory, not fail: say what is wrong here
+                if seg + length_ > len(wasm):
+                    raise ImageError(f"data segment of {length_} bytes runs past the end of the module")
+                if offset + length_ > size:
+                    raise ImageError(f"data segment of {length_} bytes at {offset} ends past the memory's "
+                                     f"{size} bytes (a snapshot of another module?)")
                 memory[offset:offset + length_] = wasm[seg:seg + length_]
                 seg += length_
         at += length

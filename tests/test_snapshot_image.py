@@ -134,6 +134,15 @@ def test_a_data_segment_placed_some_other_way_is_refused():
         image.initial_memory(b"\0asm\x02\0\0\0", 65536)
 
 
+def test_a_data_segment_past_the_memory_or_the_module_says_so():
+    with pytest.raises(image.ImageError, match="3 bytes at 200 ends past the memory's 202 bytes"):
+        image.initial_memory(data_module(), 202)
+    module = data_module()
+    cut = module[:module.index(b"at the base") + 5]  # the second segment's bytes cut short
+    with pytest.raises(image.ImageError, match="11 bytes runs past the end of the module"):
+        image.initial_memory(cut, 65536)
+
+
 APPLY = """
 import { readFileSync, writeFileSync } from "node:fs";
 import { applyImage } from "./static/js/snapshot.js";
