@@ -25,7 +25,8 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
-from sitebuild.compress import SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
+from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
+from sitebuild.files import link_or_copy
 from sitebuild.fontcache import FontCache, build_font_cache
 from sitebuild.lessons import Lesson, LessonError, read_lessons
 from sitebuild.markup import json_for_script, pygments_css
@@ -339,12 +340,14 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
     snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
     if snap is None:
         return None
-    if add_sidecar(snap.file, opts.cache_dir, snap.meta["sha256"]):  # made once, beside it in its cache folder
-        size = sidecar_of(snap.file).stat().st_size  # what a first visit downloads in --snapshot always
-        opts.log(f"snapshot: {snap.meta['bytes'] / 1e6:.2f} MB, {size / 1e6:.2f} MB as brotli-11 ({snap.key})")
     target = staging / "snapshot" / snap.key / snap.file.name
     target.parent.mkdir(parents=True)
-    link_with_sidecar(snap.file, target)
+    link_or_copy(snap.file, target)
+    # The sidecar comes from <cache>/brotli/, named after the content and the quality, as the site's other
+    # files' do: the snapshot's key does not name compress's rule, so one kept in its folder would outlive it.
+    if add_sidecar(target, opts.cache_dir, snap.meta["sha256"]):
+        size = sidecar_of(target).stat().st_size  # what a first visit downloads in --snapshot always
+        opts.log(f"snapshot: {snap.meta['bytes'] / 1e6:.2f} MB, {size / 1e6:.2f} MB as brotli-{QUALITY} ({snap.key})")
     return {**snap.meta, "key": snap.key, "url": target.relative_to(staging).as_posix(),
             "fetch": "always" if opts.snapshot == "always" else "kept"}
 

@@ -6,10 +6,12 @@ busy machine) but makes the biggest files a good third smaller than gzip does (t
 to browsers that accept ``br`` (``sitebuild.server`` does; see the README for other hosts),
 and a host that ignores them serves the plain files as before.
 
-Every compression is cached under ``<cache>/brotli/`` by the source's sha256. The big files live
-in folders of the cache named after their content (Pyodide's ``dist/<key>/``, the memory snapshot's
-``snapshot/<key>/``, the live model's ``models/minilm-live/<key>/``): their sidecars are made once,
-inside those folders, from hashes already known, and linked into the site with their files. The
+Every compression is cached under ``<cache>/brotli/`` by the source's sha256 and the quality. The big
+files live in folders of the cache named after their content (Pyodide's ``dist/<key>/``, the memory
+snapshot's ``snapshot/<key>/``, the live model's ``models/minilm-live/<key>/``). Pyodide's and the live
+model's sidecars are made once, inside those folders, and linked into the site with their files; the
+snapshot's key does not name :func:`rule`, so its sidecar is linked from ``<cache>/brotli/`` into the
+site by its known hash (two ``stat`` calls a build). The
 site's last step (:func:`write_sidecars`) then hashes only the files that came without one: the pages
 and the assets (about 1.5 MB), and any file whose brotli copy was not smaller (it has no sidecar to
 come with). Archives are opened to see whether they are stored (their directory only, not their data).

@@ -121,3 +121,27 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     assert all(lib["name"].endswith(".so") for lib in spec["dynlibs"]) and spec["handles"]
     sw = (built_site / "sw.js").read_text(encoding="utf-8")
     assert f'"snapshotKey": "{key}"' in sw and f'"snapshot/{key}/{snapshot.FILE_NAME}"' in sw
+
+
+def test_the_snapshots_sidecar_follows_the_brotli_rule_not_its_key(tmp_path, monkeypatch):
+    # The key names the snapshot's inputs, not sitebuild.compress's rule: a sidecar kept in the snapshot's
+    # cache folder outlived a change of the quality. It comes from <cache>/brotli/, named by quality.
+    import brotli
+
+    import build
+    from sitebuild import compress
+
+    cache = tmp_path / "cache"
+    data = b"mostly sparse memory " + bytes(64 * 1024) + b"and a little more"
+    folder = cache / "snapshot" / "0123456789abcdef"
+    folder.mkdir(parents=True)
+    (folder / snapshot.FILE_NAME).write_bytes(data)
+    made = snapshot.Snapshot(folder / snapshot.FILE_NAME, folder.name,
+                             {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+    monkeypatch.setattr(build, "make_snapshot", lambda *args: made)
+    for quality, staging in ((11, tmp_path / "one"), (5, tmp_path / "two")):
+        monkeypatch.setattr(compress, "QUALITY", quality)  # as if sitebuild/compress.py had changed
+        staging.mkdir()
+        spec = build.add_snapshot(build.Options(cache_dir=cache, log=lambda _: None), staging, tmp_path, tmp_path)
+        sidecar = compress.sidecar_of(staging / spec["url"])
+        assert sidecar.read_bytes() == brotli.compress(data, quality=quality)
