@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -68,5 +69,57 @@ def test_after_one_visit_the_lesson_loads_and_runs_offline_and_a_rebuilt_page_is
         assert page.evaluate("lessonPage.runtime.info.archives") == picked  # the probes, kept, pick the same
         out = run_cell(page, "setup", "import numpy as np\nprint('offline', np.ones((2, 3)).sum())")
         expect(out).to_contain_text("offline 6.0")
+    finally:
+        context.close()
+
+
+REST = "python_stdlib_rest.zip"
+# Longer than Chromium's HTTP cache makes a second request for a URL wait for the first (about 20 s,
+# measured: then it sends its own), so that two overlapping requests of the rest both reach the server.
+SLOW_ANSWER_S = 25
+
+
+@pytest.fixture()
+def slow_rest_site(built_site, monkeypatch):
+    """The built site, served on its own, its standard library's rest answered SLOW_ANSWER_S late, and
+    the list of the server's answers of it."""
+    from sitebuild import server as server_module
+
+    served = []
+    send_head = server_module.LessonRequestHandler.send_head
+
+    def slow_send_head(handler):
+        if handler.path.split("?")[0].endswith(REST):
+            served.append(handler.path)
+            time.sleep(SLOW_ANSWER_S)
+        return send_head(handler)
+
+    monkeypatch.setattr(server_module.LessonRequestHandler, "send_head", slow_send_head)
+    server, url = serve_in_thread(built_site, port=0, quiet=True, isolate=True)
+    yield url, served
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_first_visit_downloads_the_standard_librarys_rest_once(browser, slow_rest_site):
+    # The worker downloads the rest after the first output; the service worker keeps it for offline use
+    # 1.5 s after Python is ready. A reader who runs a cell at once has both wanting it at the same time.
+    url, served = slow_rest_site
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(url + LESSON)
+        ready(page)
+        run_cell(page, "average", "print('first')")
+        assert page.evaluate("lessonPage.preload") is not None  # the worker's download (and installs) over
+        expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=SLOW_ANSWER_S * 2000)
+        kept = page.evaluate("""(async () => {
+          for (const name of await caches.keys()) {
+            for (const request of await (await caches.open(name)).keys()) if (request.url.endsWith("/%s")) return true;
+          }
+          return false;
+        })()""" % REST)
+        assert kept  # the service worker keeps it: offline, an import of one of its modules works
+        assert len(served) == 1, served
     finally:
         context.close()

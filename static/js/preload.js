@@ -16,6 +16,7 @@
 // test 3 runs of 3, but until the cause is understood only the download and install are done ahead.
 // The same error ends another live test now and then without any import ahead, more often with
 // quicker installs (README, The first figure).
+import { inTurn } from "./in-turn.js";
 import { settled } from "./settled.js";
 
 export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
@@ -31,7 +32,8 @@ export async function preloadAfterFirstRun(runtime, pressed) {
   await runtime.firstRun;
   try {
     await settled(runtime, pressed);
-    const { packages } = await runtime.prefetch(IDLE_PRELOAD.packages); // dependencies first
+    // dependencies first; after the service worker's precache, if under way (in-turn.js)
+    const { packages } = await inTurn(() => runtime.prefetch(IDLE_PRELOAD.packages));
     const loaded = [];
     for (const name of packages) {
       await settled(runtime, pressed); // runs pressed meanwhile go first

@@ -415,6 +415,7 @@ async function prefetch({ packages }) {
   // worker keeps (a revisit) is not read at all: the install's own fetch is served that copy.
   const download = async (url) => (await keptCopy(url)) || fetchBytes(url);
   await Promise.all(order.map((pkg) => download(new URL(pkg.file_name, indexURL).href)));
+  await restDownload; // the reply says the downloads are over: the page then lets the service worker's precache read them
   return { packages: order.map((pkg) => pkg.name) };
 }
 
