@@ -34,6 +34,15 @@ class HeldEditors:
         self.routes.clear()
 
 
+def built(holder):
+    """Wait until CodeMirror, let go, has built the editor in `holder` (a cell, or one editor's holder).
+    A focus the stand-in held moves to the editor as it is built, in the same task; what takes the time
+    is CodeMirror's script arriving, compiling and running on a busy renderer: 0.3 s here on an idle
+    renderer, 2.4 s with its CPU throttled tenfold (Emulation.setCPUThrottlingRate, load 13), so past an
+    expect's 5 s at load 12-15 on two cores. It may take as long as a run may, as in paste_code."""
+    expect(holder.locator(".cm-editor")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
+
+
 def open_held(context, url, wait_python=True):
     page = context.new_page()
     held = HeldEditors(page)
@@ -96,6 +105,7 @@ def test_a_far_cell_runs_by_run_and_by_keys_before_any_editor_exists(fresh_conte
     expect(page.locator(".cm-editor")).to_have_count(0)
     # CodeMirror arrives: the focused stand-in becomes an editor with the same code, focused.
     held.release()
+    built(far)
     expect(far.locator(".cm-content")).to_be_focused()
     assert editor_code(page, FAR) == COUNTER
     page.keyboard.press("Shift+Enter")
@@ -126,6 +136,7 @@ def test_clicking_a_stand_in_gives_the_editor_with_the_caret_where_the_click_was
     }""", offset)
     page.mouse.click(box["x"], box["y"])
     held.release()
+    built(cell(page, FAR))
     expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
     expect(standin(page, FAR)).to_have_count(0)
     page.keyboard.type("EDIT")
@@ -141,6 +152,7 @@ def test_tabbing_into_a_stand_in_gives_the_editor(fresh_context, site_url):
     page.keyboard.press("Shift+Tab")
     expect(standin(page, FAR)).to_be_focused()
     held.release()
+    built(cell(page, FAR))
     expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
     page.keyboard.press("Control+End")
     page.keyboard.type("  # typed")
@@ -183,7 +195,7 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
     held.release()
     for i in range(count):
         holders.nth(i).scroll_into_view_if_needed()
-        expect(holders.nth(i).locator(".cm-editor")).to_have_count(1)
+        built(holders.nth(i))
         # CodeMirror draws the lines near its viewport and estimates the others (as wrapped, until
         # it knows how many characters fit) until it has measured them, in an animation frame after
         # they came into view: walk through the cell as a reader scrolls, a frame pair at each step.
