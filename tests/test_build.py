@@ -169,18 +169,21 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     assert str(target) in proc.stdout
 
 
-def test_the_big_files_sidecars_are_made_once_in_the_caches_content_named_folders(built_site):
-    """Pyodide's and the snapshot's brotli copies are links to the ones beside their files in the cache,
-    made with those folders: a rebuild neither reads nor compresses them again (sitebuild.compress)."""
+def test_the_big_files_sidecars_are_made_once_in_the_cache(built_site):
+    """Pyodide's brotli copies are links to the ones beside its files in its content-named cache folder, made
+    with it; the snapshot's is a link to the cache's brotli copy of its content at this quality (its folder's
+    key does not name compress's rule): a rebuild neither reads nor compresses them again (sitebuild.compress)."""
+    from sitebuild.compress import cached_copy, sidecar_of
+
     (pyodide,) = (built_site / "pyodide").iterdir()
-    (snapshot,) = (built_site / "snapshot").iterdir()
-    cached = {pyodide: ROOT / ".cache" / "dist" / pyodide.name, snapshot: ROOT / ".cache" / "snapshot" / snapshot.name}
-    for folder, cache in cached.items():
-        sidecars = sorted(p.relative_to(folder) for p in folder.rglob("*.br"))
-        assert sidecars, folder
-        for name in sidecars:
-            assert os.path.samefile(folder / name, cache / name), name
-    assert (pyodide / "pyodide.asm.wasm.br").is_file() and (snapshot / "python.snapshot.br").is_file()
+    sidecars = sorted(p.relative_to(pyodide) for p in pyodide.rglob("*.br"))
+    assert sidecars
+    for name in sidecars:
+        assert os.path.samefile(pyodide / name, ROOT / ".cache" / "dist" / pyodide.name / name), name
+    assert (pyodide / "pyodide.asm.wasm.br").is_file()
+    spec = page_config((built_site / "lessons" / "attention" / "index.html").read_text())["snapshot"]
+    snapshot = built_site / "snapshot" / spec["key"] / "python.snapshot"
+    assert os.path.samefile(sidecar_of(snapshot), cached_copy(ROOT / ".cache", spec["sha256"]))
 
 
 def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(built_site):
