@@ -35,7 +35,7 @@ from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
 from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
-                                      prepare_pyodide, split_stdlib, stdlib_rest)
+                                      prepare_pyodide, split_stdlib, split_wheels, stdlib_rest)
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.snapshot import Snapshot, make_snapshot
 from sitebuild.stdlib_split import TraceError
@@ -324,13 +324,16 @@ def build(opts: Options) -> Path:
 
 def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, dict]:
     """The Pyodide folder whose standard library is split in two (sitebuild.stdlib_split): the core, what
-    the boot and each lesson's first outputs import (traced under Node), and the rest; and the rest's
-    part of the page config (pyodide_assets.stdlib_rest)."""
+    the boot and each lesson's first outputs import (traced under Node), and the rest; with a snapshot, the
+    boot wheels split too (sitebuild.wheel_split: their libraries, which a restore reads, and the rest);
+    and the standard library rest's part of the page config (pyodide_assets.stdlib_rest)."""
     traced: set[str] = set()
     for lesson in lessons:
         cells = [(cell.id, cell.code) for cell in lesson.cells]
         traced.update(trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log))
     dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
+    if opts.snapshot != "off":  # what a restore reads of the boot wheels first, and the rest (wheel_split)
+        dist = split_wheels(dist, BOOT_PACKAGES, opts.cache_dir, opts.log)
     return dist, stdlib_rest(modules)
 
 

@@ -12,6 +12,7 @@ Cache layout (everything under cache_dir, written atomically, safe to delete at 
     dist/<version>-<key>.sha256.json    the hashes of its files (split_stdlib makes a second distribution
                                         from the first without reading its files again)
     stdlib-trace/, stdlib-split/        the standard library's core and rest (sitebuild.stdlib_split)
+    wheel-split/                        the boot wheels' libraries and rest, for a restore (sitebuild.wheel_split)
 
 Every file is hashed once per build: the core files and the wheels when they are verified, the
 precompiled archives and the packed variants when they are made or found; those hashes name the
@@ -36,7 +37,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from sitebuild import archives, compress, stdlib_split
+from sitebuild import archives, compress, stdlib_split, wheel_split
 from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail
 
 PYODIDE_VERSION = "0.27.7"
@@ -353,6 +354,42 @@ def split_stdlib(dist: Path, traced: list[str], cache_dir: Path, log: Log = prin
     return assemble(files, hashes, cache_dir, log), modules
 
 
+def split_wheels(dist: Path, packages: Iterable[str], cache_dir: Path, log: Log = print) -> Path:
+    """The distribution *dist* with the wheels of *packages* that hold dynamic libraries split in two beside
+    them (sitebuild.wheel_split: what a restore from the snapshot reads first, and the rest), each part packed
+    both ways; the wheels themselves stay, for the normal boot."""
+    hashes = dist_hashes(dist)
+    files = {name: dist / name for name in hashes}
+    for wheel in boot_wheels(dist, packages):
+        source = dist / wheel
+        with zipfile.ZipFile(source) as archive:
+            if not any(wheel_split.part_of(name) == "libs" for name in archive.namelist()):
+                continue  # nothing to load at a base: the restore reads none of it
+        for part, path in wheel_split.split_cached(source, hashes[wheel], cache_dir).items():
+            for site_name, packed, sha in packed_variants(path, sha256_file(path), path.name, cache_dir, lean=False).values():
+                files[site_name], hashes[site_name] = packed, sha
+    return assemble(files, hashes, cache_dir, log)
+
+
+def boot_wheels(dist: Path, packages: Iterable[str]) -> list[str]:
+    """The (deflated) wheels of *packages* and their dependencies, as the distribution's lock names them."""
+    lock = json.loads((dist / LOCK_NAME).read_bytes())
+    return [entry["file_name"] for entry in resolve_packages(lock, packages).values()]
+
+
+def wheel_parts(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+    """{part: {variant: files}} of the split wheels of *packages* in *dist* (split_wheels; none when they
+    are not split), relative to the Pyodide folder: "libs" for the restore, "rest" after the first output."""
+    out: dict[str, dict[str, list[str]]] = {part: {archives.DEFLATED: [], archives.STORED: []} for part in wheel_split.PARTS}
+    for wheel in boot_wheels(dist, packages):
+        for part in wheel_split.PARTS:
+            name = wheel_split.part_name(wheel, part)
+            if (dist / name).is_file():
+                out[part][archives.DEFLATED].append(name)
+                out[part][archives.STORED].append(f"{archives.STORED_DIR}/{name}")
+    return out
+
+
 def rest_files() -> dict[str, str]:
     """{variant: file} of the standard library's rest, relative to the Pyodide folder (when it is split)."""
     name = stdlib_split.REST_NAME
@@ -376,14 +413,18 @@ def archive_choices() -> dict[str, dict[str, str]]:
 def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
     """For each kind of archive and each of its variants, the files a page boots from (relative to the
     Pyodide folder *dist*): the standard library (its rest too, when split: it arrives after the first
-    output), or the lock and the wheels of *packages* it names."""
+    output; and the split wheels' parts, zips too, which a restore reads: split_wheels), or the lock and the
+    wheels of *packages* it names."""
     out: dict[str, dict[str, list[str]]] = {}
+    parts = wheel_parts(dist, packages)
     for kind, choice in archive_choices().items():
         out[kind] = {}
         for variant in (archives.DEFLATED, archives.STORED):
             names = [choice[variant]]
             if kind == "stdlib" and (dist / rest_files()[variant]).is_file():
                 names.append(rest_files()[variant])
+            if kind == "stdlib":
+                names += [name for part in wheel_split.PARTS for name in parts[part][variant]]
             if kind == "wheels":
                 lock = json.loads((dist / choice[variant]).read_bytes())
                 names += [entry["file_name"] for entry in resolve_packages(lock, packages).values()]

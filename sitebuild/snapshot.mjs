@@ -7,7 +7,8 @@
 // - the dynamic libraries' code and their function-table entries: each numpy library is instantiated
 //   again at the memory base and table base it had here (recorded below, in load order);
 // - the dlopen handles Python keeps (pointers into memory) map to libraries in a JS table: recorded;
-// - the file system is JS objects: the page writes numpy's wheel and the lesson's wheel again;
+// - the file system is JS objects: the page writes numpy's libraries and the lesson's wheel again (numpy's
+//   other files come after the first output: sitebuild/wheel_split.py);
 // - Pyodide's list of loaded packages: recorded (its snapshot check wants it empty, so it is emptied
 //   around makeMemorySnapshot).
 // Anything that makes the function table differ (another Pyodide, another set of libraries) is
@@ -23,6 +24,11 @@ import { pathToFileURL } from "node:url";
 import { PYTHON_ENV } from "../static/js/python-env.mjs";
 
 const SITE_PACKAGES = "/lib/python3.12/site-packages/";
+// The program's name (sys.executable, argv[0]) as Emscripten has it in a browser, the page's. Under Node it
+// would be this script's absolute path: the image would carry the build machine's folders to every reader,
+// and the path's length would move what Python allocates after it, numpy's libraries among them, so two
+// checkouts would make different images under one key.
+const PROGRAM = "./this.program";
 // Imported here so the reader's first cells find them imported; the warm-up runs the paths the
 // first cells take (a generator, matmul, a softmax), whose lazily built state is then in the image.
 const WARM_UP = `
@@ -164,6 +170,7 @@ async function main() {
 
   const pyodide = await loadPyodide({
     indexURL, env: { ...PYTHON_ENV }, packages: packages.split(","), _makeSnapshot: true, // the page's boot packages
+    _sysExecutable: PROGRAM, // Emscripten's thisProgram
     stdout: (s) => console.error(s), stderr: (s) => console.error(s),
   });
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });

@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from sitebuild import node, snapshot, snapshot_image
-from sitebuild.pyodide_assets import LOCK_NAME, RUNTIME_FILES, STDLIB_NAME
+from sitebuild.project import ROOT
+from sitebuild.pyodide_assets import LOCK_NAME, RUNTIME_FILES, SITE_PACKAGES_PAGE_PREFIX as SITE_PACKAGES, STDLIB_NAME
 
 WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 
@@ -111,12 +113,23 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     assert snapshot_image.encode(full, len(full) - spec["memoryBytes"], base) == (data, spec["baseSha256"])
     # ...and without the copies of numpy's libraries that dlopen keeps (snapshot.mjs frees them).
     assert b"\0asm\x01\0\0\0" not in full
+    # Nothing of the machine that made it: the program's name is fixed (Node's would be snapshot.mjs's path).
+    assert str(ROOT).encode() not in full and str(snapshot.SCRIPT.parent).encode() not in full
+    assert b"./this.program\0" in full
     # The key is the hash of this site's own files: a page can only name the snapshot made from them.
     pyodide = built_site / "lessons" / "attention" / config["pyodideIndexURL"]
     wheel = built_site / config["wheelURL"].removeprefix("../../")
     node = snapshot.subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     assert snapshot.snapshot_key(pyodide.resolve(), ["numpy"], wheel, node) == key
-    assert spec["wheels"] == {"deflated": [WHEEL], "stored": [f"stored/{WHEEL}"]}
+    # What the restore reads first is numpy's libraries; the rest of its files come after the first output.
+    stem = WHEEL.removesuffix(".whl")
+    assert spec["libraries"] == {"deflated": [f"{stem}.libs.zip"], "stored": [f"stored/{stem}.libs.zip"]}
+    assert spec["libraryKind"] == "stdlib"
+    [rest] = spec["rests"]
+    assert (rest["deflated"], rest["stored"]) == (f"{stem}.rest.zip", f"stored/{stem}.rest.zip")
+    assert {"numpy.polynomial", "numpy.testing", "numpy.lib.recfunctions"} <= set(rest["modules"])
+    with zipfile.ZipFile(pyodide / spec["libraries"]["deflated"][0]) as libs:
+        assert sorted(SITE_PACKAGES + name for name in libs.namelist()) == sorted(lib["name"] for lib in spec["dynlibs"])
     assert spec["loaded"] == {"numpy": "default channel"}
     assert all(lib["name"].endswith(".so") for lib in spec["dynlibs"]) and spec["handles"]
     sw = (built_site / "sw.js").read_text(encoding="utf-8")

@@ -123,10 +123,10 @@ export function instantiateCompiled(compiled, instantiate = WebAssembly.instanti
 }
 
 /** {path: Promise<WebAssembly.Module>} of the libraries to load, compiling (off this thread) at once. */
-function compileLibraries(wheels, spec) {
+function compileLibraries(archives, spec) {
   const paths = new Set(spec.dynlibs.map((lib) => lib.name));
   const compiled = new Map();
-  for (const { name, data } of wheels.flat()) {
+  for (const { name, data } of archives.flat()) {
     if (!paths.has(SITE_PACKAGES + name)) continue;
     const module = WebAssembly.compile(data);
     module.catch(() => {}); // instantiateCompiled falls back to the bytes
@@ -138,32 +138,34 @@ function compileLibraries(wheels, spec) {
 /**
  * Load Pyodide from the snapshot: `found` from findSnapshot, `spec` the build's restore spec (page
  * config), `options` what loadPyodide gets otherwise (the archives' URLs among them), `variant` the
- * variant of the wheels the worker picked (archives.js; spec.wheels names the boot wheels in each),
+ * variant the worker picked of the kind spec.libraryKind names (archives.js; spec.libraries names, in
+ * each, the archives of the boot packages' libraries: sitebuild/wheel_split.py; their other files come
+ * after the first output, spec.rests),
  * `fetchBytes` the worker's download of a file, `runtime` what startRuntime started, `mark` the worker's
  * record of the boot's steps.
  * Throws if anything does not match; the caller then boots normally. Returns the pyodide API, with
  * the boot packages loaded and lessonpy imported.
  */
 export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes, runtime, mark }) {
-  const names = spec.wheels[variant];
-  if (!names) throw new Error(`snapshot: no wheels of the ${variant} variant`);
+  const names = spec.libraries[variant];
+  if (!names) throw new Error(`snapshot: no libraries of the ${variant} variant`);
   // Everything that can be checked before Pyodide starts is checked first.
   found.bytes.then(() => mark("snapshot read"), () => {});
   const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).then(() => mark("snapshot checked")).catch(async (err) => {
     if (found.source === "kept") await forget(spec.url).catch(() => {});
     throw err;
   });
-  const wheels = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then((bytes) => {
+  const archives = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then((bytes) => {
     mark(`${name} read`);
     return unzip(bytes);
   }))).then((files) => {
-    mark("wheels unzipped");
+    mark("libraries unzipped");
     return files;
   });
   // numpy's libraries compile while Pyodide's module is made, not one by one as loadDynamicLibrary reads them.
-  const libraries = wheels.then((files) => compileLibraries(files, spec));
+  const libraries = archives.then((files) => compileLibraries(files, spec));
   checked.catch(() => {});
-  wheels.catch(() => {});
+  archives.catch(() => {});
   libraries.catch(() => {}); // awaited below unless an earlier step failed first (the boot then falls back)
   runtime.script.then(() => mark("pyodide.asm.js imported"), () => {});
   // JSPI stays hidden until the module exists (Pyodide looks for it when the module is created).
@@ -193,7 +195,7 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     }
     const module = await Promise.race([createModule(settings), failed]);
     mark("module created");
-    await loadLibraries(module, spec, await wheels, await libraries, mark);
+    await loadLibraries(module, spec, await archives, await libraries, mark);
     await checked;
     const header = await applyImage(module.HEAPU8, await found.bytes, spec.baseSha256);
     const config = module.API.restoreSnapshot(header); // the memory is in: this reads the header's config
@@ -265,25 +267,28 @@ function hookCreateModule(wrap) {
   };
 }
 
-async function loadLibraries(module, spec, wheels, compiled, mark) {
+/** Write `files` (unzip's {name, data}, names relative to site-packages) there, making their folders. */
+export function writeSitePackages(FS, files) {
+  const made = new Set();
+  for (const { name, data } of files) {
+    const path = SITE_PACKAGES + name;
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    if (!made.has(dir)) {
+      FS.mkdirTree(dir);
+      made.add(dir);
+    }
+    FS.writeFile(path, data, { canOwn: true });
+  }
+}
+
+async function loadLibraries(module, spec, archives, compiled, mark) {
   const table = module.wasmTable.length;
   // The browser may add one helper to the table at start-up that Node does not (WasmGC); its index
   // lives in memory, which the image resets, and the first library reuses the slot as it did in Node.
   if (table !== spec.tableAtStart && table !== spec.tableAtStart + 1) {
     throw new Error(`snapshot: function table starts at ${table}, the snapshot's at ${spec.tableAtStart}`);
   }
-  const made = new Set();
-  for (const files of wheels) {
-    for (const { name, data } of files) {
-      const path = SITE_PACKAGES + name;
-      const dir = path.slice(0, path.lastIndexOf("/"));
-      if (!made.has(dir)) {
-        module.FS.mkdirTree(dir);
-        made.add(dir);
-      }
-      module.FS.writeFile(path, data, { canOwn: true });
-    }
-  }
+  for (const files of archives) writeSitePackages(module.FS, files);
   mark("files written");
   // loadDynamicLibrary reads each library's bytes from the file system and instantiates them with
   // WebAssembly.instantiate (Emscripten's loadWebAssemblyModule, which takes no module of ours when it

@@ -6,7 +6,8 @@ import { fetchKept, keptCopy } from "./kept.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
 import { PYTHON_ENV } from "./python-env.mjs";
-import { SITE_PACKAGES, findSnapshot, restorePython, startRuntime } from "./snapshot.js";
+import { SITE_PACKAGES, findSnapshot, restorePython, startRuntime, writeSitePackages } from "./snapshot.js";
+import { unzip } from "./unzip.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
 // past OUTPUT_BURST posts in one OUTPUT_WINDOW_MS, writes are batched until the next window.
@@ -27,6 +28,9 @@ if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].Metada
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
 let stdlibRest = null; // {url, modules}: the standard library's second archive, when the build split it
+// After a restore, the boot packages' files besides their libraries (the snapshot spec's rests:
+// sitebuild/wheel_split.py), [{url, modules, download}], unpacked into site-packages after the first output.
+let packageRests = [];
 let currentRunId = null;
 const queue = []; // requests are handled strictly one after another
 
@@ -160,6 +164,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   stdlibRest = rest;
   restDownload = null; // a new interpreter, a new file system: the rest is written again
   restWritten = false;
+  packageRests = [];
   packageIndex = { indexURL, lockFileURL: archiveURLs.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href };
   mark("archives picked");
   post(Event.PROGRESS, { stage: "Starting Python and numpy", fraction: 0.25, at: now() });
@@ -173,10 +178,12 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   const boot = { from: "start", note: null }; // how Python came up, for the page's tests and the benchmark
   if (await found) {
     try {
-      // options name the archives picked above (stdLibURL, lockFileURL); numpy's wheel is read in their variant
-      const variant = picked?.wheels ?? DEFLATED;
+      // options name the archives picked above (stdLibURL, lockFileURL); numpy's libraries and its rest are
+      // read in the variant picked for their kind of archive
+      const variant = picked?.[snapshot.libraryKind] ?? DEFLATED;
       pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: await found, options, variant, fetchBytes, runtime: await runtime, mark });
       boot.from = "snapshot";
+      packageRests = snapshot.rests.map((part) => ({ url: new URL(part[variant], indexURL).href, modules: part.modules, download: null }));
     } catch (err) {
       // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
       boot.note = String(err?.message ?? err);
@@ -201,14 +208,21 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   // 0.27.7 that call is the only use of its internal API.importlib after start-up (load-package.ts).
   pyodide._api.importlib = { invalidate_caches: () => pyodide.runPython(FIND_NEW_FILES) };
   mark("lesson wheel unpacked");
-  // Before anything else runs: a module of the standard library's rest imported before it has come
-  // (preload) is fetched synchronously (lessonpy.stdlib_rest). Both boots: the image has no finder.
-  if (stdlibRest) {
+  // Before anything else runs: a module of the standard library's rest, or after a restore of numpy's,
+  // imported before it has come (preload) is fetched synchronously (lessonpy.stdlib_rest). Both boots:
+  // the image has no finder.
+  if (stdlibRest || packageRests.length) {
     const rest = pyodide.pyimport("lessonpy.stdlib_rest");
-    const modules = pyodide.toPy(stdlibRest.modules);
-    rest.install(stdlibRest.url, modules).destroy(); // the finder stays on sys.meta_path
-    modules.destroy();
-    stdlibRest.path = rest.REST; // where the finder looks for the rest's file (writeStdlibRest)
+    const serve = (add, url, names, ...more) => {
+      const modules = pyodide.toPy(names);
+      add(url, modules, ...more).destroy(); // the finder stays on sys.meta_path
+      modules.destroy();
+    };
+    if (stdlibRest) {
+      serve(rest.install, stdlibRest.url, stdlibRest.modules);
+      stdlibRest.path = rest.REST; // where the finder looks for the rest's file (writeStdlibRest)
+    }
+    for (const part of packageRests) serve(rest.add_folder, part.url, part.modules, SITE_PACKAGES);
     rest.destroy();
   }
   glue = pyodide.pyimport("lessonpy.pyodide_glue");
@@ -379,7 +393,8 @@ async function fetchFile({ url, path }) {
 // --------------------------------------------------------------------------- idle preload
 
 // What the page asks for once the reader has had a first output (preload.js): the standard library's
-// rest (what the boot and the first outputs did not need) and matplotlib, so that a first figure does
+// rest (what the boot and the first outputs did not need), after a restore numpy's files besides its
+// libraries (packageRests), and matplotlib, so that a first figure does
 // not wait for its download and install. The download (prefetch) runs no Python,
 // so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
 // request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
@@ -398,6 +413,7 @@ async function prefetch({ packages }) {
   // import of one of its modules then reads it instead of downloading it, lessonpy.stdlib_rest); the
   // first install puts it on the import path (mountStdlibRest).
   if (stdlibRest && !restDownload) restDownload = writeStdlibRest(stdlibRest).catch(() => {});
+  for (const part of packageRests) part.download ??= writePackageRest(part).catch(() => {});
   const { indexURL, lockFileURL } = packageIndex;
   const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
   const canonical = (name) => name.replace(/[-_.]+/g, "-").toLowerCase(); // as Pyodide names them in its lock
@@ -449,6 +465,19 @@ async function writeStdlibRest({ url, path }) {
   const bytes = await fetchBytes(url);
   if (!pyodide.FS.analyzePath(path).exists) pyodide.FS.writeFile(path, bytes);
   restWritten = true;
+}
+
+/**
+ * Download a boot package's rest (after a restore) and unpack it into site-packages, unless an import
+ * unpacked it first (its synchronous download, lessonpy.stdlib_rest.FolderRest). No Python: the finders of
+ * numpy's folders see the new files by their folders' times, and an import they miss is found by
+ * FolderRest, which makes them look again; Pyodide's next install ends by making them look (init).
+ */
+async function writePackageRest({ url }) {
+  const python = pyodide;
+  const files = await unzip(await fetchBytes(url));
+  if (python !== pyodide || !files.length) return; // a new interpreter meanwhile: its own prefetch writes it
+  if (!pyodide.FS.analyzePath(SITE_PACKAGES + files[0].name).exists) writeSitePackages(pyodide.FS, files);
 }
 
 async function handleBackground(message) {
