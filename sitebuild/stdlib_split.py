@@ -59,9 +59,11 @@ def package_of(entry: str) -> str:
 
 
 def core_entries(names: Sequence[str], traced: Iterable[str]) -> set[str]:
-    """The entries of the core archive: the traced modules' files (*traced*, entry names), every folder
-    (a few bytes each; zipimport looks a package's folder up), and the data files of the packages whose
-    __init__ is in the core (``py.typed`` and the like: read through the package's own importer)."""
+    """The entries of the core archive: the traced modules' files (*traced*, entry names), the folders that
+    hold them, and the data files of the packages whose __init__ is in the core (``py.typed`` and the like:
+    read through the package's own importer). No other folder: zipimport takes a folder without its
+    __init__ for a namespace package, so a package of the rest (``unittest``) imported before the rest is
+    on the import path would be an empty namespace rather than a module lessonpy.stdlib_rest fetches."""
     traced = set(traced)
     unknown = traced - set(names)
     if unknown:
@@ -69,11 +71,10 @@ def core_entries(names: Sequence[str], traced: Iterable[str]) -> set[str]:
     core_packages = {module_name(name) for name in traced if name.endswith(("/__init__.pyc", "/__init__.py"))}
     core = set(traced)
     for name in names:
-        if name.endswith("/"):
+        if module_name(name) is None and not name.endswith("/") and package_of(name) in core_packages:
             core.add(name)
-        elif module_name(name) is None and package_of(name) in core_packages:
-            core.add(name)
-    return core
+    folders = {name[:at + 1] for name in core for at in range(len(name)) if name[at] == "/"}
+    return core | (folders & set(names))
 
 
 def rest_modules(names: Iterable[str], core: set[str]) -> list[str]:
@@ -82,15 +83,16 @@ def rest_modules(names: Iterable[str], core: set[str]) -> list[str]:
 
 
 def split_archive(source: Path, core: set[str], core_out: Path, rest_out: Path) -> None:
-    """Write the entries of *source* in *core* to *core_out* and the others (folders in both) to *rest_out*,
-    entries stored as they are (sitebuild.archives packs each part both ways)."""
+    """Write the entries of *source* in *core* to *core_out* and the others to *rest_out* (and every folder:
+    the rest's zip has the whole tree), entries stored as they are (sitebuild.archives packs each part both ways)."""
     with zipfile.ZipFile(source) as archive:
         infos = archive.infolist()
         with zipfile.ZipFile(core_out, "w") as core_zip, zipfile.ZipFile(rest_out, "w") as rest_zip:
             for info in infos:
                 data = archive.read(info)
-                targets = [core_zip, rest_zip] if info.filename.endswith("/") else \
-                    [core_zip if info.filename in core else rest_zip]
+                targets = [core_zip] if info.filename in core else []
+                if info.filename.endswith("/") or info.filename not in core:
+                    targets.append(rest_zip)
                 for target in targets:
                     entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
                     entry.external_attr = info.external_attr

@@ -27,7 +27,7 @@ FILES = {
     "corepkg/py.typed": "",
     "restonly.py": "VALUE = 'rest'\n",
     "restpkg/": None,
-    "restpkg/__init__.py": "",
+    "restpkg/__init__.py": "VALUE = 'restpkg'\n",
     "restpkg/inner.py": "from corepkg import used\nVALUE = 'inner ' + used.VALUE\n",
     "README.txt": "data at the top\n",
 }
@@ -54,7 +54,7 @@ def test_module_names_of_entries():
 
 def test_the_core_is_what_was_traced_with_the_folders_and_its_packages_data():
     core = core_entries(list(FILES), TRACED)
-    assert core == {*TRACED, "corepkg/", "restpkg/", "corepkg/py.typed"}
+    assert core == {*TRACED, "corepkg/", "corepkg/py.typed"}  # no folder of the rest's packages (a namespace)
     assert rest_modules(list(FILES), core) == ["corepkg.later", "restonly", "restpkg", "restpkg.inner"]
 
 
@@ -63,13 +63,13 @@ def test_a_traced_file_the_archive_does_not_hold_is_an_error():
         core_entries(list(FILES), [*TRACED, "notthere.pyc"])
 
 
-def test_the_two_parts_hold_every_entry_once_and_the_folders_in_both(tmp_path):
+def test_the_two_parts_hold_every_entry_once_and_the_core_folders_in_both(tmp_path):
     write_zip(tmp_path / "whole.zip", FILES)
     core = core_entries(list(FILES), TRACED)
     split_archive(tmp_path / "whole.zip", core, tmp_path / "core.zip", tmp_path / "rest.zip")
     got_core, got_rest = entries(tmp_path / "core.zip"), entries(tmp_path / "rest.zip")
     assert set(got_core) == core
-    assert set(got_rest) == set(FILES) - core | {"corepkg/", "restpkg/"}
+    assert set(got_rest) == set(FILES) - core | {"corepkg/"}
     assert {**got_core, **got_rest} == entries(tmp_path / "whole.zip")
     with zipfile.ZipFile(tmp_path / "rest.zip") as archive:
         assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_STORED}
@@ -105,6 +105,12 @@ def test_the_core_imports_without_fetching_the_rest(split_library):
 
     assert (corefirst.VALUE, corepkg.used.VALUE) == ("core", "used")
     assert split_library == [] and not stdlib_rest.mounted()
+
+
+def test_a_package_of_the_rest_imported_first_is_the_rests_not_a_namespace(split_library):
+    import restpkg
+
+    assert restpkg.VALUE == "restpkg" and split_library == ["https://example.invalid/rest.zip"]
 
 
 def test_a_module_of_the_rest_fetches_it_once_and_imports(split_library):
