@@ -144,9 +144,15 @@ FILE_TYPES = {".wasm": "wasm", ".js": "js", ".mjs": "js", ".zip": "stdlib", ".wh
               ".html": "html", "": "html", ".css": "css", ".woff2": "fonts", ".snapshot": "snapshot"}
 
 
+# A wheel's parts for a restore (sitebuild/wheel_split.py) are zips, but a package's files, not the stdlib's.
+WHEEL_PARTS = (".libs.zip", ".rest.zip")
+
+
 def file_type(url: str) -> str:
     """The column a file's bytes are counted in."""
     name = url.split("?", 1)[0].rsplit("/", 1)[-1]
+    if name.endswith(WHEEL_PARTS):
+        return "wheels"
     return FILE_TYPES.get(Path(name).suffix.lower(), "other")
 
 
