@@ -401,7 +401,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "wheel fetched once): the page then cannot run the reader's own sentence")
     parser.add_argument("--snapshot", choices=SNAPSHOT_MODES, default="revisit",
                         help="restore Python from a build-time memory snapshot: on revisits (default), on every visit "
-                             "(a first visit then also downloads the snapshot, its size in the build's log), or never")
+                             "(a first visit then downloads the snapshot, its size in the build's log, and numpy's "
+                             "libraries instead of its wheel), or never")
     parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
     parser.add_argument("--no-isolation", action="store_true",

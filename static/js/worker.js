@@ -394,9 +394,8 @@ async function fetchFile({ url, path }) {
 
 // What the page asks for once the reader has had a first output (preload.js): the standard library's
 // rest (what the boot and the first outputs did not need), after a restore numpy's files besides its
-// libraries (packageRests), and matplotlib, so that a first figure does
-// not wait for its download and install. The download (prefetch) runs no Python,
-// so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
+// libraries (packageRests), and matplotlib, so that a first figure does not wait for its download and
+// install. The download (prefetch) runs no Python, so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
 // request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
 // Stop cancels that request on the page's side (runtime.js). The installs read the wheels from the
