@@ -11,7 +11,9 @@ synchronously when Python imports one of their modules before that. So the wheel
     <wheel name without .whl>.rest.zip   every other file, after the first output
 
 Every file of the wheel is in exactly one of them; folders are not entries (the page makes a file's
-folders as it writes it). The normal boot (no snapshot, or a failed restore) installs Pyodide's own
+folders as it writes it). The libraries' folders are packages the image imported (numpy's four: _core,
+fft, linalg, random): a folder holding only libraries of a package it had not imported would be a
+namespace package to Python until the rest came, not a module the finder fetches. The normal boot (no snapshot, or a failed restore) installs Pyodide's own
 wheel through its lock, untouched. Each part is made once per content under
 ``<cache>/wheel-split/<key>/`` and packed both ways like the other archives (sitebuild.archives).
 """
