@@ -30,6 +30,13 @@ export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;
   await runtime.firstRun;
+  // A new interpreter (a restart) has a new file system: the rests the first one was given after its first
+  // output (the standard library's, numpy's after a restore) are downloaded and written again once it has
+  // settled, no packages (an install waits for a cell's import). Files that are not modules (numpy's
+  // metadata) come only this way: the finder fetches a rest only for an import.
+  runtime.addEventListener("restarted", () => {
+    settled(runtime, pressed).then(() => inTurn(() => runtime.prefetch([]))).catch(() => {});
+  });
   try {
     await settled(runtime, pressed);
     // dependencies first; after the service worker's precache, if under way (in-turn.js)

@@ -15,7 +15,9 @@ const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInt
 // the wheel again: matplotlib's, the largest (7.2 MB), takes about 58 s at 1 Mbit/s. Past this the install
 // is taken to be stalled (a request that never answers), and runs queued behind it must not wait for the
 // reader to press Restart: Python is restarted and replayed as for any request stuck past its deadline.
-const INSTALL_DEADLINE_MS = 60_000;
+// A restart costs the reader variables (the replay skips slow cells), so the deadline is the boot's, three
+// times that slow case: only an install that truly hangs reaches it.
+const INSTALL_DEADLINE_MS = BOOT_TIMEOUT_MS;
 
 /**
  * The worker start-python.js already started (taken once), or a new one: start-python.js,

@@ -430,7 +430,8 @@ async function prefetch({ packages }) {
   // worker keeps (a revisit) is not read at all: the install's own fetch is served that copy.
   const download = async (url) => (await keptCopy(url)) || fetchBytes(url);
   await Promise.all(order.map((pkg) => download(new URL(pkg.file_name, indexURL).href)));
-  await restDownload; // the reply says the downloads are over: the page then lets the service worker's precache read them
+  // the reply says the downloads are over: the page then lets the service worker's precache read them (in-turn.js)
+  await Promise.all([restDownload, ...packageRests.map((part) => part.download)]);
   return { packages: order.map((pkg) => pkg.name) };
 }
 
@@ -468,15 +469,17 @@ async function writeStdlibRest({ url, path }) {
 
 /**
  * Download a boot package's rest (after a restore) and unpack it into site-packages, unless an import
- * unpacked it first (its synchronous download, lessonpy.stdlib_rest.FolderRest). No Python: the finders of
- * numpy's folders see the new files by their folders' times, and an import they miss is found by
- * FolderRest, which makes them look again; Pyodide's next install ends by making them look (init).
+ * unpacked it first (its synchronous download, lessonpy.stdlib_rest.FolderRest). No Python: an import
+ * that numpy's folders' finders miss (their caches may predate the files) is found by FolderRest, which
+ * makes them look again; Pyodide's next install ends by making them look (init).
  */
 async function writePackageRest({ url }) {
   const python = pyodide;
   const files = await unzip(await fetchBytes(url));
   if (python !== pyodide || !files.length) return; // a new interpreter meanwhile: its own prefetch writes it
-  if (!pyodide.FS.analyzePath(SITE_PACKAGES + files[0].name).exists) writeSitePackages(pyodide.FS, files);
+  // The last entry, not the first: an unpacking by the finder that a Stop cut short (it unpacks in the
+  // archive's order) has the first files and not the last, and is completed here.
+  if (!pyodide.FS.analyzePath(SITE_PACKAGES + files.at(-1).name).exists) writeSitePackages(pyodide.FS, files);
 }
 
 async function handleBackground(message) {
