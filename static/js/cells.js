@@ -232,10 +232,10 @@ export class CellPage {
         cell.setRunning(false);
         cell.output.clear();
         if (waited || signal.aborted) {
-          cell.el.dataset.status = waited ? "cancelled" : "stopped";
-          cell.output.append("hint", `${waited ? "Cancelled" : "Stopped"} while code cell ${before.index}, which this `
-            + `cell builds on, was ${waited ? "waiting to run" : "running"}.\n`);
-          cell.setState(waited ? "Cancelled." : "Stopped.");
+          const [status, word, doing] = waited ? ["cancelled", "Cancelled", "waiting to run"] : ["stopped", "Stopped", "running"];
+          cell.el.dataset.status = status;
+          cell.output.append("hint", `${word} while code cell ${before.index}, which this cell builds on, was ${doing}.\n`);
+          cell.setState(`${word}.`);
         } else {
           cell.el.dataset.status = "error";
           cell.output.append("hint", `This cell builds on code cell ${before.index}, which did not finish: fix or run it first.\n`);
