@@ -98,10 +98,14 @@ def test_a_far_cell_runs_by_run_and_by_keys_before_any_editor_exists(fresh_conte
     expect(out).to_contain_text(f"Ran code cells {before} first")  # the cells it builds on, never built either
     # Focused by the keyboard, the stand-in holds the focus and its keys until the editor exists.
     standin(page, FAR).focus()
+    # A cell asked to run while it runs is not queued twice (its Run button is disabled then too):
+    # each key waits for the run before it to end, not only for its printed line.
     page.keyboard.press("Shift+Enter")
     expect(out).to_contain_text("far run 2", timeout=RUN_TIMEOUT_MS)
+    wait_done(page, FAR)
     page.keyboard.press("Control+Enter")
     expect(out).to_contain_text("far run 3", timeout=RUN_TIMEOUT_MS)
+    wait_done(page, FAR)
     expect(page.locator(".cm-editor")).to_have_count(0)
     # CodeMirror arrives: the focused stand-in becomes an editor with the same code, focused.
     held.release()
