@@ -141,15 +141,24 @@ def lesson_works(page):
     assert protocol_errors(page) == []
 
 
+def without_jspi(page):
+    """Both boots give the same interpreter: no stack switching (static/js/jspi.js), which a restore cannot
+    have (the image is made without it) and with which a cell's run is a suspendable task."""
+    out = run(page, "scores", "from pyodide.ffi import can_run_sync\nprint('run_sync', can_run_sync())")
+    expect(out).to_contain_text("run_sync False")
+
+
 def test_a_revisit_restores_the_snapshot_and_the_lesson_works_the_same(context, own_site):
     page = context.new_page()
     first_visit_kept(page, own_site)
     first = draws(page)
+    without_jspi(page)
 
     page.reload()
     ready(page)
     assert boot(page) == {"from": "snapshot", "note": None}
     second = draws(page)
+    without_jspi(page)
     page.reload()
     ready(page)
     assert boot(page)["from"] == "snapshot"

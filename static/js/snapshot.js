@@ -6,9 +6,6 @@ import { unzip } from "./unzip.js";
 
 export const SITE_PACKAGES = "/lib/python3.12/site-packages/"; // Pyodide 0.27's, where loadPackage installs too
 
-// Pyodide adds a function to the table when the browser has JSPI (stack switching); Node, where the
-// snapshot is made, has none, so the page hides it while restoring to get the same table layout.
-const JSPI_KEYS = ["Suspending", "Suspender", "promising"];
 // Emscripten's `struct dso` (dylink.c): mem_allocated (u8) at 8, mem_addr at 12, table_addr at 20,
 // file_data at 28 and its size at 32. With mem_allocated set, loadDynamicLibrary puts the library at
 // these bases instead of allocating. The struct sits in low memory below Emscripten's data (which
@@ -144,7 +141,7 @@ function compileLibraries(archives, spec) {
  * `fetchBytes` the worker's download of a file, `runtime` what startRuntime started, `mark` the worker's
  * record of the boot's steps.
  * Throws if anything does not match; the caller then boots normally. Returns the pyodide API, with
- * the boot packages loaded and lessonpy imported.
+ * the boot packages loaded and lessonpy imported. The caller hides JSPI while it runs (jspi.js).
  */
 export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes, runtime, mark }) {
   const names = spec.libraries[variant];
@@ -168,9 +165,6 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   archives.catch(() => {});
   libraries.catch(() => {}); // awaited below unless an earlier step failed first (the boot then falls back)
   runtime.script.then(() => mark("pyodide.asm.js imported"), () => {});
-  // JSPI stays hidden until the module exists (Pyodide looks for it when the module is created).
-  const jspi = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
-  for (const key of Object.keys(jspi)) delete WebAssembly[key];
   // loadPyodide starts now, whether or not Pyodide's script has run yet: it fetches the standard
   // library at once (the module waits for it), and imports the script itself if need be.
   const network = globalThis.fetch; // fetchForRestore replaces it while loadPyodide runs
@@ -214,7 +208,6 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   } finally {
     unfetch();
     unhook();
-    Object.assign(WebAssembly, jspi);
   }
   const module = pyodide._module;
   // dlopen handles are pointers in the image; the JS table from handle to library is not.

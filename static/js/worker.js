@@ -2,6 +2,7 @@
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside), or restore
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
+import { hideJSPI } from "./jspi.js";
 import { fetchKept, keptCopy } from "./kept.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
@@ -176,22 +177,27 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
     stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
   };
   const boot = { from: "start", note: null }; // how Python came up, for the page's tests and the benchmark
-  if (await found) {
-    try {
-      // options name the archives picked above (stdLibURL, lockFileURL); numpy's libraries and its rest are
-      // read in the variant picked for their kind of archive
-      const variant = picked?.[snapshot.libraryKind] ?? DEFLATED;
-      pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: await found, options, variant, fetchBytes, runtime: await runtime, mark });
-      boot.from = "snapshot";
-      packageRests = snapshot.rests.map((part) => ({ url: new URL(part[variant], indexURL).href, modules: part.modules, download: null }));
-    } catch (err) {
-      // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
-      boot.note = String(err?.message ?? err);
-      console.info(`Python starts without its snapshot: ${boot.note}`);
-      pyodide = null;
+  const showJSPI = hideJSPI(); // until the module exists, on either boot (jspi.js says why)
+  try {
+    if (await found) {
+      try {
+        // options name the archives picked above (stdLibURL, lockFileURL); numpy's libraries and its rest are
+        // read in the variant picked for their kind of archive
+        const variant = picked?.[snapshot.libraryKind] ?? DEFLATED;
+        pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: await found, options, variant, fetchBytes, runtime: await runtime, mark });
+        boot.from = "snapshot";
+        packageRests = snapshot.rests.map((part) => ({ url: new URL(part[variant], indexURL).href, modules: part.modules, download: null }));
+      } catch (err) {
+        // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
+        boot.note = String(err?.message ?? err);
+        console.info(`Python starts without its snapshot: ${boot.note}`);
+        pyodide = null;
+      }
     }
+    if (!pyodide) pyodide = await loadPyodide(options);
+  } finally {
+    showJSPI();
   }
-  if (!pyodide) pyodide = await loadPyodide(options);
   mark("python up");
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
