@@ -5,6 +5,7 @@ as they do without it. Real Chromium, real Pyodide, real clicks."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 from playwright.sync_api import expect
@@ -13,10 +14,12 @@ from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     LESSON, cell, fresh_context, open_lesson, python_status, run, set_code, wait_done,
 )
+from test_snapshot_browser import patch_config
 
 pytestmark = pytest.mark.browser
 
 MATPLOTLIB_WHEEL = re.compile(r"/matplotlib-[^/]+\.whl$")
+FONT_CACHE = re.compile(r"/mpl/fontlist[^/]*\.json$")  # matplotlib's font cache (the build's), fetched at boot
 RESTART = "Restart Python (clear all variables)"
 
 # Every request the page posts to its worker, in order, with whether the output cell showed its
@@ -33,18 +36,19 @@ Worker.prototype.postMessage = function (message, transfer) {
 
 
 class WheelGate:
-    """Holds requests for matplotlib's wheel, after the first `let_through`, until release().
+    """Holds requests for matplotlib's wheel (or what `pattern` matches), after the first `let_through`,
+    until release().
 
     Routing turns Chromium's HTTP cache off, so every fetch of the wheel reaches the route (in a reader's
     browser a second fetch of it comes from that cache).
     """
 
-    def __init__(self, context, let_through=0):
+    def __init__(self, context, let_through=0, pattern=MATPLOTLIB_WHEEL):
         self.held = []
         self.seen = 0
         self.let_through = let_through
         self.released = False
-        context.route(MATPLOTLIB_WHEEL, self._route)
+        context.route(pattern, self._route)
 
     def _route(self, route):
         self.seen += 1
@@ -73,9 +77,20 @@ def wait_until(page, predicate, what, timeout_ms=RUN_TIMEOUT_MS):
     raise AssertionError(f"waited {timeout_ms} ms for {what}")
 
 
+def page_requests(context) -> list[str]:
+    """The URLs the page and its Python worker ask for from now on (not the service worker's precache)."""
+    urls = []
+    context.on("request", lambda request: request.service_worker or urls.append(request.url))
+    return urls
+
+
+def wheel_requests(urls) -> Counter:
+    """How many times each wheel was asked for (the lesson's own wheel aside)."""
+    return Counter(url.rsplit("/", 1)[-1] for url in urls if url.endswith(".whl") and "/lessonpy-" not in url)
+
+
 def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
-    requests = []
-    fresh_context.on("request", lambda request: requests.append(request.url))
+    requests = page_requests(fresh_context)
     page = fresh_context.new_page()
     page.add_init_script(POSTED_PROBE)
     page.goto(site_url + LESSON)
@@ -100,6 +115,47 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
     expect(out).to_contain_text("[1]")
     expect(out.get_by_role("img")).to_have_count(1)
     expect(out.get_by_role("img")).to_have_attribute("alt", re.compile("Figure 1 "))
+    # Each wheel was read once, by the download; the installs were served its bytes (downloads.js).
+    wheels = wheel_requests(requests)
+    assert {"matplotlib", "pillow", "fonttools"} <= {name.split("-")[0] for name in wheels}, wheels
+    assert set(wheels.values()) == {1}, wheels
+
+
+@pytest.fixture(params=["start", "snapshot"])
+def boot_context(request, browser, site_url):
+    """A fresh context whose Python boots normally, or restores the build's snapshot on this first visit
+    (as a build with --snapshot always does; no service worker, so nothing is kept)."""
+    if request.param == "start":
+        ctx = browser.new_context()
+    else:
+        ctx = browser.new_context(service_workers="block")
+        patch_config(ctx, site_url, lambda spec: spec.update(fetch="always"))
+    yield request.param, ctx
+    ctx.close()
+
+
+def test_a_figure_asked_for_during_the_download_installs_from_its_bytes(boot_context, site_url):
+    # The reader asks for a figure while the preload's download of matplotlib is still coming (held
+    # here): the run's install waits for those bytes instead of fetching the wheels again.
+    boot, context = boot_context
+    requests = page_requests(context)
+    gate = WheelGate(context)
+    page = open_lesson(context, site_url)
+    assert page.evaluate("lessonPage.runtime.info.boot.from") == boot
+    run(page, "setup", "kept = 'still here'")
+    wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
+    set_code(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    cell(page, "scores").get_by_role("button", name="Run").click()
+    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    page.wait_for_timeout(1000)  # time for a second request of the wheel, were one made
+    assert gate.seen == 1
+    gate.release()
+    out = wait_done(page, "scores")
+    expect(out).to_contain_text("still here")
+    expect(out.get_by_role("img")).to_have_count(1)
+    assert page.evaluate("lessonPage.preload") is not None  # its installs found the packages there
+    wheels = wheel_requests(requests)
+    assert "matplotlib" in {name.split("-")[0] for name in wheels} and set(wheels.values()) == {1}, wheels
 
 
 def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(fresh_context, site_url):
@@ -140,8 +196,8 @@ def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_con
 
 
 def test_a_stop_of_a_run_waiting_for_its_imports_during_the_preload_stops_it_in_place(fresh_context, site_url):
-    # The preload's download of matplotlib and the run's own are both held: the run waits for its
-    # imports. A Stop then must end it at once, in place (no restart), and not be used up by an install.
+    # The preload's download of matplotlib is held, and the run's install waits for it: the run waits
+    # for its imports. A Stop then must end it at once, in place (no restart), and not be used up by an install.
     gate = WheelGate(fresh_context)
     page = open_lesson(fresh_context, site_url)
     run(page, "setup", "kept = 'still here'")
@@ -166,14 +222,15 @@ def test_a_stop_of_a_run_waiting_for_its_imports_during_the_preload_stops_it_in_
 
 def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_install_finishes(fresh_context, site_url):
     # Each install is a request like the others: a run pressed meanwhile waits behind it, and its Stop
-    # cancels the run without reaching the install. The download goes through; matplotlib's install
-    # (the last: its dependencies come first) fetches its wheel again (routing keeps no HTTP cache),
-    # which is held, so that install is under way.
-    gate = WheelGate(fresh_context, let_through=1)
+    # cancels the run without reaching the install. The download goes through, and the installs read
+    # its bytes; the one that installs matplotlib then writes the build's font cache, whose fetch at
+    # boot is held here, so that install is under way until it is released.
+    gate = WheelGate(fresh_context, pattern=FONT_CACHE)
     page = open_lesson(fresh_context, site_url)
     run(page, "setup", "kept = 'still here'")
-    wait_until(page, lambda: gate.held, "the install's fetch of matplotlib")
-    assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"
+    wait_until(page, lambda: gate.held, "the font cache's fetch")
+    installing = "lessonPage.runtime.inflight?.type === 'preload' && lessonPage.runtime.inflight.fields.packages[0]"
+    wait_until(page, lambda: page.evaluate(installing) == "matplotlib", "the install of matplotlib")
     set_code(page, "setup", "print('the code ran')\nwhile True:\n    pass")  # a cell with nothing to run first
     cell(page, "setup").get_by_role("button", name="Run").click()
     expect(cell(page, "setup")).to_have_attribute("data-status", "queued")  # "Waiting…"

@@ -3,10 +3,11 @@
 // render's one-time set-up, 1-2 s in all. So once the reader has had a first output and the runs
 // they pressed are done, the worker downloads matplotlib, its dependencies and the standard
 // library's rest in the background (runs go on meanwhile; the page booted with the library's core
-// only), then installs the packages, each as a request of its own once the runs pressed by then are
-// done: a run pressed meanwhile waits for one package's install at most (worker.js, idle preload,
-// says why). Nothing is loaded before that first output (it would
-// compete with it), nor for a reader who runs nothing, nor when the
+// only), then installs the packages from those bytes, each as a request of its own once the runs
+// pressed by then are done: a run pressed meanwhile waits for one package's install at most
+// (worker.js, idle preload, says why). A run that imports matplotlib before then installs it
+// itself, from the same download (downloads.js): each wheel is read once. Nothing is loaded before
+// that first output (it would compete with it), nor for a reader who runs nothing, nor when the
 // browser asks to save data. Importing matplotlib ahead too made a figure asked for afterwards take
 // 0.19 s instead of 2.5-2.9 s (loaded machine), but a Stop of the live MiniLM forward pass after
 // such an import ended in Pyodide's "Error occurred while formatting traceback"

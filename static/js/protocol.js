@@ -41,9 +41,9 @@
  *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
  *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
  * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
- *   Download Pyodide packages and what they depend on, without installing them, into the browser's
- *   HTTP cache (a package the service worker keeps is left as it is: its copy serves the install; runtime.prefetch,
- *   preload.js says what and when). It runs no Python, so it is never
+ *   Download Pyodide packages and what they depend on, without installing them (the service worker's
+ *   kept copy on a revisit); the worker keeps the bytes for their install, whichever request makes it
+ *   (downloads.js; runtime.prefetch, preload.js says what and when). It runs no Python, so it is never
  *   queued behind other requests, nor they behind it. Reply: {packages: string[]} (those downloaded,
  *   not loaded yet, each after those it depends on: an order to install them in).
  * @typedef {{id: number, type: "preload", packages: string[]}} PreloadRequest

@@ -2,8 +2,9 @@
 // Steps of start-up: load the runtime (numpy and the lesson wheel downloading alongside), or restore
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
+import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
 import { hideJSPI } from "./jspi.js";
-import { fetchKept, keptCopy } from "./kept.js";
+import { fetchKept } from "./kept.js";
 import { LIMITS } from "./limits.js";
 import { Event, Request, SIGINT, cutNote, protocolError } from "./protocol.js";
 import { PYTHON_ENV } from "./python-env.mjs";
@@ -25,6 +26,11 @@ for path, finder in list(sys.path_importer_cache.items()):
     if finder is None: del sys.path_importer_cache[path]
     elif isinstance(finder, importlib.machinery.FileFinder): finder.invalidate_caches()
 if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].MetadataPathFinder.invalidate_caches()`;
+
+// Every fetch of the worker, Pyodide's own among them, is served a wheel the idle prefetch downloaded
+// (downloads.js); the worker's own downloads (fetchOk) go to the browser's.
+const network = globalThis.fetch;
+globalThis.fetch = fetchingKept(network);
 
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
@@ -256,16 +262,16 @@ function recordWheelSource(wheelURL) {
   pyodide.FS.writeFile(distInfo + "PYODIDE_SOURCE", wheelURL); // micropip's value for a wheel from a URL
 }
 
-/** The response for `url` (a versioned file: the service worker's kept copy when it has one, kept.js);
- * a failed one (HTTP error) throws. */
-async function fetchOk(url) {
-  const response = await fetchKept(url);
+/** The response for `url` (a versioned file: the service worker's kept copy when it has one, kept.js;
+ * else fetched with `init`); a failed one (HTTP error) throws. */
+async function fetchOk(url, init) {
+  const response = await fetchKept(url, init, network);
   if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
   return response;
 }
 
-async function fetchBytes(url) {
-  return new Uint8Array(await (await fetchOk(url)).arrayBuffer());
+async function fetchBytes(url, init) {
+  return new Uint8Array(await (await fetchOk(url, init)).arrayBuffer());
 }
 
 let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
@@ -287,12 +293,16 @@ function placeFontCache() {
 async function loadImports(code) {
   // matplotlib (and anything else Pyodide ships) loads the first time a cell imports it.
   const runId = currentRunId; // a stopped run's loading goes on after it (importsStopped): then it is quiet
-  await pyodide.loadPackagesFromImports(code, {
-    messageCallback: (msg) => {
-      if (/^Loading /.test(msg) && currentRunId === runId) post(Event.NOTICE, { text: msg.length > 90 ? `${msg.slice(0, 89)}…` : msg });
-    },
-    errorCallback: (msg) => currentRunId === runId && post(Event.STDERR, { text: msg + "\n" }),
-  });
+  try {
+    await pyodide.loadPackagesFromImports(code, {
+      messageCallback: (msg) => {
+        if (/^Loading /.test(msg) && currentRunId === runId) post(Event.NOTICE, { text: msg.length > 90 ? `${msg.slice(0, 89)}…` : msg });
+      },
+      errorCallback: (msg) => currentRunId === runId && post(Event.STDERR, { text: msg + "\n" }),
+    });
+  } finally {
+    forgetDownloads(pyodide.loadedPackages);
+  }
   await placeFontCache();
 }
 
@@ -404,9 +414,9 @@ async function fetchFile({ url, path }) {
 // install. The download (prefetch) runs no Python, so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
 // request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
-// Stop cancels that request on the page's side (runtime.js). The installs read the wheels from the
-// browser's HTTP cache, where the download left them (on a revisit, from the service worker's kept
-// copies, which the download then leaves unread).
+// Stop cancels that request on the page's side (runtime.js). Each wheel is read once, by the download;
+// its install, the preload's or a run's that imports it first, is served those bytes (downloads.js),
+// and waits for them while they come.
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
 
@@ -432,10 +442,22 @@ async function prefetch({ packages }) {
     order.push(pkg);
   };
   packages.forEach(add);
-  // fetchBytes reads each to its end: a body cut short is not kept in the cache. A wheel the service
-  // worker keeps (a revisit) is not read at all: the install's own fetch is served that copy.
-  const download = async (url) => (await keptCopy(url)) || fetchBytes(url);
-  await Promise.all(order.map((pkg) => download(new URL(pkg.file_name, indexURL).href)));
+  // Each wheel is read once, here (the service worker's kept copy on a revisit, else the network, with
+  // the integrity Pyodide's own fetch asks for), and kept for the install, whichever request makes it
+  // (downloads.js). A failed download ends the preload, and lets go of what it kept.
+  const downloads = order.map((pkg) => {
+    const url = new URL(pkg.file_name, indexURL).href;
+    const bytes = fetchBytes(url, { integrity: sha256Integrity(pkg.sha256) });
+    keepDownload(url, pkg.name, bytes);
+    return bytes;
+  });
+  try {
+    await Promise.all(downloads);
+  } catch (err) {
+    forgetDownloads();
+    throw err;
+  }
+  forgetDownloads(pyodide.loadedPackages); // a run's imports may have installed some meanwhile, fetching their own
   // the reply says the downloads are over: the page then lets the service worker's precache read them (in-turn.js)
   await Promise.all([restDownload, ...packageRests.map((part) => part.download)]);
   return { packages: order.map((pkg) => pkg.name) };
@@ -444,7 +466,12 @@ async function prefetch({ packages }) {
 async function preload({ packages }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   mountStdlibRest(); // before the install, once it has come: matplotlib's imports read it
-  const loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
+  let loaded;
+  try {
+    loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
+  } finally {
+    forgetDownloads(pyodide.loadedPackages);
+  }
   await placeFontCache();
   return { result: { loaded } };
 }
@@ -464,6 +491,11 @@ function mountStdlibRest() {
   } finally {
     rest.destroy();
   }
+}
+
+/** The Subresource Integrity value of a file whose SHA-256 Pyodide's lock gives in hex (as loadPackage makes it). */
+function sha256Integrity(hex) {
+  return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((byte) => parseInt(byte, 16))));
 }
 
 /** Download the rest and write it where the finder looks, unless an import wrote it first (its synchronous download). */
