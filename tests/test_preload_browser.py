@@ -195,25 +195,35 @@ def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_con
     gate.release()  # the old worker's request: nobody waits for it any more
 
 
-def test_a_stop_of_a_run_waiting_for_its_imports_during_the_preload_stops_it_in_place(fresh_context, site_url):
-    # The preload's download of matplotlib is held, and the run's install waits for it: the run waits
-    # for its imports. A Stop then must end it at once, in place (no restart), and not be used up by an install.
-    gate = WheelGate(fresh_context)
+@pytest.mark.parametrize("phase", ["download", "install"])
+def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_place(fresh_context, site_url, phase):
+    # The preload's download of matplotlib is held, and the run's install waits for its bytes: a Stop then
+    # ("download") must end the run at once, in place (no restart), and not be used up by an install. Or
+    # the bytes come and the run installs from them, held on matplotlib's font cache (fetched at boot,
+    # held too), and the Stop comes then ("install", interrupts held): the same. Either way the wheel is
+    # requested once, and the install finishes before the next request.
+    wheel = WheelGate(fresh_context)
+    fonts = WheelGate(fresh_context, pattern=FONT_CACHE)
     page = open_lesson(fresh_context, site_url)
     run(page, "setup", "kept = 'still here'")
-    wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
+    wait_until(page, lambda: wheel.held, "the preload's download of matplotlib")
     generation = page.evaluate("lessonPage.runtime.generation")
     set_code(page, "scores", "import matplotlib\nprint('the code ran')")
     cell(page, "scores").get_by_role("button", name="Run").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    if phase == "install":
+        wheel.release()
+        wait_until(page, lambda: page.evaluate("lessonPage.runtime.background.size") == 0, "the download's end")
     cell(page, "scores").get_by_role("button", name="Stop").click()
     out = wait_done(page, "scores")
     expect(cell(page, "scores")).to_have_attribute("data-status", "stopped")
     assert "the code ran" not in out.inner_text()
     assert page.evaluate("lessonPage.runtime.generation") == generation  # interrupted in place, not restarted
 
-    gate.release()  # the downloads and installs finish; the Stop was not theirs
+    wheel.release()  # the downloads and installs finish; the Stop was not theirs
+    fonts.release()
     assert page.evaluate("lessonPage.preload") is not None  # the preload completed
+    assert wheel.seen == 1  # the run's install read the download's bytes
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
     expect(out).to_contain_text("still here")
     expect(out.get_by_role("img")).to_have_count(1)
