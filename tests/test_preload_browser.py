@@ -271,16 +271,17 @@ def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_insta
 
 
 def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_it_runs(fresh_context, site_url):
-    # matplotlib's install fetches its wheel again (routing keeps no HTTP cache) and that fetch never
-    # answers: the install stalls. A run pressed meanwhile waits behind it; past the install's deadline
+    # matplotlib's install ends by writing the build's font cache, whose fetch (made at boot) never
+    # answers here: the install stalls. A run pressed meanwhile waits behind it; past the install's deadline
     # (shortened here, as tests shorten the replay's budget) Python restarts, replays, and the run runs.
-    gate = WheelGate(fresh_context, let_through=1)
+    gate = WheelGate(fresh_context, pattern=FONT_CACHE)
     page = open_lesson(fresh_context, site_url)
     page.evaluate("lessonPage.runtime.installDeadlineMs = 3000")
     generation = page.evaluate("lessonPage.runtime.generation")
     run(page, "setup", "kept = 'still here'")
-    wait_until(page, lambda: gate.held, "the install's fetch of matplotlib")
-    assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"
+    wait_until(page, lambda: gate.held, "the font cache's fetch")
+    installing = "lessonPage.runtime.inflight?.type === 'preload' && lessonPage.runtime.inflight.fields.packages[0]"
+    wait_until(page, lambda: page.evaluate(installing) == "matplotlib", "the install of matplotlib")
     set_code(page, "scores", "print(kept)")
     cell(page, "scores").get_by_role("button", name="Run").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "queued")  # "Waiting…" behind the install
