@@ -105,12 +105,16 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
     reply = page.evaluate("lessonPage.preload")  # the promise: waits for the whole preload
     assert "matplotlib" in reply["loaded"]
     assert [url for url in requests if MATPLOTLIB_WHEEL.search(url)]
+    assert reply["imported"] == ["matplotlib.pyplot"]
     posted = page.evaluate("window.__posted")
     preloads = [(kind, shown) for kind, shown in posted if kind in ("prefetch", "preload")]
-    # the download once, then one install per package, and only when the output was on the page
-    assert preloads[0] == ("prefetch", True) and len(preloads) == len(reply["loaded"]) + 1, posted
+    # the download once, then one install per package and the import, only when the output was on the page
+    assert preloads[0] == ("prefetch", True) and len(preloads) == len(reply["loaded"]) + 2, posted
     assert set(preloads[1:]) == {("preload", True)}, posted
-    # Nothing of the preload is the reader's: their next figure is Figure 1, alone under its cell.
+    # Nothing of the preload is the reader's: pyplot is imported, but not into their names, and their
+    # next figure is Figure 1, alone under its cell.
+    out = run(page, "scores", "import sys\nprint('names', 'plt' in globals(), 'matplotlib.pyplot' in sys.modules)")
+    expect(out).to_contain_text("names False True")
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint(plt.get_fignums())")
     expect(out).to_contain_text("[1]")
     expect(out.get_by_role("img")).to_have_count(1)

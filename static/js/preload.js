@@ -8,25 +8,21 @@
 // (worker.js, idle preload, says why). A run that imports matplotlib before then installs it
 // itself, from the same download (downloads.js): each wheel is read once. Nothing is loaded before
 // that first output (it would compete with it), nor for a reader who runs nothing, nor when the
-// browser asks to save data. Importing matplotlib ahead too made a figure asked for afterwards take
-// 0.19 s instead of 2.5-2.9 s (loaded machine), but a Stop of the live MiniLM forward pass after
-// such an import ended in Pyodide's "Error occurred while formatting traceback"
-// (PyodideInternalError) instead of KeyboardInterrupt (tests/test_realheads_live_browser.py), which
-// a reader's own `import matplotlib.pyplot` does not do. That was with installs running beside the
-// reader's requests; with today's queued ones an import ahead (queued, interrupts held) passed that
-// test 3 runs of 3, but until the cause is understood only the download and install are done ahead.
-// The same error ends another live test now and then without any import ahead, more often with
-// quicker installs (README, The first figure).
+// browser asks to save data. Last, matplotlib.pyplot is imported (a queued request too), so a figure
+// asked for afterwards pays only its drawing: 0.19 s instead of 2.5-2.9 s on a loaded machine. It was
+// off for a while: with it (and with quicker installs) the live tests sometimes saw Pyodide's "Error
+// occurred while formatting traceback" instead of a cell's exception; the cause is not known, and it
+// has not been seen since Python runs without stack switching on both boots (jspi.js; README, Speed).
 import { inTurn } from "./in-turn.js";
 import { settled } from "./settled.js";
 
-export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"] });
+export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"], imports: ["matplotlib.pyplot"] });
 
 /**
  * Preload IDLE_PRELOAD once the reader's first run has replied and Python has settled (settled.js;
- * `pressed()`: the promise of the runs pressed so far). Resolves with {loaded} (the packages it
- * installed) once it has completed, or null when it did not (saving data, or a restart or a failed
- * download ended it; packages installed before that stay installed).
+ * `pressed()`: the promise of the runs pressed so far). Resolves with {loaded, imported} (the packages
+ * it installed, the modules it imported) once it has completed, or null when it did not (saving data,
+ * or a restart or a failed download ended it; packages installed before that stay installed).
  */
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;
@@ -47,7 +43,9 @@ export async function preloadAfterFirstRun(runtime, pressed) {
       await settled(runtime, pressed); // runs pressed meanwhile go first
       loaded.push(...(await runtime.preload([name])).loaded);
     }
-    return { loaded };
+    await settled(runtime, pressed);
+    const { imported } = await runtime.preload([], IDLE_PRELOAD.imports);
+    return { loaded, imported };
   } catch {
     return null;
   }

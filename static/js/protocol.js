@@ -46,9 +46,10 @@
  *   (downloads.js; runtime.prefetch, preload.js says what and when). It runs no Python, so it is never
  *   queued behind other requests, nor they behind it. Reply: {packages: string[]} (those downloaded,
  *   not loaded yet, each after those it depends on: an order to install them in).
- * @typedef {{id: number, type: "preload", packages: string[]}} PreloadRequest
- *   Install Pyodide packages ahead of the reader (runtime.preload): queued like a run, since the
- *   install runs Python. Reply: {loaded: string[]} (the packages installed now).
+ * @typedef {{id: number, type: "preload", packages: string[], imports?: string[]}} PreloadRequest
+ *   Install Pyodide packages ahead of the reader, then import `imports` (runtime.preload): queued like a
+ *   run, since both run Python. Reply: {loaded: string[], imported: string[]} (the packages installed
+ *   now, the modules imported).
  *
  * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
@@ -111,7 +112,7 @@ const REQUEST_FIELDS = {
   [Request.CALL]: [["module", "func", "kwargs"], []],
   [Request.FETCH_FILE]: [["url", "path"], []],
   [Request.PREFETCH]: [["packages"], []],
-  [Request.PRELOAD]: [["packages"], []],
+  [Request.PRELOAD]: [["packages"], ["imports"]],
 };
 const EVENT_FIELDS = {
   [Event.PROGRESS]: [["stage", "fraction"], ["at"]],

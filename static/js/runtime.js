@@ -116,15 +116,15 @@ export class PythonRuntime extends EventTarget {
     });
   }
 
-  /** Install `packages` (protocol.js, PreloadRequest): a request like a run, queued, because the
-   *  install runs Python: a Stop of a request waiting behind it cancels that request and never lands
+  /** Install `packages`, then import `imports` (protocol.js, PreloadRequest): a request like a run,
+   *  queued, because both run Python: a Stop of a request waiting behind it cancels that request and never lands
    *  in the install. An install that outlives INSTALL_DEADLINE_MS restarts Python (a restart's report
    *  says which: `stuck`). Rejects if Python restarts or fails first (the new interpreter loads them
    *  when a cell imports them). */
-  async preload(packages) {
+  async preload(packages, imports = []) {
     await this.start();
-    return this.#send(Request.PRELOAD, { packages },
-      { preload: true, deadlineMs: this.installDeadlineMs, what: `Installing ${packages.join(", ")}` });
+    const what = packages.length ? `Installing ${packages.join(", ")}` : `Importing ${imports.join(", ")}`;
+    return this.#send(Request.PRELOAD, { packages, imports }, { preload: true, deadlineMs: this.installDeadlineMs, what });
   }
 
   /** Python ready (booted, or restarted and replayed); a Stop meanwhile cancels the wait at once. */

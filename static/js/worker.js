@@ -463,17 +463,21 @@ async function prefetch({ packages }) {
   return { packages: order.map((pkg) => pkg.name) };
 }
 
-async function preload({ packages }) {
+async function preload({ packages, imports = [] }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   mountStdlibRest(); // before the install, once it has come: matplotlib's imports read it
-  let loaded;
-  try {
-    loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
-  } finally {
-    forgetDownloads(pyodide.loadedPackages);
+  let loaded = [];
+  if (packages.length) {
+    try {
+      loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
+    } finally {
+      forgetDownloads(pyodide.loadedPackages);
+    }
   }
   await placeFontCache();
-  return { result: { loaded } };
+  // Into sys.modules, not the reader's names: a cell's own import then finds the module loaded.
+  for (const name of imports) pyodide.pyimport(name).destroy();
+  return { result: { loaded, imported: imports } };
 }
 
 /**
