@@ -49,7 +49,7 @@
  * @typedef {{id: number, type: "preload", packages: string[], imports?: string[]}} PreloadRequest
  *   Install Pyodide packages ahead of the reader, then import `imports` (runtime.preload): queued like a
  *   run, since both run Python. Reply: {loaded: string[], imported: string[]} (the packages installed
- *   now, the modules imported).
+ *   now, the modules imported: none while a rest of the boot's files has not come, worker.js).
  *
  * @typedef {{type: "progress", runId: number, stage: string, fraction: number, at?: number}} ProgressEvent
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).

@@ -475,9 +475,13 @@ async function preload({ packages, imports = [] }) {
     }
   }
   await placeFontCache();
-  // Into sys.modules, not the reader's names: a cell's own import then finds the module loaded.
-  for (const name of imports) pyodide.pyimport(name).destroy();
-  return { result: { loaded, imported: imports } };
+  // Into sys.modules, not the reader's names: a cell's own import then finds the module loaded. Only
+  // once the rests are in the file system: else the import would download one synchronously (the
+  // finder), holding Python for it in what should be idle time; the reader's own import does that.
+  const restsIn = (!stdlibRest || restWritten) && packageRests.every((part) => part.written);
+  const imported = restsIn ? imports : [];
+  for (const name of imported) pyodide.pyimport(name).destroy();
+  return { result: { loaded, imported } };
 }
 
 /**
@@ -515,13 +519,15 @@ async function writeStdlibRest({ url, path }) {
  * that numpy's folders' finders miss (their caches may predate the files) is found by FolderRest, which
  * makes them look again; Pyodide's next install ends by making them look (init).
  */
-async function writePackageRest({ url }) {
+async function writePackageRest(part) {
+  const { url } = part;
   const python = pyodide;
   const files = await unzip(await fetchBytes(url));
   if (python !== pyodide || !files.length) return; // a new interpreter meanwhile: its own prefetch writes it
   // The last entry, not the first: an unpacking by the finder that a Stop cut short (it unpacks in the
   // archive's order) has the first files and not the last, and is completed here.
   if (!pyodide.FS.analyzePath(SITE_PACKAGES + files.at(-1).name).exists) writeSitePackages(pyodide.FS, files);
+  part.written = true;
 }
 
 async function handleBackground(message) {
