@@ -35,6 +35,15 @@ def paste_code(holder, code: str) -> None:
     holder.page.keyboard.insert_text(code)
 
 
+def wait_until(page, predicate, what, timeout_ms=RUN_TIMEOUT_MS):
+    """Let Playwright work (routes, events) until predicate() holds."""
+    for _ in range(timeout_ms // 100):
+        if predicate():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"waited {timeout_ms} ms for {what}")
+
+
 def chromium_path() -> str:
     """The Chromium binary to drive, with a clear message when it is missing."""
     path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

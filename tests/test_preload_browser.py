@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, wait_until
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     LESSON, cell, fresh_context, open_lesson, python_status, run, set_code, wait_done,
 )
@@ -66,15 +66,6 @@ class WheelGate:
             except Exception:  # noqa: BLE001 - the request may be gone with its worker
                 pass
         self.held.clear()
-
-
-def wait_until(page, predicate, what, timeout_ms=RUN_TIMEOUT_MS):
-    """Let Playwright work (routes, events) until predicate() holds."""
-    for _ in range(timeout_ms // 100):
-        if predicate():
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError(f"waited {timeout_ms} ms for {what}")
 
 
 def page_requests(context) -> list[str]:
