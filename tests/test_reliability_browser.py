@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code
+from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, wait_until
 from lessonpy.limits import OUTPUT_CHARS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
@@ -273,20 +273,82 @@ def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_conte
 
 # ---------------------------------------------------------------------------- 6. Stop routing
 
+class Gate:
+    """A URL whose answer the test holds back until release(). A cell that asks for it synchronously
+    (GATED_CELL) keeps Python busy for exactly as long as the test needs, however slow the machine is:
+    a cell that sleeps a fixed time could end, on a loaded machine, before the test has done its part."""
+
+    PATH = "/test-gate"
+
+    def __init__(self, context):
+        self.context = context
+        self.held = []
+        context.route("**" + self.PATH, self._hold)
+
+    def _hold(self, route):
+        self.held.append(route)
+
+    def release(self):
+        for route in self.held:
+            route.fulfill(status=200, body="go")
+        self.held.clear()
+        self.context.unroute("**" + self.PATH, self._hold)
+
+
+#: Waits for the gate's answer (a worker may make a synchronous request), then ends normally.
+GATED_CELL = ("from js import XMLHttpRequest, location\n"
+              "gate = XMLHttpRequest.new()\n"
+              f"gate.open('GET', location.origin + {Gate.PATH!r}, False)\n"
+              "gate.send()\n"
+              "print('cell finished', gate.responseText)")
+
+
 def test_a_widget_call_waiting_for_a_cell_has_its_own_stop(shared):
     pg = shared
-    start(pg, "scores", "import time\ntime.sleep(2)\nprint('cell finished')")
-    explorer = pg.locator('[data-widget="dk-explorer"]')
-    slider = explorer.get_by_label("Head size d_k")
-    slider.focus()
-    pg.keyboard.press("ArrowRight")
-    stop_button = explorer.get_by_role("button", name="Stop")
-    expect(stop_button).to_be_visible()
-    stop_button.click()
-    expect(explorer.locator(".widget-status")).to_contain_text("Stopped")
+    gate = Gate(pg.context)
+    try:
+        start(pg, "scores", GATED_CELL)
+        wait_until(pg, lambda: gate.held, "the cell's request of the gate")  # Python is busy with the cell
+        explorer = pg.locator('[data-widget="dk-explorer"]')
+        # A reader scrolls to it: while Python is busy, a widget far from the screen is not built in idle time.
+        explorer.scroll_into_view_if_needed()
+        slider = explorer.get_by_label("Head size d_k")
+        slider.focus()
+        pg.keyboard.press("ArrowRight")
+        stop_button = explorer.get_by_role("button", name="Stop")
+        expect(stop_button).to_be_visible()
+        stop_button.click()
+        expect(explorer.locator(".widget-status")).to_contain_text("Stopped")
+        expect(cell(pg, "scores")).to_have_attribute("data-status", "running")  # still waiting for the gate
+    finally:
+        gate.release()
     out = wait_done(pg, "scores")
-    expect(out).to_contain_text("cell finished")  # the widget's Stop left the cell alone
+    expect(out).to_contain_text("cell finished go")  # the widget's Stop left the cell alone
     expect(cell(pg, "scores")).to_have_attribute("data-status", "ok")
+
+
+def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fresh_context, any_site):
+    """Run on a later cell first runs the earlier cells it builds on; a Stop pressed on it while one of them
+    runs stops that one, and the later cell says which (cells.js, the cell whose earlier cell was stopped)."""
+    pg = open_lesson(fresh_context, any_site)
+    set_code(pg, "scores", "print('looping', flush=True)\nwhile True:\n    pass")
+    later, looping = cell(pg, "output"), cell(pg, "scores")
+    later.get_by_role("button", name="Run").click()
+    # The cells before it ran first, then the loop: the Stop lands in it, not before it started.
+    expect(looping.locator(".cell-output")).to_contain_text("looping", timeout=RUN_TIMEOUT_MS)
+    expect(looping).to_have_attribute("data-status", "running")
+    expect(later).to_have_attribute("data-status", "queued")  # waiting for the cells it builds on
+    stop(pg, "output")
+    expect(later.locator(".cell-output")).to_have_text(
+        f"Stopped while code cell {number(pg, 'scores')}, which this cell builds on, was running.")
+    expect(later.locator(".cell-state")).to_have_text("Stopped.")
+    expect(looping).to_have_attribute("data-status", "stopped")
+    expect(looping.locator(".cell-output")).to_contain_text("looping")  # what it printed stays
+    # The cell between the stopped one and the later cell never ran.
+    assert cell(pg, "softmax").get_attribute("data-status") is None
+    expect(cell(pg, "softmax").locator(".cell-output")).to_be_empty()
+    ready(pg)
+    expect(later.get_by_role("button", name="Run")).to_be_enabled()
 
 
 # ---------------------------------------------------------------------------- 7. focus
