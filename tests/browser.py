@@ -24,6 +24,17 @@ RUN_TIMEOUT_MS = 30_000
 #: The code an editor shows, built or not: CodeMirror's lines, or its stand-in's text until it is built.
 CODE = ".cm-content, pre.code-standin > code"
 
+#: An endless loop that says when it has begun: a Stop pressed once that line shows lands in the loop (a fixed
+#: wait before the Stop could end before the cell's code had even started, on a loaded machine).
+LOOP = "print('looping', flush=True)\nwhile True:\n    pass"
+
+
+def wait_looping(cell) -> None:
+    """Wait until `cell`, running LOOP, has printed that its loop began (as long as a run may take to get
+    there): a Stop pressed from now on lands in the loop."""
+    expect(cell.locator(".cell-output")).to_contain_text("looping", timeout=RUN_TIMEOUT_MS)
+    expect(cell).to_have_attribute("data-status", "running")
+
 
 def paste_code(holder, code: str) -> None:
     """Replace the code of the editor in `holder` (a cell, an exercise) the way a reader pastes it

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code
+from browser import BOOT_TIMEOUT_MS, CODE, LOOP, RUN_TIMEOUT_MS, paste_code, wait_looping
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     LESSON, cell, editor_code, fresh_context, original_code, python_status, wait_done,
 )
@@ -235,15 +235,14 @@ def test_reset_and_other_tabs_edits_reach_cells_whose_editor_was_never_built(fre
 
 def test_stop_replays_cells_whose_editor_was_never_built(fresh_context, plain_site_url):
     save_edits(fresh_context, plain_site_url, {
-        "setup": "kept = 41", "scores": "kept += 1\nwhile True:\n    pass", "softmax": "print('kept is', kept)"})
+        "setup": "kept = 41", "scores": "kept += 1\n" + LOOP, "softmax": "print('kept is', kept)"})
     page, _held = open_held(fresh_context, plain_site_url)
     assert page.evaluate("crossOriginIsolated") is False  # Stop restarts Python and replays
     cell(page, "setup").get_by_role("button", name="Run").click()
     wait_done(page, "setup")
     scores = cell(page, "scores")
     scores.get_by_role("button", name="Run").click()
-    expect(scores).to_have_attribute("data-status", "running", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_timeout(500)
+    wait_looping(scores)
     scores.get_by_role("button", name="Stop").click()
     expect(scores).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)

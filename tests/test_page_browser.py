@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, protocol_errors
+from browser import BOOT_TIMEOUT_MS, CODE, LOOP, RUN_TIMEOUT_MS, paste_code, protocol_errors, wait_looping
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -250,10 +250,9 @@ def test_a_package_loaded_on_demand_is_found_without_rereading_the_standard_libr
 
 def test_stop_interrupts_an_endless_loop_and_the_next_run_works(page):
     run(page, "setup", "kept = 'still here'")
-    set_code(page, "scores", "while True:\n    pass")
+    set_code(page, "scores", LOOP)
     cell(page, "scores").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
-    page.wait_for_timeout(500)
+    wait_looping(cell(page, "scores"))
     cell(page, "scores").get_by_role("button", name="Stop").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
     # Interrupted in place: the namespace survived, no restart was needed.
@@ -297,11 +296,9 @@ def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(fresh_
     pg = open_lesson(fresh_context, plain_site_url)
     assert pg.evaluate("crossOriginIsolated") is False
     run(pg, "setup", "kept = 41")
-    code = "kept += 1\nwhile True:\n    pass"
-    set_code(pg, "scores", code)
+    set_code(pg, "scores", "kept += 1\n" + LOOP)
     cell(pg, "scores").get_by_role("button", name="Run").click()
-    expect(cell(pg, "scores")).to_have_attribute("data-status", "running")
-    pg.wait_for_timeout(500)
+    wait_looping(cell(pg, "scores"))
     cell(pg, "scores").get_by_role("button", name="Stop").click()
     expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(cell(pg, "scores").locator(CODE)).to_contain_text("while True")  # nothing lost

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, wait_until
+from browser import BOOT_TIMEOUT_MS, CODE, LOOP, RUN_TIMEOUT_MS, paste_code, wait_looping, wait_until
 from lessonpy.limits import OUTPUT_CHARS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
@@ -331,12 +331,10 @@ def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fres
     """Run on a later cell first runs the earlier cells it builds on; a Stop pressed on it while one of them
     runs stops that one, and the later cell says which (cells.js, the cell whose earlier cell was stopped)."""
     pg = open_lesson(fresh_context, any_site)
-    set_code(pg, "scores", "print('looping', flush=True)\nwhile True:\n    pass")
+    set_code(pg, "scores", LOOP)
     later, looping = cell(pg, "output"), cell(pg, "scores")
     later.get_by_role("button", name="Run").click()
-    # The cells before it ran first, then the loop: the Stop lands in it, not before it started.
-    expect(looping.locator(".cell-output")).to_contain_text("looping", timeout=RUN_TIMEOUT_MS)
-    expect(looping).to_have_attribute("data-status", "running")
+    wait_looping(looping)  # after the cells before it: the Stop lands in the loop, not before it started
     expect(later).to_have_attribute("data-status", "queued")  # waiting for the cells it builds on
     stop(pg, "output")
     expect(later.locator(".cell-output")).to_have_text(

@@ -19,7 +19,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, paste_code, protocol_errors
+from browser import BOOT_TIMEOUT_MS, LOOP, RUN_TIMEOUT_MS, paste_code, protocol_errors, wait_looping
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -114,10 +114,9 @@ def lesson_works(page):
     out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()", timeout=90_000)
     expect(out.locator("img.out-figure")).to_have_count(1)
 
-    paste_code(cell(page, "scores"), "while True:\n    pass")
+    paste_code(cell(page, "scores"), LOOP)
     cell(page, "scores").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
-    page.wait_for_timeout(300)
+    wait_looping(cell(page, "scores"))
     cell(page, "scores").get_by_role("button", name="Stop").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(run(page, "scores", "print('kept', probe.sum())")).to_contain_text("kept 15")  # interrupted in place
