@@ -169,7 +169,9 @@ def test_when_the_restore_fails_the_normal_boot_has_all_of_numpy(browser, built_
         ready(page)
         assert boot(page)["from"] == "start" and "404" in boot(page)["note"]
         expect_outside_prints(run(page, "setup", OUTSIDE_CODE))
-        page.wait_for_timeout(1000)  # the idle prefetch has run by now: it has no rest of numpy to fetch
+        # The idle prefetch and installs are over (a fixed wait could end before they began, and this would pass
+        # without them): they had no rest of numpy to fetch.
+        assert page.evaluate("lessonPage.preload") is not None
         assert made == []
     finally:
         context.close()
