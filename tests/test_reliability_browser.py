@@ -154,14 +154,21 @@ def test_stop_twice_is_one_stop(shared):
 def test_stop_during_a_restart_cancels_only_what_it_started(fresh_context, plain_site_url):
     pg = open_lesson(fresh_context, plain_site_url)
     count_boots(pg)
-    run(pg, "setup", "kept = 'during'")
-    start(pg, "scores", "while True:\n    pass")
-    stop(pg, "scores")
-    # Python is restarting: a cell run now waits, and its Stop cancels it, nothing more.
-    set_code(pg, "softmax", "print('should not run')")
-    cell(pg, "softmax").get_by_role("button", name="Run").click()
-    expect(cell(pg, "softmax").locator(".cell-state")).to_have_text("Waiting…")
-    stop(pg, "softmax", status="cancelled")
+    # The cell's run goes through; its replay after the restart waits on the gate, so Python is restarting for
+    # as long as the test needs (a restart restored from the snapshot can be over before the next click).
+    replay = Gate(pg.context, let_through=1)
+    try:
+        run(pg, "setup", "kept = 'during'\n" + GATED_CELL)
+        start(pg, "scores", "while True:\n    pass")
+        stop(pg, "scores")
+        # Python is restarting: a cell run now waits, and its Stop cancels it, nothing more.
+        set_code(pg, "softmax", "print('should not run')")
+        cell(pg, "softmax").get_by_role("button", name="Run").click()
+        expect(cell(pg, "softmax").locator(".cell-state")).to_have_text("Waiting…")
+        stop(pg, "softmax", status="cancelled")
+        wait_until(pg, lambda: replay.held, "the replay of the first cell", timeout_ms=BOOT_TIMEOUT_MS)
+    finally:
+        replay.release()
     ready(pg)
     out = run(pg, "output", "print(kept)")
     expect(out).to_contain_text("during")
@@ -274,19 +281,25 @@ def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_conte
 # ---------------------------------------------------------------------------- 6. Stop routing
 
 class Gate:
-    """A URL whose answer the test holds back until release(). A cell that asks for it synchronously
-    (GATED_CELL) keeps Python busy for exactly as long as the test needs, however slow the machine is:
-    a cell that sleeps a fixed time could end, on a loaded machine, before the test has done its part."""
+    """A URL whose answer the test holds back (after the first `let_through`) until release(). A cell that
+    asks for it synchronously (GATED_CELL) keeps Python busy for exactly as long as the test needs, however
+    slow the machine is: a cell that sleeps a fixed time could end, on a loaded machine, before the test
+    has done its part."""
 
     PATH = "/test-gate"
 
-    def __init__(self, context):
+    def __init__(self, context, let_through=0):
         self.context = context
         self.held = []
+        self.let_through = let_through
         context.route("**" + self.PATH, self._hold)
 
     def _hold(self, route):
-        self.held.append(route)
+        if self.let_through > 0:
+            self.let_through -= 1
+            route.fulfill(status=200, body="go")
+        else:
+            self.held.append(route)
 
     def release(self):
         for route in self.held:
@@ -354,11 +367,17 @@ def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fres
 def test_keyboard_focus_stays_on_the_cells_controls(shared):
     pg = shared
     c = cell(pg, "output")
-    set_code(pg, "output", "import time\ntime.sleep(1)\nprint('slept')")
-    c.get_by_role("button", name="Run").focus()
-    pg.keyboard.press("Enter")
-    expect(c.get_by_role("button", name="Stop")).to_be_focused()
-    expect(wait_done(pg, "output")).to_contain_text("slept")
+    # A run that ends by itself, when the test lets it (a 1 s sleep could end before Stop's focus was seen).
+    gate = Gate(pg.context)
+    try:
+        set_code(pg, "output", GATED_CELL)
+        c.get_by_role("button", name="Run").focus()
+        pg.keyboard.press("Enter")
+        expect(c.get_by_role("button", name="Stop")).to_be_focused()
+        wait_until(pg, lambda: gate.held, "the cell's request of the gate")
+    finally:
+        gate.release()
+    expect(wait_done(pg, "output")).to_contain_text("cell finished go")
     expect(c.get_by_role("button", name="Run")).to_be_focused()
     set_code(pg, "output", "while True:\n    pass")
     c.get_by_role("button", name="Run").focus()
