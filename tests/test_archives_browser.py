@@ -37,6 +37,9 @@ def boot_and_run(browser, url):
         cell.get_by_role("button", name="Run").click()
         expect(cell).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
         expect(cell.locator(".cell-output")).to_contain_text("softmax rows [1. 1.]")
+        # The downloads of idle time (matplotlib, the standard library's rest) are over too: every archive of
+        # the visit is counted, not those that happened to start before the context closed.
+        assert page.evaluate("lessonPage.preload") is not None
         picked = page.evaluate("lessonPage.runtime.info.archives")
     finally:
         context.close()
