@@ -81,7 +81,8 @@ def test_a_first_visit_restores_from_the_libraries_and_the_first_cells_need_noth
             expect(cell(page, cell_id)).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
         assert "xhr" not in made  # no import needed the rest
         # The idle preload installs matplotlib but imports nothing ahead without the rest (it would download it).
-        assert page.evaluate("lessonPage.preload")["imported"] == []
+        reply = page.evaluate("lessonPage.preload")
+        assert reply is not None and reply["imported"] == [], reply
         assert "xhr" not in made
         # A module outside the image, while the rest cannot come: the reader is told what is missing.
         out = run_failing(page, "setup", "import numpy.polynomial")

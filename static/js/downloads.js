@@ -7,16 +7,30 @@
 
 const downloads = new Map(); // url -> {name, bytes: Promise<Uint8Array>}: coming or come, not installed yet
 
-/** Keep the wheel at `url` (package `name`, as Pyodide's lock and loadedPackages name it) for its install. */
-export function keepDownload(url, name, bytes) {
-  bytes.catch(() => {}); // a failed download is the prefetch's to report; the install's fetch goes to the network
-  downloads.set(url, { name, bytes });
+/**
+ * Keep the wheel at `url` (package `name`, as Pyodide's lock and loadedPackages name it, its SHA-256
+ * `sha256` in hex as the lock gives it) for its install; returns the checked bytes. They are checked
+ * here, whatever they came from: the service worker's kept copy is read without the browser's
+ * integrity check that Pyodide's own fetch would have had.
+ */
+export function keepDownload(url, name, sha256, bytes) {
+  const checked = bytes.then(async (data) => {
+    // Outside a secure context there is neither crypto.subtle nor a service worker: the bytes came from
+    // a fetch with the lock's integrity, which the browser checked.
+    if (!globalThis.crypto?.subtle) return data;
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+    const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    if (hex !== sha256.toLowerCase()) throw new Error(`${url}: its SHA-256 is not the lock's`);
+    return data;
+  });
+  checked.catch(() => {}); // a failed download is the prefetch's to report; the install's fetch goes to the network
+  downloads.set(url, { name, bytes: checked });
+  return checked;
 }
 
 /**
  * A fetch that answers a kept download's URL with its bytes (waiting for them while they come), and
- * anything else, or a download that failed, with `network`. The kept bytes were checked on their way in
- * as the install's fetch would check them (the prefetch fetches with the lock's integrity).
+ * anything else, or a download that failed (or whose bytes are not the lock's), with `network`.
  */
 export function fetchingKept(network) {
   return async (resource, init) => {
@@ -26,7 +40,9 @@ export function fetchingKept(network) {
   };
 }
 
-/** Let go of the downloads of packages installed by now (`loaded`: pyodide.loadedPackages), or of all. */
-export function forgetDownloads(loaded = null) {
-  for (const [url, { name }] of downloads) if (!loaded || loaded[name]) downloads.delete(url);
+/** Let go of the downloads of the packages `names` (installed, or tried: an object keyed by name, like
+ *  pyodide.loadedPackages, or an array), or of all. */
+export function forgetDownloads(names = null) {
+  const done = Array.isArray(names) ? new Set(names) : names && new Set(Object.keys(names));
+  for (const [url, { name }] of downloads) if (!done || done.has(name)) downloads.delete(url);
 }

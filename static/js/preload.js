@@ -22,7 +22,8 @@ export const IDLE_PRELOAD = Object.freeze({ packages: ["matplotlib"], imports: [
  * Preload IDLE_PRELOAD once the reader's first run has replied and Python has settled (settled.js;
  * `pressed()`: the promise of the runs pressed so far). Resolves with {loaded, imported} (the packages
  * it installed, the modules it imported) once it has completed, or null when it did not (saving data,
- * or a restart or a failed download ended it; packages installed before that stay installed).
+ * or a restart, a failed download, install or import ahead ended it; packages installed before that stay
+ * installed).
  */
 export async function preloadAfterFirstRun(runtime, pressed) {
   if (globalThis.navigator?.connection?.saveData) return null;

@@ -10,11 +10,12 @@ import { RestartMachine, State, Transition } from "./restart.js";
 
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
 const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
-// An idle install (preload) reads a wheel the prefetch has just downloaded, from the browser's cache: a
-// few seconds at most, even on a slow phone. On a host whose files the browser does not cache it downloads
-// the wheel again: matplotlib's, the largest (7.2 MB), takes about 58 s at 1 Mbit/s. Past this the install
-// is taken to be stalled (a request that never answers), and runs queued behind it must not wait for the
-// reader to press Restart: Python is restarted and replayed as for any request stuck past its deadline.
+// An idle install (preload) is served the bytes the prefetch downloaded (worker.js, downloads.js), and the
+// import ahead that follows reads files already written: a few seconds at most, even on a slow phone. When
+// the download failed the install's own fetch goes to the network: matplotlib's wheel, the largest (7.2 MB),
+// takes about 58 s at 1 Mbit/s. Past this the install or import is taken to be stalled (a request that
+// never answers), and runs queued behind it must not wait for the reader to press Restart: Python is
+// restarted and replayed as for any request stuck past its deadline.
 // A restart costs the reader variables (the replay skips slow cells), so the deadline is the boot's, three
 // times that slow case: only an install that truly hangs reaches it.
 const INSTALL_DEADLINE_MS = BOOT_TIMEOUT_MS;
@@ -118,12 +119,13 @@ export class PythonRuntime extends EventTarget {
 
   /** Install `packages`, then import `imports` (protocol.js, PreloadRequest): a request like a run,
    *  queued, because both run Python: a Stop of a request waiting behind it cancels that request and never lands
-   *  in the install. An install that outlives INSTALL_DEADLINE_MS restarts Python (a restart's report
+   *  in the install. An install or import that outlives INSTALL_DEADLINE_MS restarts Python (a restart's report
    *  says which: `stuck`). Rejects if Python restarts or fails first (the new interpreter loads them
    *  when a cell imports them). */
   async preload(packages, imports = []) {
     await this.start();
-    const what = packages.length ? `Installing ${packages.join(", ")}` : `Importing ${imports.join(", ")}`;
+    const what = [packages.length && `Installing ${packages.join(", ")}`, imports.length && `importing ${imports.join(", ")}`]
+      .filter(Boolean).join(", then ").replace(/^i/, "I");
     return this.#send(Request.PRELOAD, { packages, imports }, { preload: true, deadlineMs: this.installDeadlineMs, what });
   }
 

@@ -443,13 +443,12 @@ async function prefetch({ packages }) {
   };
   packages.forEach(add);
   // Each wheel is read once, here (the service worker's kept copy on a revisit, else the network, with
-  // the integrity Pyodide's own fetch asks for), and kept for the install, whichever request makes it
-  // (downloads.js). A failed download ends the preload, and lets go of what it kept.
+  // the integrity Pyodide's own fetch asks for), checked against the lock and kept for the install,
+  // whichever request makes it (downloads.js). A failed download ends the preload, and lets go of what
+  // it kept.
   const downloads = order.map((pkg) => {
     const url = new URL(pkg.file_name, indexURL).href;
-    const bytes = fetchBytes(url, { integrity: sha256Integrity(pkg.sha256) });
-    keepDownload(url, pkg.name, bytes);
-    return bytes;
+    return keepDownload(url, pkg.name, pkg.sha256, fetchBytes(url, { integrity: sha256Integrity(pkg.sha256) }));
   });
   try {
     await Promise.all(downloads);
@@ -467,12 +466,12 @@ async function preload({ packages, imports = [] }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   mountStdlibRest(); // before the install, once it has come: matplotlib's imports read it
   let loaded = [];
-  if (packages.length) {
-    try {
-      loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
-    } finally {
-      forgetDownloads(pyodide.loadedPackages);
-    }
+  try {
+    if (packages.length) loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
+  } finally {
+    // What was installed, and what was asked for whether or not it was (loadPackage reports a failed
+    // package to the muted errorCallback, not by throwing); the last step (no packages) lets go of all.
+    forgetDownloads(packages.length ? [...Object.keys(pyodide.loadedPackages), ...packages] : null);
   }
   await placeFontCache();
   // Into sys.modules, not the reader's names: a cell's own import then finds the module loaded. Only
