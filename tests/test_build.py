@@ -105,9 +105,12 @@ def test_cli_reports_a_bad_lesson_without_a_traceback(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-# The build, run from the command line, with a step that waits after the staging folder exists.
+# The build, run from the command line, with a step that waits after the staging folder exists. Ctrl+C
+# reaches a build run in a terminal's foreground; a test run started in the background (`cmd &`) has
+# SIGINT ignored, which its children inherit, and Python then installs no handler: it is put back.
 SLOW_BUILD = """
-import sys, time, build
+import signal, sys, time, build
+signal.signal(signal.SIGINT, signal.default_int_handler)
 def slow_render(*args, **kwargs):
     print("rendering", flush=True)
     time.sleep(120)

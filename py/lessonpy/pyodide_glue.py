@@ -4,7 +4,8 @@ worker.js imports this module once Python is up and calls :func:`start` with a J
 function ``post(type, payload, transfer)``. From then on:
 
 * :func:`run` executes one cell and returns a plain JS object describing the result;
-* :func:`call` calls a lessonpy function for a widget or a grader and returns its value;
+* :func:`call` calls a lessonpy function for a widget or a grader and returns its value, or what it
+  raised as data (its traceback, formatted here);
 * ``lessonpy.bridge.emit`` events (figures included) and call results are converted here: numpy arrays become
   ``{shape, dtype, data}`` with ``data`` a flat typed array whose buffer is transferred,
   so a 512×512 weights matrix crosses as one memcpy, never as nested JS arrays.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import traceback
 from typing import Any
 
 import numpy as np
@@ -68,14 +70,23 @@ def _send_event(event_type: str, payload: dict[str, Any]) -> None:
 
 
 def call(module: str, func: str, kwargs) -> Any:
-    """Call ``module.func(**kwargs)`` for the page (widgets, graders); return [value, transfer].
+    """Call ``module.func(**kwargs)`` for the page (widgets, graders); return [True, value, transfer], or
+    [False, traceback, []] when it raised (a Stop's KeyboardInterrupt too).
 
     The value crosses like an event's payload: numpy arrays as flat typed arrays, transferred,
     so a widget's arrays and numbers come back together as the one reply to its request.
+    What it raised crosses as text, formatted here, and worker.js throws it: an exception raised across
+    into JavaScript is formatted by Pyodide 0.27.7 on its way, and that now and then failed ("Error
+    occurred while formatting traceback", the exception it held having an empty type name), so the
+    reader saw that instead of their forward pass's error (README, Speed: *The first figure*).
     """
-    kwargs = kwargs.to_py() if hasattr(kwargs, "to_py") else dict(kwargs or {})
-    value = getattr(importlib.import_module(module), func)(**kwargs)
-    return to_js(list(_to_page(value)))
+    try:
+        kwargs = kwargs.to_py() if hasattr(kwargs, "to_py") else dict(kwargs or {})
+        value = getattr(importlib.import_module(module), func)(**kwargs)
+        page_value, transfer = _to_page(value)
+    except BaseException as exc:  # noqa: BLE001 - every failure is the page's to show; KeyboardInterrupt is a Stop
+        return to_js([False, "".join(traceback.format_exception(exc)), []])
+    return to_js([True, page_value, transfer])
 
 
 def _name_hint(missing: str | None, cells: dict[str, str], cell_id: str) -> str | None:

@@ -5,9 +5,7 @@
 // - The build's memory snapshot is made under Node, which has no JSPI; Pyodide adds a function to the
 //   table when it finds JSPI, so a restore must not find it, or the table's layout differs from the image's.
 // - A normal boot that did find it would then be a different interpreter from a restored one. The lesson
-//   needs nothing JSPI gives (`pyodide.ffi.run_sync`, synchronous waits on JavaScript), and with it a call
-//   from the page into Python (a widget's, `lessonpy.pyodide_glue.call`) that raised now and then reached
-//   JavaScript as "Error occurred while formatting traceback" instead of its exception (README, Speed).
+//   needs nothing JSPI gives (`pyodide.ffi.run_sync`, synchronous waits on JavaScript).
 const KEYS = ["Suspending", "Suspender", "promising"];
 
 /** Hide JSPI from WebAssembly; returns the function that puts it back (once the module exists). */

@@ -10,9 +10,9 @@
 // that first output (it would compete with it), nor for a reader who runs nothing, nor when the
 // browser asks to save data. Last, matplotlib.pyplot is imported (a queued request too), so a figure
 // asked for afterwards pays only its drawing: 0.19 s instead of 2.5-2.9 s on a loaded machine. It was
-// off for a while: with it (and with quicker installs) the live tests sometimes saw Pyodide's "Error
-// occurred while formatting traceback" instead of a cell's exception; the cause is not known, and it
-// has not been seen since Python runs without stack switching on both boots (jspi.js; README, Speed).
+// off for a while: with it (and with quicker installs) the live tests more often saw Pyodide's "Error
+// occurred while formatting traceback" instead of the exception a widget's call raised; such an
+// exception now crosses to JavaScript as text (lessonpy.pyodide_glue.call), never raised across.
 import { inTurn } from "./in-turn.js";
 import { settled } from "./settled.js";
 

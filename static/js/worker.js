@@ -357,7 +357,9 @@ function cutText(text, what) {
 function call({ module, func, kwargs }) {
   // Widgets and graders call lessonpy functions; numpy arrays in what they return come back
   // as typed arrays whose buffers travel with the reply (lessonpy.pyodide_glue.call).
-  const [result, transfer] = glue.call(module, func, kwargs || {});
+  // What the call raised comes back as its traceback, not raised across (lessonpy.pyodide_glue.call says why).
+  const [ok, result, transfer] = glue.call(module, func, kwargs || {});
+  if (!ok) throw new Error(result);
   return { result, transfer: Array.from(transfer) };
 }
 
