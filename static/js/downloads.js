@@ -15,8 +15,8 @@ const downloads = new Map(); // url -> {name, bytes: Promise<Uint8Array>}: comin
  */
 export function keepDownload(url, name, sha256, bytes) {
   const checked = bytes.then(async (data) => {
-    // Outside a secure context there is neither crypto.subtle nor a service worker: the bytes came from
-    // a fetch with the lock's integrity, which the browser checked.
+    // Outside a secure context there is neither crypto.subtle nor a service worker: the bytes came
+    // from the network, and Pyodide's own fetch (with the lock's integrity) would have read the same.
     if (!globalThis.crypto?.subtle) return data;
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
     const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");

@@ -263,15 +263,15 @@ function recordWheelSource(wheelURL) {
 }
 
 /** The response for `url` (a versioned file: the service worker's kept copy when it has one, kept.js;
- * else fetched with `init`); a failed one (HTTP error) throws. */
-async function fetchOk(url, init) {
-  const response = await fetchKept(url, init, network);
+ * else the network's, not the kept downloads'); a failed one (HTTP error) throws. */
+async function fetchOk(url) {
+  const response = await fetchKept(url, undefined, network);
   if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
   return response;
 }
 
-async function fetchBytes(url, init) {
-  return new Uint8Array(await (await fetchOk(url, init)).arrayBuffer());
+async function fetchBytes(url) {
+  return new Uint8Array(await (await fetchOk(url)).arrayBuffer());
 }
 
 let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
@@ -413,8 +413,8 @@ async function fetchFile({ url, path }) {
 // What the page asks for once the reader has had a first output (preload.js): the standard library's
 // rest (what the boot and the first outputs did not need), after a restore numpy's files besides its
 // libraries (packageRests), and matplotlib, so that a first figure does not wait for its download and
-// install. The download (prefetch) runs no Python, so it is not queued: requests go on meanwhile. Each package's install (preload) is queued like any
-// request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
+// install. The download (prefetch) runs no Python, so it is not queued: requests go on meanwhile. Each
+// package's install (preload) is queued like any request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
 // Stop cancels that request on the page's side (runtime.js). Each wheel is read once, by the download;
 // its install, the preload's or a run's that imports it first, is served those bytes (downloads.js),
@@ -444,13 +444,12 @@ async function prefetch({ packages }) {
     order.push(pkg);
   };
   packages.forEach(add);
-  // Each wheel is read once, here (the service worker's kept copy on a revisit, else the network, with
-  // the integrity Pyodide's own fetch asks for), checked against the lock and kept for the install,
-  // whichever request makes it (downloads.js). A failed download ends the preload, and lets go of what
-  // it kept.
+  // Each wheel is read once, here (the service worker's kept copy on a revisit, else the network),
+  // checked against the lock's SHA-256 and kept for the install, whichever request makes it (downloads.js).
+  // A failed download ends the preload, and lets go of what it kept.
   const downloads = order.map((pkg) => {
     const url = new URL(pkg.file_name, indexURL).href;
-    return keepDownload(url, pkg.name, pkg.sha256, fetchBytes(url, { integrity: sha256Integrity(pkg.sha256) }));
+    return keepDownload(url, pkg.name, pkg.sha256, fetchBytes(url));
   });
   try {
     await Promise.all(downloads);
@@ -502,11 +501,6 @@ function mountStdlibRest() {
   }
 }
 
-/** The Subresource Integrity value of a file whose SHA-256 Pyodide's lock gives in hex (as loadPackage makes it). */
-function sha256Integrity(hex) {
-  return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((byte) => parseInt(byte, 16))));
-}
-
 /** Download the rest and write it where the finder looks, unless an import wrote it first (its synchronous download). */
 async function writeStdlibRest({ url, path }) {
   const bytes = await fetchBytes(url);
@@ -521,10 +515,8 @@ async function writeStdlibRest({ url, path }) {
  * makes them look again; Pyodide's next install ends by making them look (init).
  */
 async function writePackageRest(part) {
-  const { url } = part;
-  const python = pyodide;
-  const files = await unzip(await fetchBytes(url));
-  if (python !== pyodide || !files.length) return; // a new interpreter meanwhile: its own prefetch writes it
+  const files = await unzip(await fetchBytes(part.url)); // one interpreter per worker: a restart is a new worker
+  if (!files.length) return;
   // The last entry, not the first: an unpacking by the finder that a Stop cut short (it unpacks in the
   // archive's order) has the first files and not the last, and is completed here.
   if (!pyodide.FS.analyzePath(SITE_PACKAGES + files.at(-1).name).exists) writeSitePackages(pyodide.FS, files);
