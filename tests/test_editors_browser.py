@@ -212,6 +212,33 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
         assert abs(a["x"] - b["x"]) < 0.5 and abs(a["y"] - b["y"]) < 0.5, (b, a)
 
 
+def test_an_editor_built_off_screen_keeps_its_height_until_it_has_measured_in_view(fresh_context, site_url):
+    """Editors built in idle time, far from the screen, take the stand-ins' heights; as the reader scrolls to
+    each, nothing in the cell moves (CodeMirror can measure only in view: before, its guesses made every
+    cell 10-50% taller off screen and snap back as it came into view, moving the Run button under the pointer)."""
+    page, held = open_held(fresh_context, site_url, wait_python=False)
+    holders = page.locator(".cell-editor, .exercise-editor")
+    for summary in page.locator("details.cell-fold:not([open]) > summary").all():
+        summary.click()  # a folded cell's editor, opened, is built in idle time too
+    page.evaluate("scrollTo(0, 0)")
+    heights = "holders => holders.map((h) => [h.parentElement.id, h.getBoundingClientRect().height, h.style.height])"
+    before = holders.evaluate_all(heights)
+    held.release()
+    # The idle builds, the reader still at the top of the page
+    expect(page.locator("pre.code-standin")).to_have_count(0, timeout=BOOT_TIMEOUT_MS)
+    assert page.evaluate("scrollY") == 0
+    off_screen = holders.evaluate_all(heights)
+    for (cell_id, height, _), (_, now, held_at) in zip(before, off_screen):
+        assert abs(now - height) < 0.5, (cell_id, height, now)
+    assert any(held_at for *_, held_at in off_screen), "no editor was built off screen: the test saw nothing"
+    for i in range(holders.count()):
+        holders.nth(i).evaluate(WALK_THROUGH)
+    seen = holders.evaluate_all(heights)
+    for (cell_id, height, _), (_, now, held_at) in zip(before, seen):
+        assert held_at == "", f"{cell_id}: still held at {held_at} after it was in view"
+        assert abs(now - height) < 0.5, (cell_id, height, now)
+
+
 def test_reset_and_other_tabs_edits_reach_cells_whose_editor_was_never_built(fresh_context, site_url):
     save_edits(fresh_context, site_url, {FAR: "mine = 1"})
     page, held = open_held(fresh_context, site_url, wait_python=False)

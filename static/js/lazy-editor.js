@@ -5,7 +5,8 @@
 // it, tabs into it or something calls focus(). Until then the stand-in is the editor: getCode and
 // setCode read and write its text, and Shift+Enter / Ctrl+Enter on it run. Everything that reads or
 // writes an editor's code goes through getCode/setCode, which work in both states, so Run, Reset,
-// the other tabs' edits and replays never depend on whether (or when) CodeMirror was built.
+// the other tabs' edits and replays never depend on whether (or when) CodeMirror was built. An editor
+// built off screen keeps its stand-in's height until CodeMirror has measured it in view (#hold).
 //
 // Building ~40 editors at load cost the main thread most of its blocking time (CodeMirror's first
 // measure reads layout, ~15 ms each); CodeMirror itself (editor.js, the page's largest script) is
@@ -119,6 +120,7 @@ export class LazyEditor {
     this.editor = null; // the CodeMirror editor (editor.js), once built
     this.focusAt = null; // where the caret goes when it is built with the focus (an offset; null: the start)
     this.wantsFocus = false; // the reader is on it: build it first, and at once when CodeMirror is there
+    this.holding = null; // while CodeMirror has not measured in view: what watches the holder (see #hold)
     if (this.code.textContent !== doc) showText(this.standIn, doc); // the reader's saved edits
     this.standIn.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.shiftKey || event.ctrlKey || event.metaKey)) {
@@ -176,8 +178,16 @@ export class LazyEditor {
     observer?.unobserve(this.near);
     const { label, onRun, onChange } = this.options;
     const focused = document.activeElement === this.standIn;
-    this.editor = createEditor(null, { doc: this.text, label, onRun, onChange });
+    const height = this.holder.getBoundingClientRect().height; // the stand-in's: CodeMirror's real one
+    this.editor = createEditor(null, {
+      doc: this.text, label, onRun,
+      onChange: (code) => {
+        this.#letGo(); // new lines: the stand-in's height no longer says anything
+        onChange(code);
+      },
+    });
     this.standIn.replaceWith(this.editor.view.dom);
+    this.#hold(height);
     if (focused) { // the reader is on it (clicked, tabbed in, or focus() was called): hand over the focus
       if (typeof this.focusAt === "number") {
         this.editor.view.dispatch({ selection: { anchor: Math.min(this.focusAt, this.text.length) } });
@@ -185,5 +195,42 @@ export class LazyEditor {
       this.editor.focus();
     }
     this.standIn = null;
+  }
+
+  /**
+   * Keep the holder at `height` until CodeMirror has measured its lines in view. CodeMirror measures only
+   * when it is on screen: built off screen (near it, or in idle time) it lays its lines out at its default
+   * guesses (a 14 px line, wrapped every 30 characters) and corrects them as it scrolls into view, so the
+   * cell would jump under the reader's pointer (36-150 px on the lesson's cells, the Run button with it).
+   * The stand-in it replaced had CodeMirror's real height; the holder keeps it, clipping the guesses.
+   */
+  #hold(height) {
+    if (!observer) return; // no IntersectionObserver: nothing would say when to let go
+    const { holder } = this;
+    holder.style.height = `${height}px`;
+    holder.style.overflow = "clip";
+    let onScreen = false;
+    // Once on screen, ask CodeMirror, after its own measuring in an animation frame, whether it is in view.
+    const check = () => this.editor.view.requestMeasure({
+      read: (view) => view.inView,
+      write: (inView) => {
+        if (inView) this.#letGo();
+        else if (onScreen && this.holding) requestAnimationFrame(check);
+      },
+    });
+    this.holding = new IntersectionObserver(([entry]) => {
+      onScreen = entry.isIntersecting;
+      if (onScreen) check();
+    });
+    this.holding.observe(holder);
+  }
+
+  /** The holder takes CodeMirror's own height from now on. */
+  #letGo() {
+    if (!this.holding) return;
+    this.holding.disconnect();
+    this.holding = null;
+    this.holder.style.height = "";
+    this.holder.style.overflow = "";
   }
 }
