@@ -1,6 +1,7 @@
 // Restoring Python from the build's memory snapshot (made by sitebuild/snapshot.mjs, which says what
 // the image holds and what lives outside it). worker.js calls findSnapshot, then restorePython, and
 // boots the normal way whenever either fails: a snapshot is a shortcut, never a requirement.
+import { writeFiles } from "./install.js";
 import { fetchKept } from "./kept.js";
 import { unzip } from "./unzip.js";
 
@@ -262,16 +263,7 @@ function hookCreateModule(wrap) {
 
 /** Write `files` (unzip's {name, data}, names relative to site-packages) there, making their folders. */
 export function writeSitePackages(FS, files) {
-  const made = new Set();
-  for (const { name, data } of files) {
-    const path = SITE_PACKAGES + name;
-    const dir = path.slice(0, path.lastIndexOf("/"));
-    if (!made.has(dir)) {
-      FS.mkdirTree(dir);
-      made.add(dir);
-    }
-    FS.writeFile(path, data, { canOwn: true });
-  }
+  writeFiles(FS, SITE_PACKAGES, files, { canOwn: true }); // unzip's arrays are the files' own
 }
 
 async function loadLibraries(module, spec, archives, compiled, mark) {

@@ -3,6 +3,7 @@
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
 import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
+import { canonicalName, unpackWithoutPython } from "./install.js";
 import { hideJSPI } from "./jspi.js";
 import { fetchKept } from "./kept.js";
 import { LIMITS } from "./limits.js";
@@ -205,6 +206,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
     showJSPI();
   }
   mark("python up");
+  unpackWithoutPython(pyodide); // the installs from now on (install.js says why)
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
@@ -433,11 +435,10 @@ async function prefetch({ packages }) {
   for (const part of packageRests) part.download ??= writePackageRest(part).catch(() => {});
   const { indexURL, lockFileURL } = packageIndex;
   const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
-  const canonical = (name) => name.replace(/[-_.]+/g, "-").toLowerCase(); // as Pyodide names them in its lock
   const seen = new Set();
   const order = []; // the packages not loaded yet, each after those it depends on
   const add = (name) => {
-    const pkg = lock.packages[canonical(name)];
+    const pkg = lock.packages[canonicalName(name)];
     if (!pkg || pyodide.loadedPackages[pkg.name] || seen.has(pkg.name)) return;
     seen.add(pkg.name);
     pkg.depends.forEach(add);
