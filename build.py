@@ -34,7 +34,7 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, copy_into_site,
+from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, boot_downloads, copy_into_site,
                                       prepare_pyodide, split_stdlib, split_wheels, stdlib_rest)
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.snapshot import Snapshot, make_snapshot
@@ -189,11 +189,12 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
-                 snapshot: dict | None = None, rest: dict | None = None) -> None:
+                 snapshot: dict | None = None, rest: dict | None = None, dist: Path | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
     *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
     *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *rest* the standard
-    library's rest (pyodide_assets.stdlib_rest), or None when it is not split."""
+    library's rest (pyodide_assets.stdlib_rest), or None when it is not split; *dist* the Pyodide folder
+    the site's copies (under *pyodide*) come from."""
     env = templates(opts)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
@@ -207,7 +208,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "pyodideIndexURL": pyodide_base,
             # the site's two variants of each kind of archive, for the worker to pick from (archives.js)
-            "pyodideArchives": page_archives(rest) if pyodide else None,
+            "pyodideArchives": page_archives(dist, rest) if pyodide else None,
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker.js",
             "bootPackages": BOOT_PACKAGES,
@@ -229,10 +230,11 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         out.write_text(page, encoding="utf-8")
 
 
-def page_archives(rest: dict | None) -> dict:
+def page_archives(dist: Path, rest: dict | None) -> dict:
     """The archives' variants for the page's worker to pick from (archives.js), with the standard library's
-    rest beside the standard library when it is split."""
+    rest beside the standard library when it is split, and the boot packages' wheels beside their locks."""
     choices = archive_choices()
+    choices["wheels"] = {**choices["wheels"], "boot": boot_downloads(dist, BOOT_PACKAGES)}
     if rest:
         choices["stdlib"] = {**choices["stdlib"], "rest": rest}
     return choices
@@ -306,7 +308,7 @@ def build(opts: Options) -> Path:
             pyodide = f"pyodide/{dist.name}"
             copy_into_site(dist, staging / pyodide)
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, rest)
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, rest, dist)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
         if live:
             copy_live_model(live, staging / "data" / "minilm-live", opts.cache_dir, opts.log)

@@ -410,6 +410,19 @@ def archive_choices() -> dict[str, dict[str, str]]:
             for kind, name in (("stdlib", STDLIB_NAME), ("wheels", LOCK_NAME))}
 
 
+def boot_downloads(dist: Path, packages: Iterable[str]) -> dict[str, list[dict[str, str]]]:
+    """For each variant of the wheels, the boot packages' wheels as its lock names them ({name, file
+    (relative to the Pyodide folder *dist*), sha256}): the page's worker downloads them while Python
+    boots, as soon as it has picked a variant, and Pyodide's own install is served those bytes."""
+    choice = archive_choices()["wheels"]
+    out = {}
+    for variant in (archives.DEFLATED, archives.STORED):
+        lock = json.loads((dist / choice[variant]).read_bytes())
+        out[variant] = [{"name": entry["name"], "file": entry["file_name"], "sha256": entry["sha256"]}
+                        for entry in resolve_packages(lock, packages).values()]
+    return out
+
+
 def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
     """For each kind of archive and each of its variants, the files a page boots from (relative to the
     Pyodide folder *dist*): the standard library (its rest too, when split: it arrives after the first

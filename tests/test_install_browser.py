@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS
-from test_page_browser import open_lesson, run
+from test_page_browser import fresh_context, open_lesson, run  # noqa: F401 - a fixture
 from test_preload_browser import boot_context  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
@@ -72,3 +72,43 @@ def test_matplotlib_and_its_dependencies_unpack_without_python_as_python_would(b
     # The idle preload, or else this run's imports, install the packages; either way without Python's unpack.
     out = run(page, "scores", COMPARE)
     expect(out).to_contain_text("same True True True", timeout=RUN_TIMEOUT_MS)
+
+
+# numpy's wheel, as the page's lock names it, unpacked again by Python into a folder of its own and compared
+# with what the boot left in site-packages, file by file, and its libraries with those loaded.
+COMPARE_NUMPY = """
+import os
+import pyodide_js
+import pyodide._package_loader as package_loader
+from js import XMLHttpRequest, Object
+site = "/lib/python3.12/site-packages/"
+file_name = pyodide_js._api.lockfile_packages.numpy.file_name
+request = XMLHttpRequest.new()
+request.open("GET", pyodide_js._api.config.indexURL + file_name, False)
+request.responseType = "arraybuffer"
+request.send()
+ref = "/tmp/reference/numpy/"
+dynlibs = package_loader.unpack_buffer(request.response, filename=file_name, extract_dir=ref,
+                                       calculate_dynlibs=True, installer="pyodide.loadPackage", source="pyodide")
+loaded_libs = set(Object.keys(pyodide_js._module.LDSO.loadedLibsByName))
+files = 0
+for folder, _, names in os.walk(ref):
+    for each in names:
+        path = os.path.join(folder, each)
+        with open(path, "rb") as theirs, open(site + path[len(ref):], "rb") as ours:
+            assert theirs.read() == ours.read(), path
+        files += 1
+assert all(site + lib[len(ref):] in loaded_libs for lib in dynlibs), dynlibs
+print("numpy same", files > 200, len(dynlibs) >= 15)
+"""
+
+
+def test_a_normal_boot_unpacks_numpy_without_python_as_python_would(fresh_context, site_url):
+    # The boot package's wheel is unpacked by JavaScript as bootstrap ends (loadPyodideUnpacking), before
+    # Pyodide's install goes on: the worker's marks name it, before Python is up, and the files are Python's.
+    page = open_lesson(fresh_context, site_url)
+    assert page.evaluate("lessonPage.runtime.info.boot.from") == "start"
+    steps = [name for name, _ in page.evaluate("lessonPage.runtime.timings")]
+    unpacked = [name for name in steps if name.startswith("numpy-") and name.endswith(".whl unpacked")]
+    assert len(unpacked) == 1 and steps.index(unpacked[0]) < steps.index("python up"), steps
+    expect(run(page, "setup", COMPARE_NUMPY)).to_contain_text("numpy same True True", timeout=RUN_TIMEOUT_MS)

@@ -14,7 +14,7 @@ import pytest
 
 from lessonpy import stdlib_rest
 from sitebuild import archives, wheel_split
-from sitebuild.pyodide_assets import boot_archives, split_wheels, wheel_parts
+from sitebuild.pyodide_assets import boot_archives, boot_downloads, split_wheels, wheel_parts
 from sitebuild.snapshot import restore_files
 
 # A package in memory after a restore (fakepkg, fakepkg.core with its library), and in the rest a
@@ -77,13 +77,14 @@ def fake_dist(tmp_path, with_library=True):
     src.mkdir()
     wheel = write_wheel(src / WHEEL_NAME, files)
     lock = src / LOCK_NAME
-    lock.write_text(json.dumps({"packages": {"fakepkg": {"name": "fakepkg", "file_name": WHEEL_NAME, "depends": []}}}))
+    lock.write_text(json.dumps({"packages": {"fakepkg": {"name": "fakepkg", "file_name": WHEEL_NAME, "depends": [],
+                                                         "sha256": "d" * 64}}}))
     std = src / "python_stdlib.zip"
     with zipfile.ZipFile(std, "w") as out:
         out.writestr("os.py", "")
     stored = src / "stored-lock.json"
     stored.write_text(json.dumps({"packages": {"fakepkg": {"name": "fakepkg", "file_name": f"stored/{WHEEL_NAME}",
-                                                           "depends": []}}}))
+                                                           "depends": [], "sha256": "5" * 64}}}))
     named = {WHEEL_NAME: wheel, f"stored/{WHEEL_NAME}": wheel, LOCK_NAME: lock, f"stored/{LOCK_NAME}": stored,
              "python_stdlib.zip": std, "stored/python_stdlib.zip": std}
     return assemble(named, {name: sha256_file(path) for name, path in named.items()}, tmp_path / "cache", lambda *_: None)
@@ -107,6 +108,14 @@ def test_the_distribution_gets_both_parts_in_both_variants_and_keeps_the_wheel(t
     assert spec["libraries"] == parts["libs"] and spec["libraryKind"] == "stdlib"
     assert spec["rests"] == [{"deflated": f"{stem}.rest.zip", "stored": f"stored/{stem}.rest.zip",
                               "modules": ["fakepkg", "fakepkg.core", "fakepkg.later", "fakepkg.poly", "fakepkg.poly.inner"]}]
+
+
+def test_the_page_starts_the_boot_wheels_download_as_each_lock_names_them(tmp_path):
+    # the worker downloads them while Python boots (worker.js), checked against the lock's sha256 (downloads.js)
+    dist = split_wheels(fake_dist(tmp_path), ["fakepkg"], tmp_path / "cache", lambda *_: None)
+    assert boot_downloads(dist, ["fakepkg"]) == {
+        "deflated": [{"name": "fakepkg", "file": WHEEL_NAME, "sha256": "d" * 64}],
+        "stored": [{"name": "fakepkg", "file": f"stored/{WHEEL_NAME}", "sha256": "5" * 64}]}
 
 
 def test_a_wheel_without_libraries_is_not_split_and_a_restore_reads_the_whole_wheels(tmp_path):

@@ -27,12 +27,14 @@ async function arrivesCompressed(url, fetchFn) {
  * @param {string} indexURL  Pyodide's folder (absolute)
  * @param {Object<string, {deflated: string, stored: string, probe: string}>|null} choices
  *   per kind ("stdlib", "wheels"), paths relative to indexURL (the page config's `archives`)
- *   and for the stdlib, when the build split it, `rest`: {deflated, stored, modules} (its second archive)
+ *   and for the stdlib, when the build split it, `rest`: {deflated, stored, modules} (its second archive); for
+ *   the wheels `boot`: {deflated, stored: [{name, file, sha256}]}, the boot packages' wheels as each lock names them
  * @returns {Promise<{options: {stdLibURL?: string, lockFileURL?: string}, picked: Object<string, string>|null,
- *   rest: {url: string, modules: string[]}|null}>} rest: the standard library's rest in the variant picked
+ *   rest: {url: string, modules: string[]}|null, boot: {name: string, url: string, sha256: string}[]}>}
+ *   rest: the standard library's rest in the variant picked; boot: the boot packages' wheels in it
  */
 export async function pickArchives(indexURL, choices, fetchFn = fetch) {
-  if (!choices) return { options: {}, picked: null, rest: null }; // Pyodide's own files (a CDN): its defaults
+  if (!choices) return { options: {}, picked: null, rest: null, boot: [] }; // Pyodide's own files (a CDN): its defaults
   const kinds = Object.keys(choices);
   const compressed = await Promise.all(kinds.map((kind) => arrivesCompressed(new URL(choices[kind].probe, indexURL).href, fetchFn)));
   const picked = Object.fromEntries(kinds.map((kind, i) => [kind, compressed[i] ? STORED : DEFLATED]));
@@ -42,5 +44,6 @@ export async function pickArchives(indexURL, choices, fetchFn = fetch) {
   if (choices.wheels) options.lockFileURL = url("wheels");
   const split = choices.stdlib?.rest;
   const rest = split ? { url: new URL(split[picked.stdlib], indexURL).href, modules: split.modules } : null;
-  return { options, picked, rest };
+  const boot = (choices.wheels?.boot?.[picked.wheels] ?? []).map(({ name, file, sha256 }) => ({ name, url: new URL(file, indexURL).href, sha256 }));
+  return { options, picked, rest, boot };
 }

@@ -6,6 +6,7 @@
 // of the bytes, written here in a few milliseconds, synchronously, as unpack_buffer's callers expect.
 // Everything else goes to Python's unpack_buffer as before: deflated entries, names that are not plain
 // ASCII paths, not one .dist-info folder of the wheel's name, two .data folders, a format that is not a wheel.
+import { hookCreateModule } from "./create-module.js";
 import { zipEntries } from "./unzip.js";
 
 /** A package name as Pyodide's lock and packaging's canonicalize_name write it. */
@@ -66,13 +67,18 @@ export function planUnpack(bytes, { filename, format }) {
   return { files, distInfo: infos[0], dataFiles };
 }
 
+const hooked = new WeakSet(); // the Pyodide APIs whose package loader unpack() serves
+
 /**
  * Make `pyodide`'s installs unpack the wheels planUnpack accepts from JavaScript; the others, and every
  * other use of Pyodide's package loader, go to Python as before. Pyodide 0.27.7 reads
- * API.package_loader.unpack_buffer at each install (load-package.ts, and unpackArchive).
+ * API.package_loader.unpack_buffer at each install (load-package.ts, and unpackArchive). `mark(name)`,
+ * if given, is told "<file> unpacked" for each wheel unpacked here (the worker's boot marks).
  */
-export function unpackWithoutPython(pyodide) {
+export function unpackWithoutPython(pyodide, mark = () => {}) {
   const api = pyodide._api;
+  if (hooked.has(api)) return; // a normal boot hooks it as bootstrap ends (loadPyodideUnpacking), a restore after
+  hooked.add(api);
   const loader = api.package_loader;
   let asked = null;
   /** What Python says once: sys.prefix (where a wheel's data files go, ending with "/") and should_load_dynlib. */
@@ -98,6 +104,7 @@ export function unpackWithoutPython(pyodide) {
       if (source) pyodide.FS.writeFile(`${dir}${plan.distInfo}/PYODIDE_SOURCE`, source);
     }
     if (plan.dataFiles.length) writeFiles(pyodide.FS, python().prefix, plan.dataFiles);
+    if (filename) mark(`${filename.split("/").pop()} unpacked`);
     if (!dynlibs) return undefined;
     // The libraries Pyodide loads next, in the archive's order; which ones, Python's own rule says.
     return plan.files.map((file) => file.name)
@@ -107,4 +114,30 @@ export function unpackWithoutPython(pyodide) {
   api.package_loader = new Proxy(loader, {
     get: (object, prop) => (prop === "unpack_buffer" ? { callKwargs: unpack } : Reflect.get(object, prop)),
   });
+}
+
+/**
+ * loadPyodide(options), its boot packages (numpy) unpacked like the later installs. loadPyodide downloads
+ * them while Python boots and installs them once finalizeBootstrap is over (0.27.7: downloadAndInstall
+ * awaits bootstrapFinalizedPromise, which finalizeBootstrap resolves, then reads API.package_loader);
+ * the hook goes in as finalizeBootstrap returns, before those installs go on. numpy's wheel in Python:
+ * ≈0.25 s of a cold start, most of it the unpack.
+ */
+export async function loadPyodideUnpacking(loadPyodide, options, mark) {
+  const unhook = hookCreateModule((create) => async (settings) => {
+    const module = await create(settings);
+    const finalize = module.API.finalizeBootstrap;
+    module.API.finalizeBootstrap = (...args) => {
+      module.API.finalizeBootstrap = finalize;
+      const pyodide = finalize(...args);
+      unpackWithoutPython(pyodide, mark);
+      return pyodide;
+    };
+    return module;
+  });
+  try {
+    return await loadPyodide(options);
+  } finally {
+    unhook();
+  }
 }

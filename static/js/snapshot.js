@@ -1,6 +1,7 @@
 // Restoring Python from the build's memory snapshot (made by sitebuild/snapshot.mjs, which says what
 // the image holds and what lives outside it). worker.js calls findSnapshot, then restorePython, and
 // boots the normal way whenever either fails: a snapshot is a shortcut, never a requirement.
+import { hookCreateModule } from "./create-module.js";
 import { writeFiles } from "./install.js";
 import { fetchKept } from "./kept.js";
 import { unzip } from "./unzip.js";
@@ -238,26 +239,6 @@ export function fetchForRestore(indexURL, wasmURL, network) {
   };
   return () => {
     globalThis.fetch = network;
-  };
-}
-
-/**
- * Make globalThis._createPyodideModule (set by Pyodide's script when it runs, called by loadPyodide)
- * `wrap(create)` of the script's own, whether the script has run already or runs later. Returns what
- * undoes it: the script's own function is the global again (a normal boot after a failed restore).
- */
-function hookCreateModule(wrap) {
-  let create = globalThis._createPyodideModule;
-  Object.defineProperty(globalThis, "_createPyodideModule", {
-    configurable: true,
-    get: () => (create ? wrap(create) : undefined),
-    set: (fn) => {
-      create = fn;
-    },
-  });
-  return () => {
-    delete globalThis._createPyodideModule;
-    if (create) globalThis._createPyodideModule = create;
   };
 }
 

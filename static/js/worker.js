@@ -3,7 +3,7 @@
 // it from the build's memory snapshot (snapshot.js) -> unpack lessonpy -> ready.
 import { DEFLATED, pickArchives } from "./archives.js";
 import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
-import { canonicalName, unpackWithoutPython } from "./install.js";
+import { canonicalName, loadPyodideUnpacking, unpackWithoutPython } from "./install.js";
 import { hideJSPI } from "./jspi.js";
 import { fetchKept } from "./kept.js";
 import { LIMITS } from "./limits.js";
@@ -168,7 +168,7 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
   const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   mark("pyodide.mjs imported");
-  const { options: archiveURLs, picked, rest } = await archiveChoice;
+  const { options: archiveURLs, picked, rest, boot: bootWheels } = await archiveChoice;
   stdlibRest = rest;
   restDownload = null; // a new interpreter, a new file system: the rest is written again
   restWritten = false;
@@ -201,12 +201,22 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
         pyodide = null;
       }
     }
-    if (!pyodide) pyodide = await loadPyodide(options);
+    if (!pyodide) {
+      // The boot packages' wheels download now, not once Pyodide has read its lock and started its
+      // script: their bytes then come while the wasm compiles, not after Python's bootstrap, which holds
+      // this thread (a body is read only when the thread is free). Pyodide's install is served them.
+      for (const wheel of bootWheels) keepDownload(wheel.url, wheel.name, wheel.sha256, fetchBytes(wheel.url));
+      try {
+        pyodide = await loadPyodideUnpacking(loadPyodide, options, mark);
+      } finally {
+        forgetDownloads(bootWheels.map((wheel) => wheel.name));
+      }
+    }
   } finally {
     showJSPI();
   }
   mark("python up");
-  unpackWithoutPython(pyodide); // the installs from now on (install.js says why)
+  unpackWithoutPython(pyodide, mark); // a restore's installs from now on (install.js says why); a normal boot's are already
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);

@@ -52,7 +52,7 @@ test("unsure means deflated: no encoding, identity, a missing probe, an error st
 
 test("without choices (Pyodide from a CDN) nothing is fetched and Pyodide's defaults stay", async () => {
   const { fetchFn, asked } = host({});
-  assert.deepEqual(await pickArchives(INDEX, null, fetchFn), { options: {}, picked: null, rest: null });
+  assert.deepEqual(await pickArchives(INDEX, null, fetchFn), { options: {}, picked: null, rest: null, boot: [] });
   assert.deepEqual(asked, []);
 });
 
@@ -67,4 +67,17 @@ test("a split standard library's rest comes in the variant its core was picked i
   }
   const { fetchFn } = host({});
   assert.equal((await pickArchives(INDEX, CHOICES, fetchFn)).rest, null); // not split: nothing more to fetch
+});
+
+test("the boot packages' wheels come in the variant the wheels were picked in, as absolute URLs", async () => {
+  const numpy = (file) => [{ name: "numpy", file, sha256: file.length.toString(16) }];
+  const boot = { deflated: numpy("numpy-2.0.2.whl"), stored: numpy("stored/numpy-2.0.2.whl") };
+  const choices = { ...CHOICES, wheels: { ...CHOICES.wheels, boot } };
+  for (const [answer, file] of [[{ encoding: "br" }, "stored/numpy-2.0.2.whl"], [{}, "numpy-2.0.2.whl"]]) {
+    const { fetchFn } = host({ "stored/compression-probe.whl": answer });
+    const picked = await pickArchives(INDEX, choices, fetchFn);
+    assert.deepEqual(picked.boot, [{ name: "numpy", url: INDEX + file, sha256: file.length.toString(16) }]);
+  }
+  const { fetchFn } = host({});
+  assert.deepEqual((await pickArchives(INDEX, CHOICES, fetchFn)).boot, []); // none named: nothing to start early
 });
