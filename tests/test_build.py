@@ -256,6 +256,12 @@ def test_a_snapshot_mode_set_from_code_is_checked_with_a_clear_message(tmp_path)
         build.Options(out_dir=tmp_path, snapshot="Always")
 
 
+def test_the_command_line_restores_on_a_first_visit_and_builds_from_code_on_revisits():
+    # a reader's first visit restores the snapshot (README, Speed); the tests' fresh contexts boot normally
+    assert build.parse_args([]).snapshot == "always" and build.Options().snapshot == "revisit"
+    assert build.parse_args(["build", "--snapshot", "revisit"]).snapshot == "revisit"
+
+
 def test_the_command_line_ships_the_live_model_unless_told_not_to():
     assert build.parse_args([]).no_live_model is False
     assert build.parse_args(["serve", "--no-live-model"]).no_live_model is True

@@ -1,8 +1,9 @@
-// numpy's libraries instantiated from modules compiled ahead (static/js/snapshot.js's instantiateCompiled).
+// static/js/snapshot.js: numpy's libraries instantiated from modules compiled ahead (instantiateCompiled), and a first
+// visit's download of the image (firstVisitDownload).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { instantiateCompiled } from "../../static/js/snapshot.js";
+import { firstVisitDownload, instantiateCompiled } from "../../static/js/snapshot.js";
 
 // (module (func (export "answer") (result i32) i32.const 42))
 const ANSWER = new Uint8Array([
@@ -44,4 +45,30 @@ test("bytes that are no library either reject: the restore then gives way to the
   const failed = Promise.reject(new Error("bad module"));
   failed.catch(() => {});
   await assert.rejects(instantiateCompiled(failed)(ANSWER.subarray(0, 12), {}), WebAssembly.CompileError);
+});
+
+test("a first visit downloads the image only when the host compresses it and the browser does not ask to save data", async () => {
+  const url = "https://example.org/site/snapshot/0123/python.snapshot";
+  const host = (headers, status = 200) => {
+    const asked = [];
+    let cancelled = false;
+    const fetchFn = async (u) => {
+      asked.push(u);
+      const body = new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1024)), cancel: () => { cancelled = true; } });
+      return new Response(body, { status, headers });
+    };
+    return { fetchFn, asked, cancelled: () => cancelled };
+  };
+  for (const encoding of ["br", "gzip", " BR "]) {
+    const { fetchFn } = host({ "content-encoding": encoding });
+    assert.ok(await firstVisitDownload(url, { saveData: false }, fetchFn), encoding);
+  }
+  for (const [headers, status] of [[{}, 200], [{ "content-encoding": "identity" }, 200], [{ "content-encoding": "br" }, 404]]) {
+    const { fetchFn, cancelled } = host(headers, status);
+    assert.equal(await firstVisitDownload(url, undefined, fetchFn), null, JSON.stringify([headers, status]));
+    assert.ok(cancelled(), "the body of an image not used is not read");
+  }
+  const { fetchFn, asked } = host({ "content-encoding": "br" });
+  assert.equal(await firstVisitDownload(url, { saveData: true }, fetchFn), null);
+  assert.deepEqual(asked, []); // never fetched
 });
