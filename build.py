@@ -34,8 +34,8 @@ from sitebuild.notebook import write_notebook
 from sitebuild.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, boot_downloads, copy_into_site,
-                                      prepare_pyodide, split_stdlib, split_wheels, stdlib_rest)
+from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, boot_downloads,
+                                      copy_into_site, prepare_pyodide, split_stdlib, split_wheels, stdlib_rest)
 from sitebuild.render import make_renderer, render_lesson_body
 from sitebuild.snapshot import Snapshot, make_snapshot
 from sitebuild.stdlib_split import TraceError
@@ -206,14 +206,15 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
     pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
+    # the site's two variants of each kind of archive, for the worker to pick from (archives.js): the same on every page
+    choices = page_archives(dist, rest) if pyodide else None
     for lesson in lessons:
         prev, nxt = neighbours(entries, lesson.slug)
         config = {
             "lesson": lesson.slug,
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "pyodideIndexURL": pyodide_base,
-            # the site's two variants of each kind of archive, for the worker to pick from (archives.js)
-            "pyodideArchives": page_archives(dist, rest) if pyodide else None,
+            "pyodideArchives": choices,
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker.js",
             "bootPackages": BOOT_PACKAGES,

@@ -371,10 +371,16 @@ def split_wheels(dist: Path, packages: Iterable[str], cache_dir: Path, log: Log 
     return assemble(files, hashes, cache_dir, log)
 
 
+def boot_lock_entries(dist: Path, packages: Iterable[str], variant: str = archives.DEFLATED) -> list[dict]:
+    """The lock entries of *packages* and their dependencies in the lock of *variant* of the distribution
+    *dist* (its file_name relative to *dist*: stored/... for the stored variant)."""
+    lock = json.loads((dist / archive_choices()["wheels"][variant]).read_bytes())
+    return list(resolve_packages(lock, packages).values())
+
+
 def boot_wheels(dist: Path, packages: Iterable[str]) -> list[str]:
     """The (deflated) wheels of *packages* and their dependencies, as the distribution's lock names them."""
-    lock = json.loads((dist / LOCK_NAME).read_bytes())
-    return [entry["file_name"] for entry in resolve_packages(lock, packages).values()]
+    return [entry["file_name"] for entry in boot_lock_entries(dist, packages)]
 
 
 def wheel_parts(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
@@ -411,16 +417,12 @@ def archive_choices() -> dict[str, dict[str, str]]:
 
 
 def boot_downloads(dist: Path, packages: Iterable[str]) -> dict[str, list[dict[str, str]]]:
-    """For each variant of the wheels, the boot packages' wheels as its lock names them ({name, file
-    (relative to the Pyodide folder *dist*), sha256}): the page's worker downloads them while Python
-    boots, as soon as it has picked a variant, and Pyodide's own install is served those bytes."""
-    choice = archive_choices()["wheels"]
-    out = {}
-    for variant in (archives.DEFLATED, archives.STORED):
-        lock = json.loads((dist / choice[variant]).read_bytes())
-        out[variant] = [{"name": entry["name"], "file": entry["file_name"], "sha256": entry["sha256"]}
-                        for entry in resolve_packages(lock, packages).values()]
-    return out
+    """For each variant of the wheels, the boot packages' wheels ({name, file, sha256}, file relative to
+    *dist*): the page's worker downloads them while Python boots, as soon as it has picked a variant,
+    and Pyodide's own install is served those bytes."""
+    return {variant: [{"name": entry["name"], "file": entry["file_name"], "sha256": entry["sha256"]}
+                      for entry in boot_lock_entries(dist, packages, variant)]
+            for variant in (archives.DEFLATED, archives.STORED)}
 
 
 def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
@@ -439,8 +441,7 @@ def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, li
             if kind == "stdlib":
                 names += [name for part in wheel_split.PARTS for name in parts[part][variant]]
             if kind == "wheels":
-                lock = json.loads((dist / choice[variant]).read_bytes())
-                names += [entry["file_name"] for entry in resolve_packages(lock, packages).values()]
+                names += [entry["file_name"] for entry in boot_lock_entries(dist, packages, variant)]
             out[kind][variant] = names
     return out
 

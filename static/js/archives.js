@@ -10,13 +10,18 @@
 export const DEFLATED = "deflated";
 export const STORED = "stored";
 
+/** Whether `response` is a success the host sent compressed (with a Content-Encoding other than identity). */
+export function isCompressed(response) {
+  const encoding = (response.headers.get("content-encoding") || "identity").trim().toLowerCase();
+  return response.ok && encoding !== "identity";
+}
+
 /** Whether `url` arrives compressed: the host sent it with a Content-Encoding. */
 async function arrivesCompressed(url, fetchFn) {
   try {
     const response = await fetchFn(url);
     await response.arrayBuffer(); // read it all: a body cut short is a failure too
-    const encoding = (response.headers.get("content-encoding") || "identity").trim().toLowerCase();
-    return response.ok && encoding !== "identity";
+    return isCompressed(response);
   } catch {
     return false;
   }

@@ -67,8 +67,6 @@ export function planUnpack(bytes, { filename, format }) {
   return { files, distInfo: infos[0], dataFiles };
 }
 
-const hooked = new WeakSet(); // the Pyodide APIs whose package loader unpack() serves
-
 /**
  * Make `pyodide`'s installs unpack the wheels planUnpack accepts from JavaScript; the others, and every
  * other use of Pyodide's package loader, go to Python as before. Pyodide 0.27.7 reads
@@ -77,8 +75,6 @@ const hooked = new WeakSet(); // the Pyodide APIs whose package loader unpack() 
  */
 export function unpackWithoutPython(pyodide, mark = () => {}) {
   const api = pyodide._api;
-  if (hooked.has(api)) return; // a normal boot hooks it as bootstrap ends (loadPyodideUnpacking), a restore after
-  hooked.add(api);
   const loader = api.package_loader;
   let asked = null;
   /** What Python says once: sys.prefix (where a wheel's data files go, ending with "/") and should_load_dynlib. */

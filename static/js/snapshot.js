@@ -1,6 +1,7 @@
 // Restoring Python from the build's memory snapshot (made by sitebuild/snapshot.mjs, which says what
 // the image holds and what lives outside it). worker.js calls findSnapshot, then restorePython, and
 // boots the normal way whenever either fails: a snapshot is a shortcut, never a requirement.
+import { isCompressed } from "./archives.js";
 import { hookCreateModule } from "./create-module.js";
 import { writeFiles } from "./install.js";
 import { fetchKept } from "./kept.js";
@@ -22,11 +23,11 @@ const DSO_BYTES = 36;
  * download. Resolves as soon as that is known, to {source, bytes: Promise<Uint8Array>}, so the download
  * runs alongside Pyodide's own; or to null when there is none to use. Never rejects.
  */
-export async function findSnapshot(spec, { connection = globalThis.navigator?.connection, fetchFn = fetch } = {}) {
+export async function findSnapshot(spec) {
   if (!spec) return null;
   try {
     const kept = globalThis.caches ? await caches.match(spec.url) : null;
-    const response = kept || (spec.fetch === "always" ? await firstVisitDownload(spec.url, connection, fetchFn) : null);
+    const response = kept || (spec.fetch === "always" ? await firstVisitDownload(spec.url, globalThis.navigator?.connection) : null);
     if (!response?.ok) return null;
     const bytes = response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
     bytes.catch(() => {}); // awaited by restorePython, whose failure is the caller's to handle
@@ -48,8 +49,7 @@ export async function findSnapshot(spec, { connection = globalThis.navigator?.co
 export async function firstVisitDownload(url, connection, fetchFn = fetch) {
   if (connection?.saveData) return null;
   const response = await fetchFn(url);
-  const encoding = (response.headers.get("content-encoding") || "identity").trim().toLowerCase();
-  if (response.ok && encoding !== "identity") return response;
+  if (isCompressed(response)) return response;
   await response.body?.cancel().catch(() => {});
   return null;
 }

@@ -216,7 +216,9 @@ async function init({ indexURL, wheelURL, bootPackages, fontCache, archives, sna
     showJSPI();
   }
   mark("python up");
-  unpackWithoutPython(pyodide, mark); // a restore's installs from now on (install.js says why); a normal boot's are already
+  // A restore's installs from now on unpack without Python (install.js says why); a normal boot's were
+  // hooked as it booted (loadPyodideUnpacking), numpy's among them.
+  if (boot.from === "snapshot") unpackWithoutPython(pyodide, mark);
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
