@@ -21,25 +21,25 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror
 from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
 from sitebuild.files import link_or_copy
-from sitebuild.fontcache import FontCache, build_font_cache
-from sitebuild.lessons import Lesson, LessonError, read_lessons
-from sitebuild.markup import json_for_script, pygments_css
-from sitebuild.notebook import write_notebook
-from sitebuild.page_limits import write_limits_js
+from sitebuild.startup.fontcache import FontCache, build_font_cache
+from sitebuild.pages.course import course_entries, neighbours, read_course
+from sitebuild.pages.lessons import Lesson, LessonError, read_lessons
+from sitebuild.pages.markup import json_for_script, pygments_css
+from sitebuild.pages.notebook import write_notebook
+from sitebuild.pages.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, boot_downloads,
+from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, boot_downloads,
                                       copy_into_site, prepare_pyodide, split_stdlib, split_wheels, stdlib_rest)
-from sitebuild.render import make_renderer, render_lesson_body
-from sitebuild.snapshot import Snapshot, make_snapshot
-from sitebuild.stdlib_split import TraceError
-from sitebuild.stdlib_split import trace as trace_stdlib
+from sitebuild.pages.render import make_renderer, render_lesson_body
+from sitebuild.startup.snapshot import Snapshot, make_snapshot
+from sitebuild.startup.stdlib_split import TraceError
+from sitebuild.startup.stdlib_split import trace as trace_stdlib
 from sitebuild.wheel import build_wheel
 
 # Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
@@ -128,52 +128,6 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None) -> 
 
 # ---------------------------------------------------------------------------- pages
 
-def read_course(lessons_dir: Path) -> dict:
-    """Read lessons/course.yml: the course title and its ordered list of lessons."""
-    path = lessons_dir / "course.yml"
-    if not path.exists():
-        return {"title": "Lessons", "lessons": []}
-    try:
-        course = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise LessonError(path, (mark.line + 1) if mark else 1, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(course, dict) or not isinstance(course.get("lessons", []), list):
-        raise LessonError(path, 1, "expected 'title:' and a 'lessons:' list")
-    course.setdefault("title", "Lessons")
-    return course
-
-
-def course_entries(course: dict, lessons: list[Lesson]) -> list[dict]:
-    """The course's lessons in order, linked when built; lessons not named in course.yml come last."""
-    built = {lesson.slug: lesson for lesson in lessons}
-    entries, named = [], set()
-    for item in course.get("lessons", []):
-        slug = item.get("slug")
-        named.add(slug)
-        lesson = built.get(slug)
-        entries.append({"slug": slug, "title": item.get("title") or (lesson.title if lesson else slug),
-                        "summary": item.get("summary", ""), "href": f"lessons/{slug}/" if lesson else None})
-    for lesson in lessons:
-        if lesson.slug not in named:
-            entries.append({"slug": lesson.slug, "title": lesson.title, "summary": lesson.meta.get("summary", ""),
-                            "href": f"lessons/{lesson.slug}/"})
-    return entries
-
-
-def neighbours(entries: list[dict], slug: str) -> tuple[dict | None, dict | None]:
-    """The course entries before and after *slug* (hrefs relative to a lesson page)."""
-    index = next(i for i, e in enumerate(entries) if e["slug"] == slug)
-    def rel(entry):
-        if entry is None:
-            return None
-        href = f"../../{entry['href']}" if entry["href"] else None
-        return {"title": entry["title"] + ("" if href else " (coming)"), "href": href}
-    prev = entries[index - 1] if index > 0 else None
-    nxt = entries[index + 1] if index + 1 < len(entries) else None
-    return rel(prev), rel(nxt)
-
-
 def templates(opts: Options) -> Environment:
     return Environment(loader=FileSystemLoader(opts.root / "templates"), autoescape=True,
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -213,12 +167,12 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         config = {
             "lesson": lesson.slug,
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
-            "pyodideIndexURL": pyodide_base,
-            "pyodideArchives": choices,
+            "indexURL": pyodide_base,
+            "archives": choices,
             "wheelURL": f"../../{wheel}",
-            "workerURL": f"../../{assets}/js/worker.js",
+            "workerURL": f"../../{assets}/js/worker/worker.js",
             "bootPackages": BOOT_PACKAGES,
-            "mplFontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
+            "fontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",
             "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
         }
@@ -331,9 +285,9 @@ def build(opts: Options) -> Path:
 
 
 def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, dict]:
-    """The Pyodide folder whose standard library is split in two (sitebuild.stdlib_split): the core, what
+    """The Pyodide folder whose standard library is split in two (sitebuild.startup.stdlib_split): the core, what
     the boot and each lesson's first outputs import (traced under Node), and the rest; with a snapshot, the
-    boot wheels split too (sitebuild.wheel_split: their libraries, which a restore reads, and the rest);
+    boot wheels split too (sitebuild.startup.wheel_split: their libraries, which a restore reads, and the rest);
     and the standard library rest's part of the page config (pyodide_assets.stdlib_rest)."""
     traced: set[str] = set()
     for lesson in lessons:

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from browser import CHROMIUM_ARGS, chromium_path, launch  # noqa: E402
 from sitebuild.files import link_or_copy  # noqa: E402
-from sitebuild.pyodide_assets import PYODIDE_VERSION, core_file_names  # noqa: E402
+from sitebuild.startup.pyodide_assets import PYODIDE_VERSION, core_file_names  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
 
 # Long tasks are recorded from the very start of each page (an init script runs before any page script).
@@ -144,7 +144,7 @@ FILE_TYPES = {".wasm": "wasm", ".js": "js", ".mjs": "js", ".zip": "stdlib", ".wh
               ".html": "html", "": "html", ".css": "css", ".woff2": "fonts", ".snapshot": "snapshot"}
 
 
-# A wheel's parts for a restore (sitebuild/wheel_split.py) are zips, but a package's files, not the stdlib's.
+# A wheel's parts for a restore (sitebuild/startup/wheel_split.py) are zips, but a package's files, not the stdlib's.
 WHEEL_PARTS = (".libs.zip", ".rest.zip")
 
 

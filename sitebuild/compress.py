@@ -23,12 +23,12 @@ from pathlib import Path
 
 import brotli
 
-from sitebuild.archives import is_stored_archive
+from sitebuild.startup.archives import is_stored_archive
 from sitebuild.files import atomic_target, link_or_copy, sha256_file
 
 SIDECAR = ".br"
 QUALITY = 11
-# Text and wasm, and archives whose entries are stored (sitebuild.archives): a deflated archive
+# Text and wasm, and archives whose entries are stored (sitebuild.startup.archives): a deflated archive
 # gains a few percent at most, a stored one is where brotli sees across files.
 # The memory snapshot (.snapshot, 36 MB of mostly sparse memory) shrinks to a sixth.
 SUFFIXES = frozenset({".wasm", ".js", ".mjs", ".json", ".css", ".html", ".svg", ".txt", ".snapshot"})
@@ -38,7 +38,7 @@ MIN_SIZE = 1024  # below this, headers cost more than compression saves
 
 def rule() -> str:
     """What decides which files get a sidecar and how it is made, in words: a folder of the cache that holds
-    its files' sidecars (sitebuild.pyodide_assets.assemble) names it in its key, so changing any of it
+    its files' sidecars (sitebuild.startup.pyodide_assets.assemble) names it in its key, so changing any of it
     (the quality, the suffixes, the least size) makes another folder instead of reusing stale sidecars."""
     return (f"brotli-q{QUALITY} {' '.join(sorted(SUFFIXES))} stored {' '.join(sorted(ARCHIVES))} "
             f"over {MIN_SIZE} bytes")

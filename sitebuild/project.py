@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The browser's Python: lessonpy and scaffold.
 PY_DIR = ROOT / "py"
 #: The environment that Python runs in, in the page and in the build's Pyodide under Node (which imports it).
-PYTHON_ENV_MODULE = ROOT / "static" / "js" / "python-env.mjs"
+PYTHON_ENV_MODULE = ROOT / "static" / "js" / "shared" / "python-env.mjs"
+# The page's hooks into Pyodide's internals, which the build's snapshot and trace steps import too: in their keys.
+PYODIDE_SEAMS_MODULE = ROOT / "static" / "js" / "shared" / "pyodide-seams.mjs"
 
 
 def use_py() -> None:

@@ -5,7 +5,7 @@ served folder and parses HTTP for us):
 
 * ``.wasm`` as ``application/wasm`` (Pyodide 0.27 hangs on a wrong type) and ``.mjs`` as JS;
 * the build's brotli sidecar (``name.br``) when the browser accepts ``br`` (the stored
-  archives have one, see ``sitebuild.archives``), else gzip for text and binary assets when it
+  archives have one, see ``sitebuild.startup.archives``), else gzip for text and binary assets when it
   accepts that, cached in memory; or, with ``compress=False`` (``--no-compress``), nothing
   compressed at all, as on a host that compresses nothing;
 * ``Cache-Control: immutable`` for versioned folders (``pyodide/<version>-<content key>/``,
@@ -55,7 +55,7 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
         ".mjs": "text/javascript",
         ".js": "text/javascript",
         ".json": "application/json",
-        ".ipynb": "application/x-ipynb+json",  # the lesson as a notebook (sitebuild/notebook.py)
+        ".ipynb": "application/x-ipynb+json",  # the lesson as a notebook (sitebuild/pages/notebook.py)
         ".whl": "application/zip",
         ".zip": "application/zip",
         ".svg": "image/svg+xml",

@@ -69,5 +69,5 @@ def launch(playwright):
 
 
 def protocol_errors(page) -> list[str]:
-    """Messages the page and its worker exchanged that static/js/protocol.js does not define."""
+    """Messages the page and its worker exchanged that static/js/shared/protocol.js does not define."""
     return page.evaluate("globalThis.lessonPage?.runtime.protocolErrors ?? []")

@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -10,9 +11,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: runs Node or a whole build (seconds)")
-    config.addinivalue_line("markers", "browser: drives a real Chromium with a real Pyodide")
+def pytest_collection_modifyitems(config, items):
+    """The layers (pytest.ini's markers): every test of a *_browser.py file is a browser test, and every test
+    that needs the real site built is slow, whether or not its file says so. The fast layer is what is left."""
+    for item in items:
+        if item.path.name.endswith("_browser.py"):
+            item.add_marker(pytest.mark.browser)
+        if "built_site" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
@@ -26,14 +32,34 @@ def bridge_events():
     bridge.recorded.clear()
 
 
+def session_folder(tmp_path_factory) -> Path:
+    """A folder every worker of this test session shares (pytest-xdist gives each worker a temporary folder
+    of its own, inside this one; without xdist it is the session's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def build_once(tmp_path_factory, name: str, make) -> Path:
+    """The site `make(out_dir)` builds, built once for the whole test session into <session folder>/<name>/site:
+    the first worker to ask builds it, the others wait for it and serve the same files (read-only)."""
+    from filelock import FileLock
+
+    folder = session_folder(tmp_path_factory) / name
+    out, done = folder / "site", folder / "built"
+    with FileLock(str(folder) + ".lock"):
+        if not done.exists():
+            folder.mkdir(exist_ok=True)
+            make(out)
+            done.touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real lessons built once per test session into a temporary site/."""
     import build
 
-    out = tmp_path_factory.mktemp("site") / "site"
-    build.build(build.Options(out_dir=out, log=lambda *_: None))
-    return out
+    return build_once(tmp_path_factory, "site", lambda out: build.build(build.Options(out_dir=out, log=lambda *_: None)))
 
 
 @pytest.fixture(scope="session")

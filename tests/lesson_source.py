@@ -22,7 +22,7 @@ def exercise_fences_text(path: Path = ATTENTION) -> str:
 
 def fences_of(lesson, kind: str) -> list[tuple[str, dict, dict]]:
     """(content, options, env) of every fence ```KIND of a parsed lesson, as its fence renderer gets them."""
-    from sitebuild.lessons import parse_fence_info
+    from sitebuild.pages.lessons import parse_fence_info
 
     found = []
     for token in lesson.tokens:

@@ -1,6 +1,6 @@
 """Stored or deflated archives, as the host compresses: the worker fetches only the variant it picked.
 
-The site ships each Pyodide archive twice (sitebuild/archives.py): stored, for hosts that compress
+The site ships each Pyodide archive twice (sitebuild/startup/archives.py): stored, for hosts that compress
 (with brotli copies, a third smaller than deflated), and deflated, for hosts that do not (where
 stored archives would cost 2-3x). These tests serve the same built site three ways and check, from
 the requests the browser made, which variant the worker booted from, and that a NumPy cell runs.

@@ -63,8 +63,8 @@ def test_all_urls_are_relative(tmp_path):
 def test_pyodide_url_option_points_pages_at_the_cdn(tmp_path):
     site = quick_build(tmp_path)
     config = page_config((site / "lessons" / "one" / "index.html").read_text())
-    assert config["pyodideIndexURL"] == CDN
-    assert config["pyodideArchives"] is None  # the CDN's own files: the worker keeps Pyodide's defaults
+    assert config["indexURL"] == CDN
+    assert config["archives"] is None  # the CDN's own files: the worker keeps Pyodide's defaults
     assert not (site / "pyodide").exists()
 
 
@@ -151,14 +151,14 @@ def test_no_lessons_is_an_error(tmp_path):
 
 def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tmp_path):
     config = page_config((built_site / "lessons" / "attention" / "index.html").read_text())
-    index_url = (built_site / "lessons" / "attention" / config["pyodideIndexURL"]).resolve()
+    index_url = (built_site / "lessons" / "attention" / config["indexURL"]).resolve()
     for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
         assert (index_url / name).exists(), name
     lock = json.loads((index_url / "pyodide-lock.json").read_text())
     for package in ("numpy", "micropip", "matplotlib"):
         assert (index_url / lock["packages"][package]["file_name"]).exists()
-    font_cache = json.loads((built_site / "lessons" / "attention" / config["mplFontCache"]["url"]).resolve().read_text())
-    assert config["mplFontCache"]["path"].endswith("/site-packages/matplotlib/fontlist.json")
+    font_cache = json.loads((built_site / "lessons" / "attention" / config["fontCache"]["url"]).resolve().read_text())
+    assert config["fontCache"]["path"].endswith("/site-packages/matplotlib/fontlist.json")
     assert any(f["fname"].endswith(".ttf") for f in font_cache["ttflist"])
     wheel = (built_site / "lessons" / "attention" / config["wheelURL"]).resolve()
     assert re.fullmatch(r"lessonpy-\d+\.\d+\.\d+-py3-none-any\.whl", wheel.name)
@@ -190,20 +190,20 @@ def test_the_big_files_sidecars_are_made_once_in_the_cache(built_site):
 
 
 def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(built_site):
-    from sitebuild.archives import unpacked
-    from sitebuild.pyodide_assets import PYODIDE_VERSION
+    from sitebuild.startup.archives import unpacked
+    from sitebuild.startup.pyodide_assets import PYODIDE_VERSION
 
     config = page_config((built_site / "lessons" / "attention" / "index.html").read_text())
     (folder,) = (built_site / "pyodide").iterdir()
     assert re.fullmatch(re.escape(PYODIDE_VERSION) + r"-[0-9a-f]{16}", folder.name)  # immutable, so keyed
-    assert config["pyodideIndexURL"] == f"../../pyodide/{folder.name}/"
-    choices = config["pyodideArchives"]
+    assert config["indexURL"] == f"../../pyodide/{folder.name}/"
+    choices = config["archives"]
     for kind in ("stdlib", "wheels"):
         for key in ("deflated", "stored", "probe"):
             assert (folder / choices[kind][key]).is_file(), (kind, key)
     stored_lock = json.loads((folder / choices["wheels"]["stored"]).read_text())
     lock = json.loads((folder / choices["wheels"]["deflated"]).read_text())
-    rest = choices["stdlib"]["rest"]  # the standard library's second part (sitebuild/stdlib_split.py)
+    rest = choices["stdlib"]["rest"]  # the standard library's second part (sitebuild/startup/stdlib_split.py)
     names = [choices["stdlib"]["deflated"], rest["deflated"], lock["packages"]["numpy"]["file_name"]]
     stored = [choices["stdlib"]["stored"], rest["stored"], stored_lock["packages"]["numpy"]["file_name"]]
     for deflated_name, stored_name in zip(names, stored, strict=True):
@@ -223,7 +223,7 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
     sw = (built_site / "sw.js").read_text()
     manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", sw).group(1))
     assert manifest["pyodide"] == f"pyodide/{folder.name}"
-    # zips like the standard library: numpy's parts for a restore (sitebuild/wheel_split.py), in the same variant
+    # zips like the standard library: numpy's parts for a restore (sitebuild/startup/wheel_split.py), in the same variant
     numpy_parts = [f"numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.{part}.zip" for part in ("libs", "rest")]
     assert manifest["archives"]["stdlib"] == {
         variant: [f"pyodide/{folder.name}/{prefix}{name}" for name in ("python_stdlib.zip", "python_stdlib_rest.zip", *numpy_parts)]

@@ -1,4 +1,4 @@
-"""Lazy editors (static/js/lazy-editor.js): a cell's code is a plain-text stand-in until the reader
+"""Lazy editors (static/js/page/lazy-editor.js): a cell's code is a plain-text stand-in until the reader
 comes near it, and everything a reader does works on a cell whose editor is not built yet.
 
 To hold a page in that state for as long as a test needs, the tests hold back CodeMirror itself

@@ -14,7 +14,7 @@ import pytest
 
 from lessonpy.grading import grade
 from lesson_source import ATTENTION, exercise_fences
-from sitebuild.practice import parse_exercise
+from sitebuild.pages.practice import parse_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Wheels installed without Python (static/js/install.js): matplotlib and every package it depends on are
+"""Wheels installed without Python (static/js/worker/install.js): matplotlib and every package it depends on are
 unpacked by JavaScript, on a started interpreter and on a restored one, into exactly the files, installer
 records, data files and loaded libraries that Pyodide's own unpack_buffer gives the same wheels.
 Real Chromium, real Pyodide."""

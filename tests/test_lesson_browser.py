@@ -12,8 +12,8 @@ from browser import BOOT_TIMEOUT_MS, protocol_errors
 from lessonpy import lesson_numbers
 from playwright.sync_api import expect
 
-from sitebuild.lessons import read_lesson
-from sitebuild.numbers import format_value
+from sitebuild.pages.lessons import read_lesson
+from sitebuild.pages.numbers import format_value
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ import pytest
 import sweep_reference as experiments
 from lessonpy import lesson_numbers
 
-from sitebuild.lessons import read_lesson
-from sitebuild.numbers import PLACEHOLDER, format_value
+from sitebuild.pages.lessons import read_lesson
+from sitebuild.pages.numbers import PLACEHOLDER, format_value
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lessons" / "attention.md"
@@ -268,8 +268,8 @@ def test_the_shown_files_are_the_scaffold_and_the_runnable_one_is_minilms_forwar
 
 
 def test_the_live_sentence_uses_the_cell_that_holds_minilms_forward_pass(lesson):
-    from sitebuild.widget_fence import parse_widget
-    from sitebuild.lessons import parse_fence_info
+    from sitebuild.pages.widget_fence import parse_widget
+    from sitebuild.pages.lessons import parse_fence_info
 
     widget = next(t for t in lesson.tokens if t.type == "fence" and t.info.startswith("widget real-heads"))
     _, flags, options = parse_fence_info(widget.info, lesson.source_path, 1)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from sitebuild.lessons import LessonError, read_lesson, read_lessons
-from sitebuild.markup import code_standin, json_for_script
-from sitebuild.render import render_lesson_body
+from sitebuild.pages.lessons import LessonError, read_lesson, read_lessons
+from sitebuild.pages.markup import code_standin, json_for_script
+from sitebuild.pages.render import render_lesson_body
 
 
 def write(tmp_path, text, name="demo.md"):

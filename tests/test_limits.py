@@ -8,16 +8,16 @@ import pytest
 
 from lessonpy import limits
 from lessonpy import widget_payloads as widgets
-from sitebuild.lessons import LessonError, read_lessons
-from sitebuild.page_limits import LIMITS_JS, limits_js
-from sitebuild.render import render_lesson_body
+from sitebuild.pages.lessons import LessonError, read_lessons
+from sitebuild.pages.page_limits import LIMITS_JS, limits_js
+from sitebuild.pages.render import render_lesson_body
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_pages_copy_is_written_from_python():
     assert (ROOT / "static" / LIMITS_JS).read_text(encoding="utf-8") == limits_js(), (
-        "static/js/limits.js is stale: run `python3 -m sitebuild.page_limits`")
+        "static/js/shared/limits.js is stale: run `python3 -m sitebuild.pages.page_limits`")
     assert f"MAX_T: {limits.MAX_T}," in limits_js()
 
 

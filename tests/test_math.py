@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import build
-from sitebuild import math as lesson_math
-from sitebuild import numbers as lesson_numbers
-from sitebuild.lessons import LessonError, read_lesson, read_lessons
-from sitebuild.render import render_lesson_body
+from sitebuild.pages import math as lesson_math
+from sitebuild.pages import numbers as lesson_numbers
+from sitebuild.pages.lessons import LessonError, read_lesson, read_lessons
+from sitebuild.pages.render import render_lesson_body
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "authoring"

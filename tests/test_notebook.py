@@ -1,4 +1,4 @@
-"""The lesson's notebook (sitebuild/notebook.py): valid nbformat, and everything of the page in it, in order.
+"""The lesson's notebook (sitebuild/pages/notebook.py): valid nbformat, and everything of the page in it, in order.
 
 Whatever the lesson holds: the expected cells, numbers, quizzes and exercises are read from the
 lesson itself (and its numbers module), never typed in here. tests/test_notebook_run.py runs it.
@@ -14,13 +14,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sitebuild.practice import parse_exercise, parse_quiz
+from sitebuild.pages.practice import parse_exercise, parse_quiz
 from lesson_source import fences_of
-from sitebuild.lessons import LessonError, read_lesson
-from sitebuild.numbers import PLACEHOLDER, load_numbers
-from sitebuild.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
-from sitebuild.widget_fence import OPTIONS as WIDGET_OPTIONS
-from sitebuild.widget_fence import parse_widget
+from sitebuild.pages.lessons import LessonError, read_lesson
+from sitebuild.pages.numbers import PLACEHOLDER, load_numbers
+from sitebuild.pages.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
+from sitebuild.pages.widget_fence import OPTIONS as WIDGET_OPTIONS
+from sitebuild.pages.widget_fence import parse_widget
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lessons" / "attention.md"

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import paste_code
-from sitebuild.lessons import read_lesson
-from sitebuild.notebook import lesson_notebook
+from sitebuild.pages.lessons import read_lesson
+from sitebuild.pages.notebook import lesson_notebook
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,10 +26,10 @@ from lessonpy.notebook import report
 from lessonpy.show import ShowError, show_attention  # noqa: F401 (show_attention: BAD_SHOW calls it)
 
 from lesson_source import fences_of
-from sitebuild.practice import parse_exercise
-from sitebuild.lessons import read_lesson
-from sitebuild.notebook import lesson_notebook
-from sitebuild.numbers import format_value
+from sitebuild.pages.practice import parse_exercise
+from sitebuild.pages.lessons import read_lesson
+from sitebuild.pages.notebook import lesson_notebook
+from sitebuild.pages.numbers import format_value
 from sitebuild.wheel import build_wheel
 
 pytestmark = pytest.mark.slow

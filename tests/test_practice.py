@@ -1,4 +1,4 @@
-"""sitebuild.practice: ```quiz and ```exercise fences, their HTML, and file:line errors for authors."""
+"""sitebuild.pages.practice: ```quiz and ```exercise fences, their HTML, and file:line errors for authors."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from lesson_source import exercise_fences_text
 
-from sitebuild.lessons import LessonError
-from sitebuild.render import FENCE_RENDERERS, make_renderer
+from sitebuild.pages.lessons import LessonError
+from sitebuild.pages.render import FENCE_RENDERERS, make_renderer
 
 QUIZ = """\
 question: Why divide by **√d_k**?

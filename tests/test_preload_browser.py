@@ -1,4 +1,4 @@
-"""The idle preload (static/js/preload.js): matplotlib is loaded after the reader's first output, in
+"""The idle preload (static/js/runtime/preload.js): matplotlib is loaded after the reader's first output, in
 the worker's idle time; runs pressed meanwhile get their output, and Stop and Restart Python work
 as they do without it. Real Chromium, real Pyodide, real clicks."""
 

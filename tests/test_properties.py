@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 from lessonpy import bridge
 from lessonpy.attention import merge_heads, scaled_dot_product_attention, softmax, split_heads
 from lessonpy.show import MAX_LABEL, ROW_SUM_TOL, ShowError, show_attention
-from sitebuild.lessons import LessonError, read_lesson
+from sitebuild.pages.lessons import LessonError, read_lesson
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""Python keeps to static/js/protocol.js: it sends only the events defined there, with their fields.
+"""Python keeps to static/js/shared/protocol.js: it sends only the events defined there, with their fields.
 
 The JavaScript side is held by tests/js/protocol.test.mjs (the checker itself) and by the browser
 tests, whose pages record every message protocol.js does not define (runtime.protocolErrors).
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def protocol():
     """protocol.js's Event names and FIELDS, read by Node from the module itself."""
-    script = ('import("./static/js/protocol.js").then((m) => '
+    script = ('import("./static/js/shared/protocol.js").then((m) => '
               'console.log(JSON.stringify({events: Object.values(m.Event), fields: m.FIELDS})))')
     done = subprocess.run([shutil.which("node") or "node", "-e", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, check=True)

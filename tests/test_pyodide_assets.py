@@ -1,4 +1,4 @@
-"""Tests of sitebuild.pyodide_assets: verification, dependency resolution, caching, precompiling (slow)."""
+"""Tests of sitebuild.startup.pyodide_assets: verification, dependency resolution, caching, precompiling (slow)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from pathlib import Path
 import brotli
 import pytest
 
-from sitebuild import archives, compress
-from sitebuild import pyodide_assets as pa
+from sitebuild import compress
+from sitebuild.startup import archives
+from sitebuild.startup import pyodide_assets as pa
 
 REPO = Path(__file__).resolve().parents[1]
 NPM_PYODIDE = REPO / "node_modules" / "pyodide"
@@ -234,7 +235,7 @@ def test_both_variants_unpack_to_the_same_lean_files(fake, monkeypatch):
 def test_a_changed_packing_is_a_new_distribution(fake, monkeypatch):
     monkeypatch.setenv(pa.BASE_URL_ENV, fake["url"])
     dist = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
-    monkeypatch.setattr(archives, "TAG", "another-tag")  # as if sitebuild/archives.py had changed
+    monkeypatch.setattr(archives, "TAG", "another-tag")  # as if sitebuild/startup/archives.py had changed
     monkeypatch.setattr(archives, "LEAN_SUFFIXES", ())  # type stubs shipped after all
     other = pa.prepare_pyodide(fake["root"], fake["cache"], packages=["c-pkg"], precompile=False, log=quiet)
     assert other != dist and other.name.startswith(pa.PYODIDE_VERSION + "-")
@@ -389,3 +390,14 @@ def test_both_variants_of_the_site_boot_and_lean_numpy_keeps_what_a_reader_impor
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
     line = out.stdout.strip().splitlines()[-1]
     assert line == "/lib/python312.zip/json/__init__.pyc /lib/python3.12/site-packages/numpy/__init__.pyc [1.0, 1.0] True"
+
+
+def test_the_builder_and_the_seams_name_the_same_pyodide_and_site_packages():
+    """The builder's in-page paths and Pyodide version are the page's (static/js/shared/pyodide-seams.mjs,
+    which the worker and the build's .mjs steps import): one Pyodide, one site-packages folder."""
+    from sitebuild.project import PYODIDE_SEAMS_MODULE
+
+    seams = PYODIDE_SEAMS_MODULE.read_text(encoding="utf-8")
+    assert f'export const PYODIDE_VERSION = "{pa.PYODIDE_VERSION}";' in seams
+    assert f'export const SITE_PACKAGES = "{pa.SITE_PACKAGES_PAGE_PREFIX}";' in seams
+    assert f'export const STDLIB_ZIP = "{pa.STDLIB_PAGE_PREFIX}";' in seams

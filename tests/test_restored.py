@@ -101,7 +101,8 @@ def test_invalidation_reads_each_zip_once_and_gives_every_importer_of_it_the_new
     monkeypatch.setattr(zipimport, "_read_directory", lambda path: reads.append(path) or read_directory(path))
     restored.invalidate_caches()
 
-    assert reads == [str(archive)]
+    # each zip read once (zips other tests of this process left on the path are read too, once each)
+    assert reads.count(str(archive)) == 1 and len(reads) == len(set(reads))
     assert all(f._files is importers[0]._files for f in importers)
     assert "invalidate_caches" not in vars(importers[0])  # the class's own again
     assert snappkg.sub.leaf.__loader__.get_source("snappkg.sub.leaf") == files["snappkg/sub/leaf.py"]  # new offsets

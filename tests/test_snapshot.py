@@ -1,4 +1,4 @@
-"""sitebuild.snapshot: the memory snapshot is named after exactly what it was made from, and a build
+"""sitebuild.startup.snapshot: the memory snapshot is named after exactly what it was made from, and a build
 that cannot make one says so in one line and ships pages that start Python normally."""
 
 from __future__ import annotations
@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import node, snapshot, snapshot_image
+from sitebuild import node
+from sitebuild.startup import snapshot, snapshot_image
 from sitebuild.project import ROOT
-from sitebuild.pyodide_assets import LOCK_NAME, RUNTIME_FILES, SITE_PACKAGES_PAGE_PREFIX as SITE_PACKAGES, STDLIB_NAME
+from sitebuild.startup.pyodide_assets import LOCK_NAME, RUNTIME_FILES, SITE_PACKAGES_PAGE_PREFIX as SITE_PACKAGES, STDLIB_NAME
 
 WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 
 
 def fake_dist(folder: Path) -> Path:
     """A Pyodide folder with the right names and wrong bytes (Node cannot make a snapshot from it): the
-    runtime, and each archive deflated and in stored/, with a lock of its own (sitebuild.archives)."""
+    runtime, and each archive deflated and in stored/, with a lock of its own (sitebuild.startup.archives)."""
     (folder / "stored").mkdir(parents=True)
     for name in (*RUNTIME_FILES, STDLIB_NAME, WHEEL, f"stored/{STDLIB_NAME}", f"stored/{WHEEL}"):
         (folder / name).write_bytes(name.encode())
@@ -46,7 +47,7 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     key = snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     # Pyodide's files (the runtime, both variants of every archive: the page's worker may restore the
     # snapshot with either) by the folder's content name, which hashes them all: none is read again.
-    assert read == [wheel, snapshot.SCRIPT, snapshot.MAKER, snapshot.IMAGE, snapshot.ENV]
+    assert read == [wheel, snapshot.SCRIPT, snapshot.WARM_UP, snapshot.MAKER, snapshot.IMAGE, snapshot.ENV, snapshot.SEAMS]
     assert key == snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0")
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v22.0.0") != key
     other_dist = dist.rename(dist.with_name("0.27.7-0123456789abcdef"))  # another content name
@@ -65,14 +66,20 @@ def test_the_key_covers_every_input_and_the_node_that_runs_the_script(inputs, tm
     monkeypatch.setattr(snapshot, "IMAGE", wheel)  # another format of the file the pages restore
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
     monkeypatch.undo()
-    monkeypatch.setattr(snapshot, "ENV", wheel)  # another environment (static/js/python-env.mjs)
+    monkeypatch.setattr(snapshot, "ENV", wheel)  # another environment (static/js/shared/python-env.mjs)
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(snapshot, "WARM_UP", wheel)  # another warm-up (what the image holds imported)
+    assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(snapshot, "SEAMS", wheel)  # other hooks into Pyodide (static/js/shared/pyodide-seams.mjs)
     assert snapshot.snapshot_key(dist, ["numpy"], wheel, "v20.0.0") != key
 
 
 def test_the_page_and_the_snapshot_run_python_in_one_environment():
     # One definition, which the worker and the script import (the key hashes it); no copy of it elsewhere.
     assert snapshot.ENV.read_text(encoding="utf-8").count("MPLBACKEND") == 1
-    for user in (snapshot.SCRIPT, snapshot.ENV.with_name("worker.js")):
+    for user in (snapshot.SCRIPT, snapshot.ENV.parent.parent / "worker" / "boot.js"):
         text = user.read_text(encoding="utf-8")
         assert 'import { PYTHON_ENV } from "' in text and "PYTHON_ENV }" in text, user
         assert "MPLBACKEND" not in text and "/home/pyodide" not in text, user
@@ -106,8 +113,8 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     file = built_site / "snapshot" / key / snapshot.FILE_NAME
     data = file.read_bytes()
     assert len(data) == spec["bytes"] and hashlib.sha256(data).hexdigest() == spec["sha256"]
-    # The file is the image without the pages the module's own memory holds (sitebuild/snapshot_image.py)...
-    wasm = (built_site / "lessons" / "attention" / config["pyodideIndexURL"] / "pyodide.asm.wasm").read_bytes()
+    # The file is the image without the pages the module's own memory holds (sitebuild/startup/snapshot_image.py)...
+    wasm = (built_site / "lessons" / "attention" / config["indexURL"] / "pyodide.asm.wasm").read_bytes()
     base = snapshot_image.initial_memory(wasm, spec["memoryBytes"])
     full = snapshot_image.decode(data, base)
     assert snapshot_image.encode(full, len(full) - spec["memoryBytes"], base) == (data, spec["baseSha256"])
@@ -117,7 +124,7 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     assert str(ROOT).encode() not in full and str(snapshot.SCRIPT.parent).encode() not in full
     assert b"./this.program\0" in full
     # The key is the hash of this site's own files: a page can only name the snapshot made from them.
-    pyodide = built_site / "lessons" / "attention" / config["pyodideIndexURL"]
+    pyodide = built_site / "lessons" / "attention" / config["indexURL"]
     wheel = built_site / config["wheelURL"].removeprefix("../../")
     node = snapshot.subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     assert snapshot.snapshot_key(pyodide.resolve(), ["numpy"], wheel, node) == key

@@ -141,7 +141,7 @@ def lesson_works(page):
 
 
 def without_jspi(page):
-    """Both boots give the same interpreter: no stack switching (static/js/jspi.js), which a restore cannot
+    """Both boots give the same interpreter: no stack switching (hideJSPI in static/js/shared/pyodide-seams.mjs), which a restore cannot
     have (the image is made without it) and with which a cell's run is a suspendable task."""
     out = run(page, "scores", "from pyodide.ffi import can_run_sync\nprint('run_sync', can_run_sync())")
     expect(out).to_contain_text("run_sync False")
@@ -237,7 +237,7 @@ def test_a_restore_that_throws_falls_back_to_the_normal_boot(context, own_site):
 
 
 def test_a_memory_that_differs_from_the_one_the_image_builds_on_falls_back_to_the_normal_boot(context, own_site):
-    # The image leaves out the pages the wasm module initialises (sitebuild/snapshot_image.py); when the page's
+    # The image leaves out the pages the wasm module initialises (sitebuild/startup/snapshot_image.py); when the page's
     # memory does not hold them as the build saw them (here: another hash expected), nothing of the image is used.
     page = context.new_page()
     first_visit_kept(page, own_site)

@@ -1,5 +1,5 @@
-"""sitebuild.snapshot_image: the snapshot's file leaves out the pages the page's memory already holds, and
-the page's applyImage (static/js/snapshot.js) puts back exactly what the build's decode does.
+"""sitebuild.startup.snapshot_image: the snapshot's file leaves out the pages the page's memory already holds, and
+the page's applyImage (static/js/worker/snapshot.js) puts back exactly what the build's decode does.
 
 The wasm side is checked against the real engine: a small module's memory as Node instantiates it is the
 memory initial_memory reads from its bytes."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import snapshot_image as image
+from sitebuild.startup import snapshot_image as image
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = image.PAGE
@@ -145,7 +145,7 @@ def test_a_data_segment_past_the_memory_or_the_module_says_so():
 
 APPLY = """
 import { readFileSync, writeFileSync } from "node:fs";
-import { applyImage } from "./static/js/snapshot.js";
+import { applyImage } from "./static/js/worker/snapshot.js";
 const [memoryFile, dataFile, sha, out] = process.argv.slice(1);
 const heap = new Uint8Array(readFileSync(memoryFile));
 try {

@@ -1,4 +1,4 @@
-"""The standard library in two archives (sitebuild/stdlib_split.py): the page fetches the core before the
+"""The standard library in two archives (sitebuild/startup/stdlib_split.py): the page fetches the core before the
 first output, the rest after it, and a cell that imports a module of the rest works at any moment.
 
 Before the rest has come, lessonpy.stdlib_rest downloads it synchronously (an XMLHttpRequest); these tests
@@ -63,7 +63,7 @@ def expect_rest_prints(output):
 
 
 def test_the_modules_tested_are_in_the_rest(built_site):
-    modules = page_config(built_site)["pyodideArchives"]["stdlib"]["rest"]["modules"]
+    modules = page_config(built_site)["archives"]["stdlib"]["rest"]["modules"]
     assert set(REST_MODULES) <= set(modules)
     assert "numpy" not in modules and "encodings" not in modules and "json" not in modules  # the core's
 

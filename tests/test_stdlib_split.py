@@ -1,4 +1,4 @@
-"""The standard library split in two (sitebuild.stdlib_split) and the page's finder of its rest
+"""The standard library split in two (sitebuild.startup.stdlib_split) and the page's finder of its rest
 (lessonpy.stdlib_rest), in CPython: small zips of source files stand in for Pyodide's archives."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lessonpy import stdlib_rest
-from sitebuild.stdlib_split import TraceError, core_entries, module_name, rest_modules, split_archive, trace
+from sitebuild.startup.stdlib_split import TraceError, core_entries, module_name, rest_modules, split_archive, trace
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -187,7 +187,7 @@ def test_the_trace_keeps_a_module_whose_import_failed_and_not_one_only_looked_up
     # the rest, it would make the finder download the rest before the first output. A cell after the first
     # that needs a package the page does not boot with is only looked up by the trace, never imported.
     import build
-    from sitebuild.pyodide_assets import prepare_pyodide
+    from sitebuild.startup.pyodide_assets import prepare_pyodide
 
     whole = prepare_pyodide(REPO, REPO / ".cache", packages=build.SITE_PACKAGES, log=lambda _: None)
     wheel = next(built_site.rglob("lessonpy-*.whl"))

@@ -1,5 +1,5 @@
-"""A boot wheel split for the snapshot's restore (sitebuild/wheel_split.py), the restore spec's files
-(sitebuild/snapshot.py) and the finder of a package's rest (lessonpy.stdlib_rest.FolderRest), in CPython:
+"""A boot wheel split for the snapshot's restore (sitebuild/startup/wheel_split.py), the restore spec's files
+(sitebuild/startup/snapshot.py) and the finder of a package's rest (lessonpy.stdlib_rest.FolderRest), in CPython:
 a small wheel of source files and a stand-in library stands in for numpy's."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import zipfile
 import pytest
 
 from lessonpy import stdlib_rest
-from sitebuild import archives, wheel_split
-from sitebuild.pyodide_assets import boot_archives, boot_downloads, split_wheels, wheel_parts
-from sitebuild.snapshot import restore_files
+from sitebuild.startup import archives, wheel_split
+from sitebuild.startup.pyodide_assets import boot_archives, boot_downloads, split_wheels, wheel_parts
+from sitebuild.startup.snapshot import restore_files
 
 # A package in memory after a restore (fakepkg, fakepkg.core with its library), and in the rest a
 # subpackage and a module the image did not import, a data file and the metadata.
@@ -69,7 +69,7 @@ def test_the_split_is_made_once_per_content(tmp_path):
 
 def fake_dist(tmp_path, with_library=True):
     """A Pyodide folder as assemble() leaves it: a lock naming the boot wheel, its hashes beside it."""
-    from sitebuild.pyodide_assets import LOCK_NAME, assemble
+    from sitebuild.startup.pyodide_assets import LOCK_NAME, assemble
     from sitebuild.files import sha256_file
 
     files = dict(WHEEL) if with_library else {k: v for k, v in WHEEL.items() if not k.endswith(".so")}

@@ -1,4 +1,4 @@
-"""numpy's wheel split for the snapshot's restore (sitebuild/wheel_split.py): a restore reads numpy's
+"""numpy's wheel split for the snapshot's restore (sitebuild/startup/wheel_split.py): a restore reads numpy's
 libraries only; the rest of its files comes after the first output, and a cell that imports a numpy
 module the image did not import works at any moment (lessonpy.stdlib_rest.FolderRest fetches the rest
 synchronously when it has not come).
@@ -24,7 +24,7 @@ from test_stdlib_rest_browser import page_config
 pytestmark = pytest.mark.browser
 REST = re.compile(r".*/numpy-[^/]*\.rest\.zip$")
 LIBS = re.compile(r".*/numpy-[^/]*\.libs\.zip$")
-# Modules of numpy the image did not import (sitebuild/snapshot.mjs's warm-up imports numpy, numpy.random,
+# Modules of numpy the image did not import (sitebuild/startup/snapshot.mjs's warm-up imports numpy, numpy.random,
 # numpy.linalg and numpy.fft): a subpackage, one that imports more of the rest, and a module of a package in memory.
 OUTSIDE = ["numpy.polynomial", "numpy.testing", "numpy.lib.recfunctions"]
 OUTSIDE_CODE = """import sys

@@ -1,4 +1,4 @@
-"""The widgets' Python (py/lessonpy/widget_payloads.py) and the ```widget fence (sitebuild/widget_fence.py), in CPython."""
+"""The widgets' Python (py/lessonpy/widget_payloads.py) and the ```widget fence (sitebuild/pages/widget_fence.py), in CPython."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from lessonpy import widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from sweep_reference import scaling_sweep
 from lessonpy.show import build_payload
-from sitebuild.lessons import LessonError, read_lessons
-from sitebuild.render import render_lesson_body
-from sitebuild.widget_fence import encode_array
+from sitebuild.pages.lessons import LessonError, read_lessons
+from sitebuild.pages.render import render_lesson_body
+from sitebuild.pages.widget_fence import encode_array
 
 
 @pytest.fixture(autouse=True)

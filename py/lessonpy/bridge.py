@@ -1,7 +1,7 @@
 """The one door from Python to the page.
 
 Python code in the lesson never touches the DOM. It calls :func:`emit` with an event
-type (one of :data:`EVENTS`, the ones ``static/js/protocol.js`` defines for Python) and a
+type (one of :data:`EVENTS`, the ones ``static/js/shared/protocol.js`` defines for Python) and a
 payload dict; in the browser the worker installs a sink that converts the
 payload (numpy arrays become ``{shape, dtype, data: TypedArray}``, transferred, never
 nested JS arrays) and posts it to the page. In CPython nothing is installed, so events
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-#: The events Python sends, as named in static/js/protocol.js (a test holds them equal).
+#: The events Python sends, as named in static/js/shared/protocol.js (a test holds them equal).
 EVENTS = ("arrays", "figure")
 
 #: Installed by the worker at start-up: ``sink(event_type, payload)``.

@@ -1,7 +1,7 @@
 """Every limit the lesson's Python and its page share, defined once.
 
 Python checks against these (with messages for the reader); the page reads the same numbers
-from ``static/js/limits.js``, which :func:`limits_js` writes from this module (the build writes
+from ``static/js/shared/limits.js``, which :func:`limits_js` writes from this module (the build writes
 it into the site, and a test keeps the repository's copy equal), so no limit has a second home.
 """
 
@@ -45,9 +45,9 @@ def for_page() -> dict:
 
 
 def limits_js() -> str:
-    """The text of static/js/limits.js."""
+    """The text of static/js/shared/limits.js."""
     return (
-        "// Generated from py/lessonpy/limits.py (python3 -m sitebuild.page_limits); do not edit.\n"
+        "// Generated from py/lessonpy/limits.py (python3 -m sitebuild.pages.page_limits); do not edit.\n"
         "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
         "// this copy (which the component fixture loads straight from the repository) equal.\n"
         "export const LIMITS = Object.freeze({\n"

@@ -1,6 +1,6 @@
 """What the page's worker resets after restoring Python from the build's memory snapshot.
 
-The snapshot (sitebuild/snapshot.mjs) is the interpreter's memory as it was on the build
+The snapshot (sitebuild/startup/snapshot.mjs) is the interpreter's memory as it was on the build
 machine, so whatever Python computed once and kept is the build's, not this reader's:
 
 * reseeded from the browser's entropy (os.urandom reads crypto.getRandomValues live): the
@@ -11,7 +11,7 @@ machine, so whatever Python computed once and kept is the build's, not this read
   nothing: ``time.time()`` and ``time.localtime()`` ask the browser at every call.
 * re-read: the import system's caches, the standard library zip's directory among them. zipimport
   keeps where each entry sits in the zip; the image was made with the deflated zip, and the page may
-  have mounted the stored one (sitebuild/archives.py): the same files at other offsets. Read once
+  have mounted the stored one (sitebuild/startup/archives.py): the same files at other offsets. Read once
   per zip (``invalidate_caches``), not once per package imported from it.
 * NOT resettable: the hash seed of str and bytes. Every dict and set in the image was laid out
   with it, so changing it would corrupt them; it stays the one drawn when the build made the

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import bridge
 from .attention import row_entropy, softmax
-from .limits import MAX_D, MAX_LABEL, MAX_T  # shared with the page (static/js/limits.js)
+from .limits import MAX_D, MAX_LABEL, MAX_T  # shared with the page (static/js/shared/limits.js)
 
 __all__ = ["ShowError", "show_attention", "build_payload", "MAX_T", "MAX_D"]
 

@@ -2,8 +2,8 @@
 not come yet. Two kinds of rest, one finder: the standard library's, and numpy's after a restore.
 
 The page fetches only the core of the standard library before Python starts (what the boot and the
-lesson's first outputs import, sitebuild/stdlib_split.py); the rest, one more zip, arrives in idle
-time after the first output (static/js/worker.js, preload) and goes on the import path beside the
+lesson's first outputs import, sitebuild/startup/stdlib_split.py); the rest, one more zip, arrives in idle
+time after the first output (static/js/worker/worker.js, preload) and goes on the import path beside the
 core (:func:`mount`). Until it has arrived, :class:`RestFinder`, last on ``sys.meta_path``, is asked
 about every module nothing else found: one of the rest's makes it download the rest at once,
 synchronously (an XMLHttpRequest, which a worker may make), mount it and import from it. So
@@ -15,7 +15,7 @@ the finder under the same package folder in the rest's zip. A package in the res
 modules there (a module's package is imported before it, so the core holds the packages of its modules).
 
 A page that restores Python from the build's memory snapshot finds numpy imported but only its dynamic
-libraries in the file system (sitebuild/wheel_split.py); the rest of numpy's files (modules the image did
+libraries in the file system (sitebuild/startup/wheel_split.py); the rest of numpy's files (modules the image did
 not import, numpy.polynomial or numpy.testing, its data and metadata) arrive the same way, as a zip the
 worker unpacks into site-packages in idle time. :class:`FolderRest` serves those through the same finder:
 a module of such a rest that the path finders did not find is looked for again once the finders of its

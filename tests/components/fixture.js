@@ -1,13 +1,13 @@
 // Test fixture: loads every component module and exposes window.fx for the browser tests.
 // The numbers come from Python (sample_data.py) as base64 float32; nothing is computed here.
 
-import { createAttentionView } from "../../static/js/components/linked.js";
-import { createHeatmap } from "../../static/js/components/heatmap.js";
-import { createScores } from "../../static/js/components/scores.js";
-import { createOutput } from "../../static/js/components/output.js";
-import { createQueryRow } from "../../static/js/components/queryrow.js";
-import { createTable } from "../../static/js/components/table.js";
-import * as colormap from "../../static/js/components/colormap.js";
+import { createAttentionView } from "../../static/js/page/components/linked.js";
+import { createHeatmap } from "../../static/js/page/components/heatmap.js";
+import { createScores } from "../../static/js/page/components/scores.js";
+import { createOutput } from "../../static/js/page/components/output.js";
+import { createQueryRow } from "../../static/js/page/components/queryrow.js";
+import { createTable } from "../../static/js/page/components/table.js";
+import * as colormap from "../../static/js/page/components/colormap.js";
 
 const longTasks = [];
 try {

@@ -1,9 +1,9 @@
-// Which archives the worker boots from (static/js/archives.js): stored only when the host is seen
+// Which archives the worker boots from (static/js/worker/archives.js): stored only when the host is seen
 // compressing that kind of archive, deflated in every other case.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { DEFLATED, STORED, pickArchives } from "../../static/js/archives.js";
+import { DEFLATED, STORED, pickArchives } from "../../static/js/worker/archives.js";
 
 const INDEX = "https://example.org/site/pyodide/0.27.7-0123456789abcdef/";
 const CHOICES = {

@@ -2,7 +2,7 @@
 // map is white at 0, near-symmetric in lightness, blue below and orange above, with no green.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { diverging, luminance, sequential } from "../../static/js/components/colormap.js";
+import { diverging, luminance, sequential } from "../../static/js/page/components/colormap.js";
 
 const xs = Array.from({ length: 101 }, (_, i) => i / 100);
 const luma = ([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b; // 0..255, of the bytes as they are

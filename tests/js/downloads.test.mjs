@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import test from "node:test";
-import { fetchingKept, forgetDownloads, keepDownload } from "../../static/js/downloads.js";
+import { fetchingKept, forgetDownloads, keepDownload } from "../../static/js/worker/downloads.js";
 
 const WHEEL = "https://example.invalid/pyodide/pkg-1.0-py3-none-any.whl";
 const bytes = new Uint8Array([80, 75, 3, 4, 1, 2, 3]);

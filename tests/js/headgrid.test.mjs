@@ -2,7 +2,7 @@
 // the grid in either orientation, and what a bad (L, H, T, T) array turns into (a message, no throw).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkGrid, gridCell, moveFocus } from "../../static/js/components/headgrid.js";
+import { checkGrid, gridCell, moveFocus } from "../../static/js/page/components/headgrid.js";
 
 test("layers are rows unless there are more layers than heads", () => {
   assert.deepEqual(gridCell(2, 5, false), { row: 2, col: 5 });

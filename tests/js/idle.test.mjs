@@ -1,8 +1,8 @@
-// The page's one idle-time scheduler (static/js/idle.js), which builds the far widgets and the editors.
+// The page's one idle-time scheduler (static/js/page/idle.js), which builds the far widgets and the editors.
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { inIdleTime, whenIdle } from "../../static/js/idle.js";
+import { inIdleTime, whenIdle } from "../../static/js/page/idle.js";
 
 /** A requestIdleCallback the test drives: idle periods are handed out one at a time, each with `left` ms. */
 function fakeIdle() {

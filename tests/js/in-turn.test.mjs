@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { inTurn } from "../../static/js/in-turn.js";
+import { inTurn } from "../../static/js/runtime/in-turn.js";
 
 const tick = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,8 +1,9 @@
-// Wheels unpacked without Python (static/js/install.js): what it writes where, what it leaves to Python.
+// Wheels unpacked without Python (static/js/worker/install.js): what it writes where, what it leaves to Python.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { planUnpack, unpackWithoutPython } from "../../static/js/install.js";
+import { planUnpack, unpackWithoutPython } from "../../static/js/worker/install.js";
+import { PYODIDE_VERSION, seamsFor } from "../../static/js/shared/pyodide-seams.mjs";
 import { makeZip } from "./zipfixture.mjs";
 
 const text = (s) => new TextEncoder().encode(s);
@@ -18,7 +19,7 @@ const DEMO = {
 };
 
 /** A stand-in for the parts of Pyodide install.js touches: an FS of path -> text, and Python's package loader. */
-function fakePyodide() {
+function fakePyodide(seams = seamsFor(PYODIDE_VERSION)) {
   const files = new Map();
   const asked = [];
   const python = []; // the arguments Python's own unpack_buffer was called with
@@ -38,7 +39,7 @@ function fakePyodide() {
     pyimport: (name) => ({ prefix: "/", destroy: () => {}, name }),
     _api: { package_loader: loader },
   };
-  unpackWithoutPython(pyodide);
+  unpackWithoutPython(pyodide, seams);
   return pyodide;
 }
 
@@ -94,4 +95,12 @@ test("what Python does differently, or would refuse with its own message, goes t
     assert.equal(pyodide.files.size, 0, what);
   }
   assert.equal(planUnpack(stored(DEMO), { format: "zip" }), null); // unpackArchive of a plain zip
+});
+
+test("on another Pyodide the seams are inert: every install goes to Python's own unpack", () => {
+  const pyodide = fakePyodide(seamsFor("0.28.0"));
+  const result = pyodide._api.package_loader.unpack_buffer.callKwargs({ buffer: stored(DEMO), filename: WHEEL, calculate_dynlibs: true });
+  assert.deepEqual(result, ["from python"]);
+  assert.equal(pyodide.python.length, 1);
+  assert.equal(pyodide.files.size, 0);
 });

@@ -1,10 +1,11 @@
-// Versioned files read from the service worker's copies (static/js/kept.js), and what a restore's
-// loadPyodide fetches (static/js/snapshot.js's fetchForRestore).
+// Versioned files read from the service worker's copies (static/js/worker/kept.js), and what a restore's
+// loadPyodide fetches (static/js/worker/snapshot.js's fetchForRestore).
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { fetchKept } from "../../static/js/kept.js";
-import { fetchForRestore } from "../../static/js/snapshot.js";
+import { fetchKept } from "../../static/js/worker/kept.js";
+import { fetchForRestore } from "../../static/js/worker/snapshot.js";
+import { seamsFor, PYODIDE_VERSION } from "../../static/js/shared/pyodide-seams.mjs";
 
 const INDEX = "https://site.test/pyodide/0.27.7-abc/";
 const realFetch = globalThis.fetch;
@@ -57,7 +58,7 @@ test("while a restore loads Pyodide: its folder's files come kept, the wasm is n
   const asked = [];
   const net = network(asked);
   globalThis.fetch = net;
-  const undo = fetchForRestore(INDEX, `${INDEX}pyodide.asm.wasm`, net);
+  const undo = seamsFor(PYODIDE_VERSION).swapFetch((network) => fetchForRestore(INDEX, `${INDEX}pyodide.asm.wasm`, network));
 
   assert.equal(await (await fetch(new URL(`${INDEX}stored/python_stdlib.zip`))).text(), "kept stdlib");
   assert.equal(await (await fetch(`${INDEX}pyodide-lock.json`)).text(), `net:${INDEX}pyodide-lock.json`); // not kept

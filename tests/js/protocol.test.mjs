@@ -1,7 +1,7 @@
 // protocol.js: every message type is defined with its fields, and anything else is refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Event, FIELDS, Request, cutNote, protocolError } from "../../static/js/protocol.js";
+import { Event, FIELDS, Request, cutNote, protocolError } from "../../static/js/shared/protocol.js";
 
 const minimal = ([required]) => Object.fromEntries(required.map((k) => [k, null]));
 

@@ -1,7 +1,7 @@
 // A failed Python call shows the reader its traceback's last line, without the exception's module path.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pythonMessage } from "../../static/js/widgets/common.js";
+import { pythonMessage } from "../../static/js/page/widgets/common.js";
 
 const traceback = (last) => new Error(`Traceback (most recent call last):\n  File "/lib/python3.12/site-packages/x.py", line 3, in f\n    raise E\n${last}\n`);
 

@@ -1,8 +1,8 @@
-// What a restart re-runs (static/js/replay.js).
+// What a restart re-runs (static/js/runtime/replay.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ReplayLog } from "../../static/js/replay.js";
+import { ReplayLog } from "../../static/js/runtime/replay.js";
 
 const ids = (entries) => entries.map((e) => e.cellId);
 

@@ -1,8 +1,8 @@
-// The interpreter's state machine (static/js/restart.js): every path the page can take.
+// The interpreter's state machine (static/js/runtime/restart.js): every path the page can take.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RestartMachine, State, Transition as T } from "../../static/js/restart.js";
+import { RestartMachine, State, Transition as T } from "../../static/js/runtime/restart.js";
 
 /** A machine driven through `events`; returns it (each event must be accepted). */
 function walk({ canInterrupt }, events) {

@@ -2,7 +2,7 @@
 // restarts begun while it waited.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { settled } from "../../static/js/settled.js";
+import { settled } from "../../static/js/runtime/settled.js";
 
 function deferred() {
   let resolve, reject;

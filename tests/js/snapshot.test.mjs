@@ -1,9 +1,9 @@
-// static/js/snapshot.js: numpy's libraries instantiated from modules compiled ahead (instantiateCompiled), and a first
+// static/js/worker/snapshot.js: numpy's libraries instantiated from modules compiled ahead (instantiateCompiled), and a first
 // visit's download of the image (firstVisitDownload).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { firstVisitDownload, instantiateCompiled } from "../../static/js/snapshot.js";
+import { firstVisitDownload, instantiateCompiled } from "../../static/js/worker/snapshot.js";
 
 // (module (func (export "answer") (result i32) i32.const 42))
 const ANSWER = new Uint8Array([

@@ -1,8 +1,8 @@
-// Stored state is checked field by field (static/js/storage.js).
+// Stored state is checked field by field (static/js/page/storage.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { isBoolean, isCount, isString, validated } from "../../static/js/storage.js";
+import { isBoolean, isCount, isString, validated } from "../../static/js/page/storage.js";
 
 const schema = (hints) => ({
   code: [isString, "starter"],

@@ -1,8 +1,8 @@
-// Reading wheels before Python exists (static/js/unzip.js), on archives written here byte by byte.
+// Reading wheels before Python exists (static/js/worker/unzip.js), on archives written here byte by byte.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { unzip, zipEntries } from "../../static/js/unzip.js";
+import { unzip, zipEntries } from "../../static/js/worker/unzip.js";
 import { makeZip } from "./zipfixture.mjs";
 
 const text = (s) => new TextEncoder().encode(s);

@@ -3,12 +3,12 @@
 // message, never a throw. tests/test_components_browser.py checks that a message is drawn.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HEATMAP_INPUT } from "../../static/js/components/heatmap.js";
-import { OUTPUT_INPUT } from "../../static/js/components/output.js";
-import { QUERYROW_INPUT } from "../../static/js/components/queryrow.js";
-import { SCORES_INPUT } from "../../static/js/components/scores.js";
-import { checkArray, checkInput, checkPayload } from "../../static/js/components/validate.js";
-import { LIMITS } from "../../static/js/limits.js";
+import { HEATMAP_INPUT } from "../../static/js/page/components/heatmap.js";
+import { OUTPUT_INPUT } from "../../static/js/page/components/output.js";
+import { QUERYROW_INPUT } from "../../static/js/page/components/queryrow.js";
+import { SCORES_INPUT } from "../../static/js/page/components/scores.js";
+import { checkArray, checkInput, checkPayload } from "../../static/js/page/components/validate.js";
+import { LIMITS } from "../../static/js/shared/limits.js";
 
 const COMPONENTS = { heatmap: HEATMAP_INPUT, scores: SCORES_INPUT, output: OUTPUT_INPUT, queryrow: QUERYROW_INPUT };
 

@@ -1,0 +1,1 @@
+"""The lesson pages: lessons parsed, rendered to HTML, their fences, maths, numbers and notebook."""

@@ -1,0 +1,194 @@
+"""The ```widget fence: interactive attention pictures, pre-rendered at build time.
+
+    ```widget NAME id=ID
+    key: value        # optional YAML options, validated (see OPTIONS)
+    ```
+
+NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``. The build
+computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender`` and embeds
+it as a JSON data block, so the picture is there before Python has loaded in the page;
+static/js/page/widgets.js brings it to life and replaces it with what Python computes.
+
+Arrays are written as ``{shape, dtype, data: [numbers]}``; a non-finite value (a masked
+score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has no number for.
+
+Routing of show_attention (done by widgets.js): ``show_attention(..., target=ID)`` draws in
+the attention-view or step-through with that id; without a target it draws in the first
+such widget after the cell that ran, else the last one before it. Each widget's section says
+how many cells come before it (``data-cells-before``) and the page config lists the cells in
+order, so the page routes without looking at where elements stand.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+
+from .practice import Block
+from ..project import lessonpy
+from .lessons import CELL_ID_PATTERN, LessonError
+from .markup import json_for_script
+
+LIMITS = lessonpy("limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
+
+
+def _powers_of_two(lo, hi):
+    return [2 ** i for i in range(int(math.log2(lo)), int(math.log2(hi)) + 1)]
+
+
+# Options per widget: key -> (kind, default, lo, hi). kind: int, float, bool, text, tokens, choice.
+_V, _E, _H = LIMITS["view"], LIMITS["dk-explorer"], LIMITS["heads"]
+_VIEW = {"title": ("text", None, None, None), "T": ("int", 6, *_V["T"]), "d_k": ("int", 8, *_V["d_k"]),
+         "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
+         "row": ("int", None, 0, _V["T"][1] - 1),
+         # the picture drawn before Python runs: a seeded random example, the lesson's hand-built one, or
+         # the trained head a "your attention on a real head" cell reproduces (from the committed data)
+         "example": ("choice", "seeded", ["seeded", "cat", *lessonpy("realheads").CELL_HEADS], None)}
+OPTIONS: dict[str, dict[str, tuple]] = {
+    "attention-view": _VIEW,
+    "step-through": {**_VIEW, "interval": ("int", 700, 100, 5000)},
+    "dk-explorer": {"title": ("text", None, None, None), "T": ("int", 8, *_E["T"]),
+                    "d_k": ("choice", 64, _powers_of_two(*_E["d_k"]), None), "scale": ("bool", True, None, None),
+                    "temperature": ("float", 1.0, *_E["temperature"]), "causal": ("bool", False, None, None),
+                    "seed": ("int", 0, 0, 2**31 - 1)},
+    "heads": {"title": ("text", None, None, None), "C": ("int", 48, *_H["C"]), "T": ("int", 8, *_H["T"]),
+              "heads": ("int", 4, 1, _H["C"][1]), "seed": ("int", 0, 0, 2**31 - 1)},
+    # the model, sentence and featured head (by its job) shown first; the build checks they exist
+    "real-heads": {"title": ("text", None, None, None),
+                   "model": ("choice", "minilm", list(lessonpy("realheads").MODELS), None),
+                   "sentence": ("int", 0, 0, 99), "head": ("text", None, None, None),
+                   # the id of the cell holding MiniLM's forward pass: once the reader runs it, the live
+                   # sentence uses the forward it defines (lessonpy.live.heads)
+                   "forward": ("text", None, None, None)},
+}
+
+LABELS = {
+    "attention-view": "Attention view",
+    "step-through": "Step through attention",
+    "dk-explorer": "Explore d_k, scaling, temperature and the causal mask",
+    "heads": "Attention heads",
+    "real-heads": "Every head of a trained model",
+}
+
+
+# ---------------------------------------------------------------------------- options
+
+def parse_widget(content: str, options: dict[str, str], env: dict) -> dict:
+    """Validate a widget fence; return {name, id, options} with every default filled in."""
+    flags = env.get("flags") or []  # the bare words after ```widget: the first is the name
+    name = flags[0] if flags else None
+    path, line = env.get("path", "?"), env.get("line", 1)
+    known = ", ".join(OPTIONS)
+    if name is None:
+        raise LessonError(path, line, f"a widget needs a name: ```widget NAME id=ID, with NAME one of {known}")
+    if name not in OPTIONS:
+        raise LessonError(path, line, f"unknown widget {name!r}; known widgets: {known}")
+    b = Block("widget", content if content.strip() else "{}", options, env)
+    what = f"widget {name} {b.id!r}"
+    spec = OPTIONS[name]
+    b.check_keys(b.data, {k: False for k in spec}, (), what)
+    values = {}
+    for key, (kind, default, lo, hi) in spec.items():
+        values[key] = _value(b, what, key, b.data.get(key, default), kind, lo, hi) if key in b.data else default
+    _cross_check(b, what, name, values)
+    return {"name": name, "id": b.id, "options": values}
+
+
+def _value(b: Block, what: str, key: str, value, kind: str, lo, hi):
+    """One option's value, checked against its kind and range."""
+    def fail(msg):
+        b.error(f"{what}: {key} {msg}", (key,))
+    if kind == "bool":
+        if not isinstance(value, bool):
+            fail(f"must be true or false, got {value!r}")
+        return value
+    if kind == "text":
+        if not isinstance(value, str) or not value.strip():
+            fail("must be non-empty text")
+        return value
+    if kind == "tokens":
+        if not isinstance(value, list) or not value or not all(isinstance(t, (str, int, float)) for t in value):
+            fail("must be a list of words, e.g. [the, cat, sat]")
+        return [str(t) for t in value]
+    if kind == "choice":
+        if isinstance(value, bool) or value not in lo:
+            fail(f"must be one of {', '.join(map(str, lo))}, got {value!r}")
+        return value
+    number = (int,) if kind == "int" else (int, float)
+    if isinstance(value, bool) or not isinstance(value, number):
+        fail(f"must be a {'whole ' if kind == 'int' else ''}number, got {value!r}")
+    if not lo <= value <= hi:
+        fail(f"must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
+    """Checks that involve two options."""
+    if v.get("tokens") is not None:
+        if "T" in b.data and len(v["tokens"]) != v["T"]:
+            b.error(f"{what}: tokens has {len(v['tokens'])} words but T is {v['T']}", ("tokens",))
+        lo, hi = _V["T"]
+        if not lo <= len(v["tokens"]) <= hi:
+            b.error(f"{what}: tokens needs {lo} to {hi} words, got {len(v['tokens'])}", ("tokens",))
+        v["T"] = len(v["tokens"])
+    if v.get("example") in lessonpy("realheads").CELL_HEADS and (v.get("tokens") is not None or "T" in b.data):
+        b.error(f"{what}: a real head's example brings its own tokens; drop tokens and T", ("example",))
+    if v.get("example") == "cat":
+        if v.get("tokens") is not None or "T" in b.data:
+            b.error(f"{what}: the cat example brings its own tokens; drop tokens and T", ("example",))
+        v["T"] = len(lessonpy("cat_example").SENTENCE)
+    if v.get("forward") is not None and not CELL_ID_PATTERN.match(v["forward"]):
+        b.error(f"{what}: forward must be the id of a runnable cell, got {v['forward']!r}", ("forward",))
+    if v.get("row") is not None and v["row"] >= v["T"]:
+        b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
+    if name == "heads" and v["C"] % v["heads"]:
+        divisors = lessonpy("widget_payloads").divisors(v["C"])
+        b.error(f"{what}: C={v['C']} does not split into {v['heads']} heads; choose one of {divisors}",
+                ("heads",))
+
+
+# ---------------------------------------------------------------------------- HTML
+
+def encode_array(a) -> dict:
+    """A numpy array as {shape, dtype, data: [numbers]}, float32 values in their shortest form."""
+    a = np.asarray(a, dtype=np.float32)
+    data = [float(str(v)) if np.isfinite(v) else str(v) for v in a.ravel()]  # "-inf", "inf", "nan"
+    return {"shape": list(a.shape), "dtype": "float32", "data": data}
+
+
+def encode_payload(payload):
+    """The payload with every numpy array encoded for JSON (and numpy scalars as numbers)."""
+    if isinstance(payload, np.ndarray):
+        return encode_array(payload)
+    if isinstance(payload, dict):
+        return {str(k): encode_payload(v) for k, v in payload.items()}
+    if isinstance(payload, (list, tuple)):
+        return [encode_payload(v) for v in payload]
+    if isinstance(payload, np.generic):
+        return payload.item()
+    return payload
+
+
+def render_widget(content: str, options: dict[str, str], env: dict) -> str:
+    """HTML of a widget: a labelled region holding its pre-rendered payload as a JSON data block."""
+    spec = parse_widget(content, options, env)
+    try:
+        payload = lessonpy("widget_payloads").prerender(spec["name"], spec["options"], target=spec["id"])
+    except Exception as exc:  # a combination the options check let through
+        raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
+    if spec["name"] == "real-heads":  # the build's word, not the author's: the live weights' size, None: left out
+        spec["options"]["live_bytes"] = env.get("site", {}).get("live_bytes")
+    data = {**spec, "initial": encode_payload(payload)}
+    name, wid = html.escape(spec["name"]), html.escape(spec["id"])
+    label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])
+    return (
+        f'<section class="widget widget-{name}" data-widget="{name}" data-widget-id="{wid}" id="widget-{wid}" '
+        f'data-cells-before="{env.get("cell_index", 0)}" aria-label="{label}">\n'
+        f'<p class="widget-loading">{html.escape(LABELS[spec["name"]])}: the picture appears when the page\'s '
+        "scripts have loaded.</p>\n"
+        f'<script type="application/json" class="widget-data">{json_for_script(data)}</script>\n'
+        "</section>\n"
+    )
+

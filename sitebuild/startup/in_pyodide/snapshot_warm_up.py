@@ -1,0 +1,11 @@
+"""Run by snapshot.mjs in Pyodide under Node before the image is taken: imports what the reader's first
+cells need, and runs the paths they take (a generator, matmul, a softmax), whose lazily built state is then in
+the image."""
+import gc, importlib
+importlib.invalidate_caches()
+import numpy, numpy.random, numpy.linalg, numpy.fft
+import lessonpy.pyodide_glue, lessonpy.runner, lessonpy.show, lessonpy.attention, lessonpy.restored
+_x = numpy.random.default_rng(0).standard_normal((4, 8))
+_w = numpy.exp(_x @ _x.T); _w /= _w.sum(axis=-1, keepdims=True)
+del _x, _w
+gc.collect()

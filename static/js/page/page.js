@@ -1,0 +1,47 @@
+// Entry point of a lesson page, run once the page is parsed. Python is already starting
+// (boot.js); this wires up the status line, the cells and the page's optional features.
+import { config, runtime } from "../runtime/boot.js";
+import { bindStatus } from "./status.js";
+import * as storage from "./storage.js";
+
+bindStatus(document.querySelector(".py-status"), runtime, {
+  onRetry: () => runtime.start().catch(() => {}),
+  restartButton: document.querySelector(".py-restart"),
+  onRestart: () => runtime.restart().catch(() => {}),
+});
+
+const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }, { settled }] = await Promise.all([
+  import("./cells.js"),
+  import("./features.js"),
+  import("./lazy-editor.js"), // CodeMirror itself loads later, when the first editor is built
+  import("../runtime/preload.js"),
+  import("../runtime/settled.js"),
+]);
+// Storage full or turned off: say so once; edits stay in the editors while the page is open.
+storage.onSaveFailure((reason) => {
+  const note = document.createElement("p");
+  note.className = "storage-notice";
+  note.setAttribute("role", "alert");
+  note.textContent = reason === "full"
+    ? "This browser's storage for the site is full, so your edits and answers are not saved: they stay on this page until you close or reload it. Copy anything you want to keep."
+    : "This browser does not let the page save anything, so your edits and answers are not saved: they stay on this page until you close or reload it. Copy anything you want to keep.";
+  document.querySelector(".site-header").append(note);
+});
+const cells = new CellPage(document, runtime, config.lesson);
+globalThis.lessonPage.cells = cells;
+// matplotlib, in the worker's idle time after the reader's first output (preload.js)
+globalThis.lessonPage.preload = preloadAfterFirstRun(runtime, () => cells.chain);
+
+// Quizzes, exercises and widgets load only on pages that have them.
+registerFeature("[data-quiz]", "./quiz.js");
+registerFeature("[data-exercise]", "./exercises.js");
+registerFeature("[data-widget]", "./widgets.js");
+registerFeature("[data-copy]", "./copy.js");
+registerFeature("[data-notebook]", "./notebook.js");
+document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
+const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
+// The editors far from the screen are built in idle time once every feature (exercises included)
+// has made its editors and Python has settled (settled.js): nothing of them is needed before the
+// first output.
+await Promise.all([features, settled(runtime, () => cells.chain)]);
+await buildAllWhenIdle(() => runtime.busy);

@@ -1,0 +1,134 @@
+// Quizzes: one <form data-quiz> per question, built by sitebuild/pages/practice.py.
+// Native radios/checkboxes give keyboard use for free (Tab, arrows, Space; Enter checks).
+// Checking shows, for every chosen answer, whether it is right and why; answers persist, and a
+// check in another tab of the same lesson shows here too (so both tabs' scores agree).
+import * as storage from "./storage.js";
+
+const KIND = "quiz";
+
+class Quiz {
+  constructor(form, lesson, onChange) {
+    this.form = form;
+    this.lesson = lesson;
+    this.onChange = onChange;
+    this.data = JSON.parse(form.querySelector("script.quiz-data").textContent);
+    this.inputs = [...form.querySelectorAll("input[name]")];
+    this.feedback = form.querySelector(".quiz-feedback");
+    this.button = form.querySelector(".quiz-check");
+    this.correct = null; // null: not checked yet; else the verdict of the last check
+
+    form.addEventListener("submit", (event) => {
+      event.preventDefault(); // nothing is sent anywhere (the CSP forbids it anyway)
+      this.check();
+    });
+    // A new choice makes the old verdict stale: clear the marks, keep the explanation visible.
+    form.addEventListener("change", () => this.#clearMarks());
+    this.button.disabled = false;
+    this.#restore();
+    // A checked answer is one click to redo, so the latest check in any tab wins, without a question.
+    storage.watch(lesson, KIND, this.data.id, (value) => this.#follow(value));
+  }
+
+  selected() {
+    return this.inputs.filter((input) => input.checked).map((input) => Number(input.value));
+  }
+
+  check({ save = true } = {}) {
+    const chosen = this.selected();
+    if (!chosen.length) {
+      this.#show("quiz-empty", this.data.multiple ? "Choose one or more answers first." : "Choose an answer first.");
+      return;
+    }
+    const right = new Set(this.data.correct);
+    const wrongPicks = chosen.filter((i) => !right.has(i));
+    const missed = this.data.correct.filter((i) => !chosen.includes(i));
+    this.correct = wrongPicks.length === 0 && missed.length === 0;
+
+    let verdict;
+    if (this.correct) verdict = "Correct!";
+    else if (!this.data.multiple) verdict = "Not quite. Try another answer.";
+    else if (wrongPicks.length === 0) verdict = `Right so far, but ${missed.length === 1 ? "one more answer is" : `${missed.length} more answers are`} correct too.`;
+    else verdict = `Not quite: ${wrongPicks.length === 1 ? "one of your choices is" : `${wrongPicks.length} of your choices are`} wrong.`;
+
+    const list = document.createElement("ul");
+    list.className = "quiz-whys";
+    for (const i of chosen) {
+      const ok = right.has(i);
+      const item = document.createElement("li");
+      item.className = ok ? "is-right" : "is-wrong";
+      const mark = document.createElement("span");
+      mark.className = "quiz-mark";
+      mark.textContent = ok ? "✓ Right: " : "✗ Wrong: ";
+      const label = this.form.querySelector(`label[for="${this.inputs[i].id}"]`);
+      const choice = document.createElement("strong");
+      choice.append(...[...label.childNodes].map((n) => n.cloneNode(true)));
+      item.append(mark, choice, " — ", this.#template(this.inputs[i].closest(".quiz-choice").querySelector("template.quiz-why")));
+      list.append(item);
+      this.inputs[i].closest(".quiz-choice").dataset.mark = ok ? "right" : "wrong";
+    }
+    const parts = [list];
+    const explain = this.form.querySelector("template.quiz-explain");
+    if (this.correct && explain) {
+      const more = document.createElement("div");
+      more.className = "quiz-explain-text";
+      more.append(this.#template(explain));
+      parts.push(more);
+    }
+    this.#show(this.correct ? "quiz-right" : "quiz-wrong", verdict, parts);
+    this.form.dataset.state = this.correct ? "right" : "wrong";
+    if (save) storage.save(this.lesson, KIND, this.data.id, { version: this.data.version, chosen, correct: this.correct });
+    this.onChange();
+  }
+
+  #template(template) {
+    return template.content.cloneNode(true);
+  }
+
+  #show(className, verdict, parts = []) {
+    const head = document.createElement("p");
+    head.className = `quiz-verdict ${className}`;
+    head.textContent = verdict;
+    this.feedback.replaceChildren(head, ...parts);
+  }
+
+  #clearMarks() {
+    for (const li of this.form.querySelectorAll(".quiz-choice[data-mark]")) delete li.dataset.mark;
+    delete this.form.dataset.state;
+  }
+
+  #restore() {
+    this.#follow(storage.load(this.lesson, KIND, this.data.id));
+  }
+
+  /** Show a stored answer (this tab's from an earlier visit, or another tab's just now) as checked. */
+  #follow(saved) {
+    if (!saved || saved.version !== this.data.version || !Array.isArray(saved.chosen)) return;
+    for (const input of this.inputs) input.checked = saved.chosen.includes(Number(input.value));
+    this.#clearMarks();
+    this.check({ save: false });
+  }
+
+}
+
+/** The page's quiz score, shown after the last quiz: "3 of 6 answered correctly". */
+function scoreLine(quizzes) {
+  const el = document.createElement("p");
+  el.className = "quiz-score";
+  el.setAttribute("aria-live", "polite");
+  const update = () => {
+    const right = quizzes.filter((q) => q.correct).length;
+    el.textContent = `Quiz: ${right} of ${quizzes.length} answered correctly.`;
+    el.dataset.complete = String(right === quizzes.length);
+  };
+  return { el, update };
+}
+
+export async function init({ lesson, root }) {
+  const forms = [...root.querySelectorAll("form[data-quiz]")];
+  if (!forms.length) return;
+  const quizzes = [];
+  const score = scoreLine(quizzes);
+  for (const form of forms) quizzes.push(new Quiz(form, lesson, score.update));
+  forms.at(-1).after(score.el);
+  score.update();
+}

@@ -1,0 +1,149 @@
+// The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads and real-heads.
+// Each widget starts from the payload the build computed (so it draws before Python loads),
+// then shows what Python computes: the explorer and heads call lessonpy.widget_payloads through
+// runtime.call (arrays and numbers come back as the call's reply); the views show what cells
+// send with show_attention.
+//
+// Routing of show_attention (python's "arrays" events, re-dispatched as lesson:arrays):
+//   target=ID   -> the attention-view or step-through with that id;
+//   no target   -> the first such view after the cell whose run sent it, else the last one
+//                  before it (else the first on the page). An unknown target falls back to
+//                  this rule and says so on the view.
+// Where a cell stands is the build's word, not the DOM's: the page config lists the cells in
+// page order, each widget says how many cells come before it (data-cells-before), and the
+// event's runId says which cell's run sent it (runtime.cellOf).
+import { createAttentionView } from "./components/linked.js";
+import { inIdleTime } from "./idle.js";
+import { Event } from "../shared/protocol.js";
+import { settled } from "../runtime/settled.js";
+import { decodePayload, el } from "./widgets/common.js";
+
+const MAKERS = {
+  "attention-view": (ctx) => createViewWidget(ctx, { stepper: false }),
+  "step-through": (ctx) => createViewWidget(ctx, { stepper: true }),
+  "dk-explorer": async (ctx) => (await import("./widgets/explorer.js")).createExplorer(ctx),
+  heads: async (ctx) => (await import("./widgets/heads.js")).createHeads(ctx),
+  "real-heads": async (ctx) => (await import("./widgets/realheads.js")).createRealHeads(ctx),
+};
+
+const VIEW_NAMES = new Set(["attention-view", "step-through"]);
+/** A far widget waits this long at most for an idle period (a page that is never idle still gets them). */
+const IDLE_TIMEOUT_MS = 2000;
+
+/**
+ * Start the page's widgets and route show_attention's arrays to the views.
+ * A widget is built when it comes near the screen, when the page is idle after Python is ready,
+ * or when arrays are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
+ * page of them must not spend its first second on pictures nobody can see yet.
+ */
+export async function init({ runtime, root, cells = null, cellIds = [] }) {
+  const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
+    section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
+    cellsBefore: Number(section.dataset.cellsBefore ?? 0),
+  }));
+  const widgets = []; // the started ones, in the order they started
+  globalThis.lessonWidgets = widgets; // for tests and the curious
+  const start = (entry) => {
+    entry.starting ??= startWidget(entry, runtime).then((widget) => {
+      entry.widget = widget;
+      if (widget) widgets.push(widget);
+      entry.section.dataset.started = "true";
+      return widget;
+    });
+    return entry.starting;
+  };
+
+  const observer = new IntersectionObserver((items) => {
+    for (const item of items) {
+      if (!item.isIntersecting) continue;
+      observer.unobserve(item.target);
+      start(entries.find((e) => e.section === item.target));
+    }
+  }, { rootMargin: "100% 0px" }); // a screen's height ahead, so it is drawn before it is seen
+  for (const entry of entries) observer.observe(entry.section);
+  // The ones far from the screen: in idle time once Python has settled (settled.js, as the editors),
+  // one per idle period in page order, none while Python computes: nothing of them is needed before
+  // the first output.
+  const startNext = () => {
+    const entry = entries.find((e) => !e.starting);
+    return entry ? start(entry).then(() => true) : false;
+  };
+  settled(runtime, () => cells?.chain)
+    .then(() => inIdleTime(startNext, { busy: () => runtime.busy, timeout: IDLE_TIMEOUT_MS }));
+
+  const views = entries.filter((e) => VIEW_NAMES.has(e.name));
+  document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
+    if (!detail || (detail.view && detail.view !== "attention")) return;
+    const cellIndex = cellIds.indexOf(runtime.cellOf(detail.runId)); // -1: not sent by a cell
+    const route = routeArrays(views, detail, cellIndex);
+    if (!route) return;
+    const widget = route.view.widget ?? (await start(route.view));
+    widget?.receive(detail, route, cellIndex);
+  });
+  return widgets;
+}
+
+/** Build one widget from its section's data block; on failure show why, in its place. */
+async function startWidget({ section }, runtime) {
+  try {
+    const spec = JSON.parse(section.querySelector("script.widget-data").textContent);
+    const make = MAKERS[spec.name];
+    if (!make) throw new Error(`unknown widget ${spec.name}`);
+    section.querySelector(".widget-loading")?.remove();
+    const widget = await make({ section, spec, runtime, initial: decodePayload(spec.initial) });
+    return { ...widget, id: spec.id, name: spec.name, section };
+  } catch (err) {
+    // One broken widget must not take the others (or the page) with it.
+    console.error("widget failed to start", err);
+    const note = section.querySelector(".widget-loading") ?? section.appendChild(el("p"));
+    note.className = "widget-error";
+    note.setAttribute("role", "alert");
+    note.textContent = `This picture could not start: ${err?.message ?? err}`;
+    return null;
+  }
+}
+
+/**
+ * Which view shows a show_attention payload: {view, note} or null when the page has none.
+ * views are in page order, each with cellsBefore (how many cells precede it); cellIndex is
+ * the position of the cell that sent the payload among the page's cells (-1: no cell).
+ */
+export function routeArrays(views, payload, cellIndex) {
+  if (!views.length) return null;
+  const target = typeof payload.target === "string" && payload.target ? payload.target : null;
+  const named = target && views.find((v) => v.id === target);
+  if (named) return { view: named, note: "" };
+  let view = views[0];
+  if (cellIndex >= 0) {
+    const after = views.find((v) => v.cellsBefore > cellIndex);
+    view = after ?? views[views.length - 1];
+  }
+  const note = target ? `No view is called '${target}' on this page, so it is shown here.` : "";
+  return { view, note };
+}
+
+/** attention-view and step-through: the linked view, with the stepper for step-through. */
+function createViewWidget({ section, spec, initial }, { stepper }) {
+  const source = el("p", "widget-source");
+  source.setAttribute("aria-live", "polite");
+  section.append(source);
+  const view = createAttentionView(section, {
+    stepper,
+    initialRow: spec.options.row ?? undefined,
+    interval: spec.options.interval,
+  });
+  section.querySelector(".attn-view")?.removeAttribute("aria-label"); // the section already names it
+  const describe = (text) => { source.textContent = text; };
+  view.update(initial);
+  describe("Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.");
+  return {
+    view,
+    receive(payload, { note }, cellIndex) {
+      const label = cellIndex >= 0 ? `Code cell ${cellIndex + 1}` : "a cell"; // the cell's own label
+      view.update(payload);
+      const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
+      describe(`${what}.${note ? ` ${note}` : ""}`);
+      section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);
+    },
+  };
+}

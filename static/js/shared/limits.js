@@ -1,0 +1,10 @@
+// Generated from py/lessonpy/limits.py (python3 -m sitebuild.pages.page_limits); do not edit.
+// The build writes this file into the site from Python, and tests/test_limits.py keeps
+// this copy (which the component fixture loads straight from the repository) equal.
+export const LIMITS = Object.freeze({
+  MAX_T: 512,
+  MAX_D: 4096,
+  OUTPUT_CHARS: 200000,
+  OUTPUT_CHUNK_CHARS: 65536,
+  widgets: {"view": {"T": [2, 64], "d_k": [1, 512]}, "dk-explorer": {"T": [2, 32], "d_k": [4, 512], "temperature": [0.25, 4.0]}, "heads": {"T": [2, 16], "C": [2, 128]}},
+});

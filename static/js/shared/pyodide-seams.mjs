@@ -1,0 +1,162 @@
+// Every place this site reaches into Pyodide 0.27.7's internals, in one file: the worker's two boots
+// (worker/boot.js: the restore from the build's memory snapshot, and the normal start whose installs unpack
+// without Python) and the build's snapshot step (sitebuild/startup/snapshot.mjs) go through these and
+// nothing else of Pyodide's that is not its public API (loadPyodide, pyodide.FS, runPython, loadPackage…).
+//
+// One version check turns all of them off: on any other Pyodide, `seamsFor(version)` gives seams that hook
+// nothing, the worker boots the plain way (loadPyodide, its own unpacking, no restore), and the page works,
+// only slower. A Pyodide upgrade is a job for this file first. What is known to change (read from Pyodide's
+// sources; re-check each against the new version before turning the seams back on):
+// - 0.28 loads dynamic libraries through Emscripten's `_emscripten_dlopen_promise`, not `loadDynamicLibrary`
+//   with a `struct dso` handle: the restore's library loading (DSO below, worker/snapshot.js loadLibraries)
+//   and snapshot.mjs's record of each library's bases need rewriting;
+// - Python 3.13 in 0.28 moves site-packages (SITE_PACKAGES; the builder's copy in pyodide_assets.py);
+// - from Pyodide 314 `pyodide.asm.js` is renamed, so _createPyodideModule (hookCreateModule) and the
+//   restore's script import (worker/snapshot.js startRuntime) change with it;
+// - `API.finalizeBootstrap`, `API.restoreSnapshot`, `API.package_loader.unpack_buffer` and `API.importlib`
+//   are private: check their signatures and when Pyodide calls them (load-package.ts, api.ts).
+
+/** The Pyodide these seams were written against: the one the site ships (package.json pins it). */
+export const PYODIDE_VERSION = "0.27.7";
+
+// Pyodide's in-page paths (the builder's copies, which compiled code objects carry: sitebuild/startup/pyodide_assets.py).
+/** Where Pyodide 0.27's loadPackage installs, and where the worker unpacks the lesson's wheel. */
+export const SITE_PACKAGES = "/lib/python3.12/site-packages/";
+/** The standard library's zip, as Pyodide 0.27 mounts it. */
+export const STDLIB_ZIP = "/lib/python312.zip/";
+
+// Emscripten's `struct dso` (dynlink.c), as Pyodide 0.27.7's build lays it out: mem_allocated (u8) at 8,
+// mem_addr at 12, table_addr at 20, file_data at 28 and its size at 32. The restore places a library at
+// recorded bases through one such struct in low memory (below Emscripten's data, which starts at 1024);
+// the snapshot step frees the copies of the libraries' files that dlopen keeps in each library's struct.
+export const DSO = { at: 64, bytes: 36, memAllocated: 8, memAddr: 12, tableAddr: 20, fileData: 28, fileSize: 32 };
+
+// WebAssembly's stack switching (JSPI): Pyodide looks for it once, when its module is created.
+const JSPI_KEYS = ["Suspending", "Suspender", "promising"];
+
+/** The seams for the Pyodide whose pyodide.mjs says `version`: live ones for PYODIDE_VERSION, else inert. */
+export function seamsFor(version) {
+  return version === PYODIDE_VERSION ? LIVE : inert(version);
+}
+
+const LIVE = {
+  live: true,
+  why: null,
+  hookCreateModule,
+  hideJSPI,
+  afterFinalizeBootstrap,
+  hookUnpackBuffer,
+  setInvalidateCaches,
+  swapFetch,
+  swapInstantiate,
+};
+
+/** Seams that leave Pyodide as it is: every hook is a no-op, and `live` is false (no restore). */
+function inert(version) {
+  const nothing = () => () => {};
+  return {
+    live: false,
+    why: `Pyodide ${version}: the site's hooks are written for ${PYODIDE_VERSION} (static/js/shared/pyodide-seams.mjs)`,
+    hookCreateModule: nothing,
+    hideJSPI: nothing,
+    afterFinalizeBootstrap: () => {},
+    hookUnpackBuffer: () => false,
+    setInvalidateCaches: () => false,
+    swapFetch: nothing,
+    swapInstantiate: nothing,
+  };
+}
+
+/**
+ * Module creation. Pyodide's script (pyodide.asm.js) sets the global _createPyodideModule when it runs,
+ * and loadPyodide calls it: make that global `wrap(create)` of the script's own, whether the script has run
+ * already or runs later, so a wrapper sees the module (its API, FS, table) before Python boots in it.
+ * Returns what undoes it: the script's own function is the global again.
+ */
+export function hookCreateModule(wrap) {
+  let create = globalThis._createPyodideModule;
+  Object.defineProperty(globalThis, "_createPyodideModule", {
+    configurable: true,
+    get: () => (create ? wrap(create) : undefined),
+    set: (fn) => {
+      create = fn;
+    },
+  });
+  return () => {
+    delete globalThis._createPyodideModule;
+    if (create) globalThis._createPyodideModule = create;
+  };
+}
+
+/**
+ * Hide JSPI from WebAssembly until the module exists, on either boot; returns what puts it back. With it,
+ * Pyodide adds a function to the table, so a restore's table would differ from the image's (made under
+ * Node, which has no JSPI); and a normal boot with it would be another interpreter than a restored one.
+ * The lesson needs nothing JSPI gives (`pyodide.ffi.run_sync`).
+ */
+export function hideJSPI() {
+  const hidden = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
+  for (const key of Object.keys(hidden)) delete WebAssembly[key];
+  return () => Object.assign(WebAssembly, hidden);
+}
+
+/**
+ * finalizeBootstrap, once: `replace(finalize, args)` is called instead of the module's own (the next call
+ * is the module's own again). A restore passes the image's config in; a normal boot hooks the package
+ * loader as it returns, before loadPyodide installs the boot packages (0.27.7: downloadAndInstall awaits
+ * bootstrapFinalizedPromise, which finalizeBootstrap resolves, then reads API.package_loader).
+ */
+export function afterFinalizeBootstrap(module, replace) {
+  const finalize = module.API.finalizeBootstrap;
+  module.API.finalizeBootstrap = (...args) => {
+    module.API.finalizeBootstrap = finalize;
+    return replace(finalize, args);
+  };
+}
+
+/**
+ * The package loader: every install's unpack_buffer (0.27.7 reads API.package_loader.unpack_buffer at each
+ * install, in load-package.ts and unpackArchive) goes to `unpack(kwargs, {python, shouldLoadDynlib})`, which
+ * may hand the call on to `python(kwargs)`, Pyodide's own; `shouldLoadDynlib(path)` is Pyodide's rule for
+ * which of a wheel's shared libraries it loads. Returns true.
+ */
+export function hookUnpackBuffer(pyodide, unpack) {
+  const api = pyodide._api;
+  const loader = api.package_loader;
+  const own = { python: (kwargs) => loader.unpack_buffer.callKwargs(kwargs), shouldLoadDynlib: (path) => loader.should_load_dynlib(path) };
+  api.package_loader = new Proxy(loader, {
+    get: (object, prop) => (prop === "unpack_buffer" ? { callKwargs: (kwargs) => unpack(kwargs, own) } : Reflect.get(object, prop)),
+  });
+  return true;
+}
+
+/**
+ * The cache invalidation Pyodide's loadPackage ends its installs with (0.27.7: API.importlib.invalidate_caches(),
+ * a full importlib.invalidate_caches(), ≈70 ms; its only use of API.importlib after start-up) becomes
+ * `invalidate`. Returns true.
+ */
+export function setInvalidateCaches(pyodide, invalidate) {
+  pyodide._api.importlib = { invalidate_caches: invalidate };
+  return true;
+}
+
+/** globalThis.fetch is `fetchFn` (given the fetch it replaces) while loadPyodide runs; returns what undoes it. */
+export function swapFetch(fetchFn) {
+  const network = globalThis.fetch;
+  globalThis.fetch = fetchFn(network);
+  return () => {
+    globalThis.fetch = network;
+  };
+}
+
+/**
+ * WebAssembly.instantiate is `instantiateFn(own)` (own: the real one, bound) until undone: Emscripten's
+ * loadDynamicLibrary instantiates a library's bytes through it and takes no module of ours. Returns what undoes it.
+ */
+export function swapInstantiate(instantiateFn) {
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = instantiateFn(instantiate.bind(WebAssembly));
+  return () => {
+    WebAssembly.instantiate = instantiate;
+  };
+}

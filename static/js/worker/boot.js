@@ -1,0 +1,150 @@
+// Python's start-up in the worker, both ways behind one function: restored from the build's memory
+// snapshot (snapshot.js) when the page has one to use, else started the normal way (loadPyodide, its
+// installs unpacked without Python: install.js); a restore that fails falls back to the normal start.
+// Then the lesson's wheel is unpacked and the finder of the files that come after the first output is
+// put on the import path. worker.js keeps the requests, the output streams and the interrupts.
+import { DEFLATED, pickArchives } from "./archives.js";
+import { forgetDownloads, keepDownload } from "./downloads.js";
+import { loadPyodideUnpacking, unpackWithoutPython } from "./install.js";
+import { findSnapshot, restorePython, startRuntime } from "./snapshot.js";
+import { SITE_PACKAGES, seamsFor } from "../shared/pyodide-seams.mjs";
+import { PYTHON_ENV } from "../shared/python-env.mjs";
+
+// After files are added to the file system: the finders of its folders look again, and a folder that
+// had none (it did not exist yet) is looked up again, as importlib.invalidate_caches() does. Not that,
+// which also re-reads the standard library zip's directory once per package imported from it
+// (0.1 s), and the zip has not changed.
+const FIND_NEW_FILES = `import importlib.machinery, sys
+for path, finder in list(sys.path_importer_cache.items()):
+    if finder is None: del sys.path_importer_cache[path]
+    elif isinstance(finder, importlib.machinery.FileFinder): finder.invalidate_caches()
+if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].MetadataPathFinder.invalidate_caches()`;
+
+/**
+ * Boot Python for the page: `init` is the page's init request (protocol.js's InitRequest: indexURL,
+ * wheelURL, bootPackages, archives, snapshot), `fetchBytes(url)` the worker's download of a versioned
+ * file, `progress(stage, fraction)` the page's progress line, `mark(name)` the record of the boot's steps.
+ * Resolves to {pyodide, how, note, picked, later}: `how` "snapshot" or "start", `note` why a snapshot was
+ * not restored (null when none was tried or it worked), `picked` the archives' variants (archives.js),
+ * `later` what comes after the first output: {stdlibRest: {url, modules, path}|null, packageRests:
+ * [{url, modules}], lockFileURL}.
+ */
+export async function bootPython({ indexURL, wheelURL, bootPackages, archives, snapshot }, { fetchBytes, progress, mark }) {
+  progress("Downloading Python", 0.05);
+  // The lesson's own wheel downloads while the interpreter boots.
+  const lessonWheel = fetchBytes(wheelURL);
+  lessonWheel.catch(() => {}); // awaited below; a failure is reported there
+  // Stored or deflated archives, by what the host does with a small probe of each kind (archives.js);
+  // the probes travel while pyodide.mjs loads.
+  const archiveChoice = pickArchives(indexURL, archives);
+  const found = findSnapshot(snapshot); // the service worker's copy, or a download ("always" builds)
+  const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
+  const { loadPyodide, version } = await import(new URL("pyodide.mjs", indexURL).href);
+  mark("pyodide.mjs imported");
+  const seams = seamsFor(version); // inert on a Pyodide they were not written for: no restore, no hooks
+  const { options: archiveURLs, picked, rest, boot: bootWheels } = await archiveChoice;
+  const lockFileURL = archiveURLs.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href;
+  mark("archives picked");
+  progress("Starting Python and numpy", 0.25);
+  const options = {
+    indexURL,
+    ...archiveURLs, // stdLibURL, lockFileURL
+    packages: bootPackages, // numpy, loaded as soon as the interpreter is up
+    env: { ...PYTHON_ENV }, // a copy: loadPyodide may add to it
+    stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
+  };
+  let pyodide = null;
+  let how = "start";
+  let note = null;
+  let packageRests = [];
+  const showJSPI = seams.hideJSPI(); // until the module exists, on either boot (pyodide-seams.mjs says why)
+  try {
+    const use = await found;
+    if (use && !seams.live) note = seams.why;
+    else if (use) {
+      try {
+        // options name the archives picked above (stdLibURL, lockFileURL); numpy's libraries and its rest are
+        // read in the variant picked for their kind of archive
+        const variant = picked?.[snapshot.libraryKind] ?? DEFLATED;
+        pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: use, options, variant, fetchBytes, runtime: await runtime, seams, mark });
+        how = "snapshot";
+        packageRests = snapshot.rests.map((part) => ({ url: new URL(part[variant], indexURL).href, modules: part.modules }));
+      } catch (err) {
+        // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
+        note = String(err?.message ?? err);
+        console.info(`Python starts without its snapshot: ${note}`);
+        pyodide = null;
+      }
+    }
+    if (!pyodide) {
+      // The boot packages' wheels download now, not once Pyodide has read its lock and started its
+      // script: their bytes then come while the wasm compiles, not after Python's bootstrap, which holds
+      // this thread (a body is read only when the thread is free). Pyodide's install is served them.
+      for (const wheel of bootWheels) keepDownload(wheel.url, wheel.name, wheel.sha256, fetchBytes(wheel.url));
+      try {
+        pyodide = await loadPyodideUnpacking(loadPyodide, options, seams, mark);
+      } finally {
+        forgetDownloads(bootWheels.map((wheel) => wheel.name));
+      }
+    }
+  } finally {
+    showJSPI();
+  }
+  mark("python up");
+  // A restore's installs from now on unpack without Python (install.js says why); a normal boot's were
+  // hooked as it booted (loadPyodideUnpacking), numpy's among them.
+  if (how === "snapshot") unpackWithoutPython(pyodide, seams, mark);
+  progress("Installing the lesson's Python", 0.85);
+  // Unpacked straight into site-packages: micropip (≈0.2 s of imports) stays off the critical
+  // path, and a cell that imports it gets it on demand like any other package (loadImports).
+  // After a restore lessonpy is already imported; its files are for what it imports later.
+  pyodide.unpackArchive(await lessonWheel, "wheel", { extractDir: SITE_PACKAGES });
+  recordWheelSource(pyodide, wheelURL);
+  pyodide.runPython(FIND_NEW_FILES);
+  // Pyodide's loadPackage (a cell's import, the preload) ends its installs with a full
+  // importlib.invalidate_caches() (≈70 ms); the narrow one finds what they add as well.
+  seams.setInvalidateCaches(pyodide, () => pyodide.runPython(FIND_NEW_FILES));
+  mark("lesson wheel unpacked");
+  const stdlibRest = rest || packageRests.length ? installRestFinders(pyodide, rest, packageRests) : null;
+  return { pyodide, how, note, picked, later: { stdlibRest, packageRests, lockFileURL } };
+}
+
+/**
+ * Before anything else runs: a module of the standard library's rest (`rest`: {url, modules}), or after a
+ * restore of numpy's (`packageRests`), imported before it has come (preload) is fetched synchronously
+ * (lessonpy.stdlib_rest). Both boots: the image has no finder. Returns `rest` with the path where the
+ * finder looks for its file (worker.js writes it there), or null.
+ */
+function installRestFinders(pyodide, rest, packageRests) {
+  const finders = pyodide.pyimport("lessonpy.stdlib_rest");
+  const serve = (add, url, names, ...more) => {
+    const modules = pyodide.toPy(names);
+    add(url, modules, ...more).destroy(); // the finder stays on sys.meta_path
+    modules.destroy();
+  };
+  let placed = null;
+  try {
+    if (rest) {
+      serve(finders.install, rest.url, rest.modules);
+      placed = { ...rest, path: finders.REST };
+    }
+    for (const part of packageRests) serve(finders.add_folder, part.url, part.modules, SITE_PACKAGES);
+  } finally {
+    finders.destroy();
+  }
+  return placed;
+}
+
+/**
+ * Record in the lesson wheel's .dist-info where it came from, as Pyodide's loadPackage and micropip do for
+ * what they install: micropip.list() lists only packages with a PYODIDE_SOURCE file there (micropip 0.9.0,
+ * list.py), and unpackArchive, given no file name, writes none. Both boots unpack the wheel here (the
+ * snapshot holds memory, not files).
+ */
+function recordWheelSource(pyodide, wheelURL) {
+  // A wheel is {name}-{version}-{tags}.whl and unpacks its metadata to {name}-{version}.dist-info (PEP 427).
+  const [name, version] = decodeURIComponent(new URL(wheelURL).pathname.split("/").pop()).split("-");
+  const distInfo = `${SITE_PACKAGES}${name}-${version}.dist-info/`;
+  pyodide.FS.writeFile(distInfo + "INSTALLER", "pyodide.unpackArchive"); // what Pyodide writes for a named wheel
+  pyodide.FS.writeFile(distInfo + "PYODIDE_SOURCE", wheelURL); // micropip's value for a wheel from a URL
+}

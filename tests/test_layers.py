@@ -1,0 +1,120 @@
+"""The code's layers hold: each folder imports only what its layer may use.
+
+static/js/ is split by who runs the code. `page/` is the lesson page's features, `runtime/` the page's
+handle on Python (start, restart, replay, preload, offline), `worker/` what runs only in Pyodide's worker,
+`shared/` what both threads and the build's .mjs steps use (protocol, limits, Python's environment).
+The page and the worker talk only by messages, so neither imports the other's code.
+sitebuild/ is split the same way: `pages/` (lessons to HTML) never reaches into `startup/` (Pyodide's
+preparation), nor the other way round; build.py is where the two meet.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = ROOT / "static" / "js"
+
+#: Which folders of static/js/ each folder's modules may import from (besides the vendored bundle).
+JS_LAYERS = {
+    "page": {"page", "runtime", "shared"},
+    "runtime": {"runtime", "shared"},
+    "worker": {"worker", "shared"},
+    "shared": {"shared"},
+}
+#: At most this many files at static/js/'s top level: everything else lives in a layer's folder.
+TOP_LEVEL_FILES = 5
+
+# Literal module specifiers: static imports and re-exports, import("…"), new URL("….js", import.meta.url).
+SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}/[^"']+)\1"""
+                       r"""|new\s+URL\(\s*(["'])(\.{1,2}/[^"']+\.m?js)\3""")
+
+
+def js_imports(path: Path) -> list[Path]:
+    """The files of the tree that *path* imports by a relative specifier (comments left out)."""
+    text = re.sub(r"/\*.*?\*/|(?<![:\"'])//[^\n]*", "", path.read_text(encoding="utf-8"), flags=re.S)
+    return [(path.parent / (spec or url)).resolve() for _, spec, _, url in SPECIFIER.findall(text)]
+
+
+def layer_of(path: Path) -> str | None:
+    """The static/js/ folder *path* is in, 'vendor' for the build's CodeMirror bundle, None outside."""
+    try:
+        parts = path.resolve().relative_to(JS).parts
+    except ValueError:
+        return "vendor" if path.resolve().parent == (JS.parent / "vendor").resolve() else None
+    return parts[0] if len(parts) > 1 else "<top>"
+
+
+def js_modules() -> list[Path]:
+    return sorted(p for p in JS.rglob("*") if p.suffix in (".js", ".mjs"))
+
+
+def test_static_js_is_in_layer_folders():
+    top = sorted(p.name for p in JS.iterdir() if p.is_file())
+    assert len(top) <= TOP_LEVEL_FILES, top
+    folders = {p.name for p in JS.iterdir() if p.is_dir()}
+    assert folders == set(JS_LAYERS), f"static/js/ folders {sorted(folders)} are not the layers {sorted(JS_LAYERS)}"
+
+
+@pytest.mark.parametrize("module", js_modules(), ids=lambda p: p.relative_to(JS).as_posix())
+def test_js_module_imports_only_its_layers(module):
+    own = layer_of(module)
+    allowed = JS_LAYERS[own] | {"vendor"}
+    for target in js_imports(module):
+        assert target.exists() or layer_of(target) == "vendor", f"{module.relative_to(ROOT)} imports {target}, which is not there"
+        assert layer_of(target) in allowed, (
+            f"{module.relative_to(ROOT)} ({own}) imports {target.relative_to(ROOT)} ({layer_of(target)}): "
+            f"{own}/ may import only {sorted(allowed)}")
+
+
+def test_the_import_reader_sees_imports():
+    """The check above is not empty: the reader finds the imports and would flag a crossing."""
+    page = js_imports(JS / "page" / "page.js")
+    assert JS / "runtime" / "boot.js" in page and JS / "page" / "cells.js" in page
+    assert JS / "shared" / "protocol.js" in js_imports(JS / "worker" / "worker.js")
+    crossing = JS / "worker" / "snapshot.js"
+    assert layer_of(crossing) not in JS_LAYERS["page"] | JS_LAYERS["runtime"]
+
+
+def test_build_steps_share_only_shared_js():
+    """The build's .mjs steps run the page's Python environment: they may import static/js/shared/ only."""
+    for step in sorted((ROOT / "sitebuild").rglob("*.mjs")):
+        for target in js_imports(step):
+            if target.is_relative_to(JS):
+                assert layer_of(target) == "shared", f"{step.relative_to(ROOT)} imports {target.relative_to(ROOT)}"
+
+
+def python_imports(path: Path, package: str) -> set[str]:
+    """The absolute names of the modules *path* (in *package*) imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("wing, other", [("pages", "startup"), ("startup", "pages")])
+def test_sitebuild_wings_stay_apart(wing, other):
+    folder = ROOT / "sitebuild" / wing
+    modules = sorted(folder.glob("*.py"))
+    assert modules
+    for module in modules:
+        crossing = sorted(n for n in python_imports(module, f"sitebuild.{wing}") if n.startswith(f"sitebuild.{other}"))
+        assert not crossing, f"{module.relative_to(ROOT)} imports {crossing}: sitebuild/{wing}/ never uses {other}/"
+
+
+def test_python_import_reader_resolves_relative_imports():
+    names = python_imports(ROOT / "sitebuild" / "startup" / "snapshot.py", "sitebuild.startup")
+    assert "sitebuild.files" in names and "sitebuild.startup.pyodide_assets" in names
