@@ -34,8 +34,9 @@ from sitebuild.pages.notebook import write_notebook
 from sitebuild.pages.page_limits import write_limits_js
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, archive_choices, boot_archives, boot_downloads,
-                                      copy_into_site, prepare_pyodide, split_stdlib, split_wheels, stdlib_rest)
+from sitebuild.startup.boot_plan import boot_plan, files_of
+from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, copy_into_site, prepare_pyodide, split_stdlib,
+                                              split_wheels)
 from sitebuild.pages.render import make_renderer, render_lesson_body
 from sitebuild.startup.snapshot import Snapshot, make_snapshot
 from sitebuild.startup.stdlib_split import TraceError
@@ -45,9 +46,8 @@ from sitebuild.wheel import build_wheel
 # Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
 BOOT_PACKAGES = ["numpy"]
 SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
-# The service worker, at the site's root so that its scope is the whole site, and the Pyodide
-# files a lesson's worker loads to start besides the archives (the stdlib, the lock and
-# BOOT_PACKAGES, of the variant the worker picked; see offline_archives).
+# The service worker, at the site's root so that its scope is the whole site (it keeps Pyodide's runtime
+# and the boot plan's files of the variants the page's worker picked: write_service_worker).
 SERVICE_WORKER = "sw.js"
 # Not kept for offline use: sidecars (the browser asks for the file), and KaTeX's older font
 # formats (every browser with service workers takes woff2).
@@ -148,27 +148,24 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
-                 snapshot: dict | None = None, rest: dict | None = None, dist: Path | None = None) -> None:
+                 snapshot: dict | None = None, plan: dict | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
     *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
-    *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *rest* the standard
-    library's rest (pyodide_assets.stdlib_rest), or None when it is not split; *dist* the Pyodide folder
-    the site's copies (under *pyodide*) come from."""
+    *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *plan* the boot plan of
+    the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
     env = templates(opts)
     entries = course_entries(course, lessons)
     common = {"course": course, "assets": assets, "csp": CSP}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
     pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
-    # the site's two variants of each kind of archive, for the worker to pick from (archives.js): the same on every page
-    choices = page_archives(dist, rest) if pyodide else None
     for lesson in lessons:
         prev, nxt = neighbours(entries, lesson.slug)
         config = {
             "lesson": lesson.slug,
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "indexURL": pyodide_base,
-            "archives": choices,
+            "plan": plan,  # which of Pyodide's files to fetch when (the worker's plan.js): the same on every page
             "wheelURL": f"../../{wheel}",
             "workerURL": f"../../{assets}/js/worker/worker.js",
             "bootPackages": BOOT_PACKAGES,
@@ -190,36 +187,21 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         out.write_text(page, encoding="utf-8")
 
 
-def page_archives(dist: Path, rest: dict | None) -> dict:
-    """The archives' variants for the page's worker to pick from (archives.js), with the standard library's
-    rest beside the standard library when it is split, and the boot packages' wheels beside their locks."""
-    choices = archive_choices()
-    choices["wheels"] = {**choices["wheels"], "boot": boot_downloads(dist, BOOT_PACKAGES)}
-    if rest:
-        choices["stdlib"] = {**choices["stdlib"], "rest": rest}
-    return choices
-
-
-def offline_archives(dist: Path, folder: str) -> dict[str, dict[str, list[str]]]:
-    """For each kind of archive and each of its variants, the site's files a lesson boots from:
-    the service worker keeps those of the variant the page's worker picked."""
-    return {kind: {variant: [f"{folder}/{name}" for name in names] for variant, names in variants.items()}
-            for kind, variants in boot_archives(dist, BOOT_PACKAGES).items()}
-
-
 def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], assets: str,
-                         dist: Path | None, pyodide: str | None, snapshot: dict | None = None) -> None:
-    """Write sw.js at the site's root with what it keeps for offline use: the pages, the
-    assets folder and the Pyodide files a lesson needs to run a NumPy cell (matplotlib and
-    the rest are kept once a cell has used them)."""
+                         dist: Path | None, pyodide: str | None, snapshot: dict | None = None,
+                         plan: dict | None = None) -> None:
+    """Write sw.js at the site's root with what it keeps for offline use: the pages, the assets folder,
+    Pyodide's runtime and probes, and every file of the boot plan in the variants the page's worker picked
+    (matplotlib's wheels are left to the HTTP cache)."""
     pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons)]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
     core, kept = [], {}
-    if dist is not None and pyodide:
-        probes = [choice["probe"] for choice in archive_choices().values()]  # offline, they pick the same variant
-        core = [f"{pyodide}/{name}" for name in [*RUNTIME_FILES, *probes]]
-        kept = offline_archives(dist, pyodide)
+    if dist is not None and pyodide and plan:
+        # offline, the kept probes pick the same variants again
+        core = [f"{pyodide}/{name}" for name in [*RUNTIME_FILES, *plan["probes"].values()]]
+        kept = {kind: {variant: [f"{pyodide}/{name}" for name in files_of(files)] for variant, files in variants.items()}
+                for kind, variants in plan["kinds"].items()}
     # The snapshot is kept like the other versioned files: a revisit (or a restart) then restores it.
     kept_snapshot = [snapshot["url"]] if snapshot else []
     manifest = {"assets": assets.split("/", 1)[1], "pyodide": pyodide or "pyodide/cdn",
@@ -254,7 +236,7 @@ def build(opts: Options) -> Path:
     bodies = render_bodies(lessons, live)  # before Pyodide and the snapshot: fence mistakes are reported early
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
-        font_cache = whole = dist = pyodide = rest = None
+        font_cache = whole = dist = pyodide = plan = None
         if not opts.pyodide_url:
             whole = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
                                     precompile=opts.precompile, log=opts.log)
@@ -262,14 +244,15 @@ def build(opts: Options) -> Path:
             font_cache = build_font_cache(whole, opts.cache_dir, opts.log)
         assets, wheel, fonts = build_assets(opts, staging, font_cache)
         if whole:
-            dist, rest = split_pyodide(opts, whole, lessons, staging / wheel)
+            dist, rest_modules = split_pyodide(opts, whole, lessons, staging / wheel)
+            plan = boot_plan(dist, BOOT_PACKAGES, rest_modules, restore=opts.snapshot != "off")
             # Named like the distribution, <version>-<content key>: its files are served as immutable,
             # and a build whose Pyodide files differ (precompiling, packing, the split) must be a new URL.
             pyodide = f"pyodide/{dist.name}"
             copy_into_site(dist, staging / pyodide)
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, rest, dist)
-        write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot)
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, plan)
+        write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot, plan)
         if live:
             copy_live_model(live, staging / "data" / "minilm-live", opts.cache_dir, opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
@@ -284,11 +267,11 @@ def build(opts: Options) -> Path:
     return opts.out_dir
 
 
-def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, dict]:
+def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, list[str]]:
     """The Pyodide folder whose standard library is split in two (sitebuild.startup.stdlib_split): the core, what
     the boot and each lesson's first outputs import (traced under Node), and the rest; with a snapshot, the
     boot wheels split too (sitebuild.startup.wheel_split: their libraries, which a restore reads, and the rest);
-    and the standard library rest's part of the page config (pyodide_assets.stdlib_rest)."""
+    and the dotted names of the standard library rest's modules."""
     traced: set[str] = set()
     for lesson in lessons:
         cells = [(cell.id, cell.code) for cell in lesson.cells]
@@ -296,7 +279,7 @@ def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_whee
     dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
     if opts.snapshot != "off":  # what a restore reads of the boot wheels first, and the rest (wheel_split)
         dist = split_wheels(dist, BOOT_PACKAGES, opts.cache_dir, opts.log)
-    return dist, stdlib_rest(modules)
+    return dist, modules
 
 
 def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -> dict | None:

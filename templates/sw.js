@@ -40,9 +40,10 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-// The archives a lesson boots from, of the variant the page's worker picked for each kind
-// (stored or deflated, static/js/worker/archives.js; deflated when it says nothing): only those are in
-// the HTTP cache, and offline the worker's probes, kept too, pick the same ones again.
+// The boot plan's files (sitebuild/startup/boot_plan.py; build.py lists each kind's variant's files here),
+// of the variant the page's worker picked for each kind (stored or deflated, static/js/worker/plan.js;
+// deflated when it says nothing): only those are in the HTTP cache, and offline the worker's probes, kept
+// too, pick the same ones again.
 function archivePaths(picked) {
   return Object.entries(MANIFEST.archives).flatMap(([kind, variants]) => variants[picked?.[kind]] || variants.deflated);
 }

@@ -1,5 +1,6 @@
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 # the browser's Python lives in py/ (lessonpy, scaffold); import it as the page does
@@ -13,12 +14,18 @@ sys.path.insert(0, str(ROOT))
 
 def pytest_collection_modifyitems(config, items):
     """The layers (pytest.ini's markers): every test of a *_browser.py file is a browser test, and every test
-    that needs the real site built is slow, whether or not its file says so. The fast layer is what is left."""
+    that needs the real site built is slow, whether or not its file says so. The fast layer is what is left.
+
+    And the order the two workers take the files in (pytest.ini: --dist loadfile --no-loadscope-reorder): the
+    browser files first, those with the most tests first, and the CPython files last, whose many short tests
+    keep both workers busy to the end instead of one waiting for the other's last browser file."""
     for item in items:
         if item.path.name.endswith("_browser.py"):
             item.add_marker(pytest.mark.browser)
         if "built_site" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    per_file = Counter(item.path for item in items)
+    items.sort(key=lambda item: (not item.path.name.endswith("_browser.py"), -per_file[item.path], item.path.name))
 
 
 @pytest.fixture

@@ -64,7 +64,7 @@ def test_pyodide_url_option_points_pages_at_the_cdn(tmp_path):
     site = quick_build(tmp_path)
     config = page_config((site / "lessons" / "one" / "index.html").read_text())
     assert config["indexURL"] == CDN
-    assert config["archives"] is None  # the CDN's own files: the worker keeps Pyodide's defaults
+    assert config["plan"] is None  # the CDN's own files: the worker keeps Pyodide's defaults
     assert not (site / "pyodide").exists()
 
 
@@ -191,21 +191,27 @@ def test_the_big_files_sidecars_are_made_once_in_the_cache(built_site):
 
 def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(built_site):
     from sitebuild.startup.archives import unpacked
+    from sitebuild.startup.boot_plan import files_of
     from sitebuild.startup.pyodide_assets import PYODIDE_VERSION
 
     config = page_config((built_site / "lessons" / "attention" / "index.html").read_text())
     (folder,) = (built_site / "pyodide").iterdir()
     assert re.fullmatch(re.escape(PYODIDE_VERSION) + r"-[0-9a-f]{16}", folder.name)  # immutable, so keyed
     assert config["indexURL"] == f"../../pyodide/{folder.name}/"
-    choices = config["archives"]
-    for kind in ("stdlib", "wheels"):
-        for key in ("deflated", "stored", "probe"):
-            assert (folder / choices[kind][key]).is_file(), (kind, key)
-    stored_lock = json.loads((folder / choices["wheels"]["stored"]).read_text())
-    lock = json.loads((folder / choices["wheels"]["deflated"]).read_text())
-    rest = choices["stdlib"]["rest"]  # the standard library's second part (sitebuild/startup/stdlib_split.py)
-    names = [choices["stdlib"]["deflated"], rest["deflated"], lock["packages"]["numpy"]["file_name"]]
-    stored = [choices["stdlib"]["stored"], rest["stored"], stored_lock["packages"]["numpy"]["file_name"]]
+    plan = config["plan"]  # the boot plan (sitebuild/startup/boot_plan.py): every file it names is in the site
+    for kind, variants in plan["kinds"].items():
+        assert (folder / plan["probes"][kind]).is_file(), kind
+        for variant, files in variants.items():
+            for name in files_of(files):
+                assert (folder / name).is_file(), (kind, variant, name)
+    stdlib, wheels = plan["kinds"]["stdlib"], plan["kinds"]["wheels"]
+    stored_lock = json.loads((folder / wheels["stored"]["start"][0]["file"]).read_text())
+    lock = json.loads((folder / wheels["deflated"]["start"][0]["file"]).read_text())
+    # the standard library's second part (sitebuild/startup/stdlib_split.py), after the first output
+    rest = {variant: files["later"][0] for variant, files in stdlib.items()}
+    names = [stdlib["deflated"]["start"][0]["file"], rest["deflated"]["file"], lock["packages"]["numpy"]["file_name"]]
+    stored = [stdlib["stored"]["start"][0]["file"], rest["stored"]["file"], stored_lock["packages"]["numpy"]["file_name"]]
+    assert [wheel["file"] for wheel in wheels["stored"]["normal"]] == [stored[2]]  # what a normal start fetches at once
     for deflated_name, stored_name in zip(names, stored, strict=True):
         deflated_path, stored_path = folder / deflated_name, folder / stored_name
         assert stored_name.startswith("stored/") and unpacked(deflated_path) == unpacked(stored_path)
@@ -217,7 +223,9 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
     # The two parts share only folders, and the page's list of the rest's modules is what the rest holds.
     core_files, rest_files = set(unpacked(folder / names[0])), set(unpacked(folder / names[1]))
     assert all(name.endswith("/") for name in core_files & rest_files)
-    assert "numpy" not in rest["modules"] and {"this", "unittest", "encodings.cp1252"} <= set(rest["modules"])
+    modules = rest["deflated"]["modules"]
+    assert "numpy" not in modules and {"this", "unittest", "encodings.cp1252"} <= set(modules)
+    assert rest["deflated"]["into"] == "/lib/python312-rest.zip" and rest["deflated"]["unpack"] is False
     assert {"encodings/utf_8.pyc", "json/__init__.pyc"} <= core_files and "encodings/cp1252.pyc" in rest_files
     # The service worker keeps one variant of each kind: the one the worker picked.
     sw = (built_site / "sw.js").read_text()
@@ -231,7 +239,7 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
     assert f"pyodide/{folder.name}/{stored[2]}" in manifest["archives"]["wheels"]["stored"]
     pyodide_files = {path.split("/", 2)[2] for path in manifest["precache"] if path.startswith("pyodide/")}
     assert pyodide_files == {"pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",  # and of the archives only the probes
-                             choices["stdlib"]["probe"], choices["wheels"]["probe"]}
+                             *plan["probes"].values()}
 
 
 def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, monkeypatch):

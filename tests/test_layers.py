@@ -117,4 +117,4 @@ def test_sitebuild_wings_stay_apart(wing, other):
 
 def test_python_import_reader_resolves_relative_imports():
     names = python_imports(ROOT / "sitebuild" / "startup" / "snapshot.py", "sitebuild.startup")
-    assert "sitebuild.files" in names and "sitebuild.startup.pyodide_assets" in names
+    assert "sitebuild.files" in names and "sitebuild.startup.snapshot_image" in names

@@ -343,6 +343,13 @@ def test_precompile_script_compiles_keeps_broken_files_and_rewrites_record(tmp_p
 @needs_node
 def test_precompiled_stdlib_boots_under_node_and_is_cached(tmp_path):
     cache, lines = tmp_path / "cache", []
+    # A cache of its own, but the brotli copies of the project's (named by content and quality, so shared
+    # safely): compressing Pyodide's files at quality 11 again is most of a fresh cache's time, and no part
+    # of what this test checks.
+    shared_brotli = REPO / ".cache" / "brotli"
+    shared_brotli.mkdir(parents=True, exist_ok=True)
+    cache.mkdir()
+    (cache / "brotli").symlink_to(shared_brotli, target_is_directory=True)
     dist = pa.prepare_pyodide(REPO, cache, packages=[], precompile=True, log=lines.append)
     assert any("python_stdlib.zip: " in line and "files compiled" in line for line in lines)
     with zipfile.ZipFile(dist / "python_stdlib.zip") as z:
@@ -392,12 +399,20 @@ def test_both_variants_of_the_site_boot_and_lean_numpy_keeps_what_a_reader_impor
     assert line == "/lib/python312.zip/json/__init__.pyc /lib/python3.12/site-packages/numpy/__init__.pyc [1.0, 1.0] True"
 
 
-def test_the_builder_and_the_seams_name_the_same_pyodide_and_site_packages():
-    """The builder's in-page paths and Pyodide version are the page's (static/js/shared/pyodide-seams.mjs,
-    which the worker and the build's .mjs steps import): one Pyodide, one site-packages folder."""
+def test_the_builder_reads_pyodides_version_paths_and_library_rule_from_the_seams_file():
+    """One definition (static/js/shared/pyodide-seams.mjs), which the worker and the build's .mjs steps import
+    and the builder reads (sitebuild/startup/seams.py): one Pyodide, one site-packages, one library rule."""
     from sitebuild.project import PYODIDE_SEAMS_MODULE
+    from sitebuild.startup import seams, wheel_split
 
-    seams = PYODIDE_SEAMS_MODULE.read_text(encoding="utf-8")
-    assert f'export const PYODIDE_VERSION = "{pa.PYODIDE_VERSION}";' in seams
-    assert f'export const SITE_PACKAGES = "{pa.SITE_PACKAGES_PAGE_PREFIX}";' in seams
-    assert f'export const STDLIB_ZIP = "{pa.STDLIB_PAGE_PREFIX}";' in seams
+    text = PYODIDE_SEAMS_MODULE.read_text(encoding="utf-8")
+    assert f'export const PYODIDE_VERSION = "{pa.PYODIDE_VERSION}";' in text and pa.PYODIDE_VERSION == "0.27.7"
+    assert (pa.STDLIB_PAGE_PREFIX, pa.SITE_PACKAGES_PAGE_PREFIX) == ("/lib/python312.zip/", "/lib/python3.12/site-packages/")
+    # Pyodide's SHAREDLIB_REGEX, by which both the page's unpack and the builder's split pick libraries
+    libraries = ["numpy/core/_multiarray_umath.cpython-312-wasm32-emscripten.so", "libopenblas.so", "libz.so.1"]
+    others = ["numpy/__init__.py", "data.so.txt", "numpy-2.0.2.dist-info/RECORD"]
+    assert [wheel_split.part_of(name) for name in libraries + others] == ["libs"] * 3 + ["rest"] * 3
+    with pytest.raises(LookupError, match="no string constant NOPE"):
+        seams.constant("NOPE")
+    with pytest.raises(LookupError, match="no regular expression PYODIDE_VERSION"):
+        seams.pattern("PYODIDE_VERSION")

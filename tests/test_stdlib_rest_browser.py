@@ -63,7 +63,8 @@ def expect_rest_prints(output):
 
 
 def test_the_modules_tested_are_in_the_rest(built_site):
-    modules = page_config(built_site)["archives"]["stdlib"]["rest"]["modules"]
+    [rest] = page_config(built_site)["plan"]["kinds"]["stdlib"]["deflated"]["later"]
+    modules = rest["modules"]
     assert set(REST_MODULES) <= set(modules)
     assert "numpy" not in modules and "encodings" not in modules and "json" not in modules  # the core's
 

@@ -14,8 +14,8 @@ import pytest
 
 from lessonpy import stdlib_rest
 from sitebuild.startup import archives, wheel_split
-from sitebuild.startup.pyodide_assets import boot_archives, boot_downloads, split_wheels, wheel_parts
-from sitebuild.startup.snapshot import restore_files
+from sitebuild.startup.boot_plan import boot_plan, files_of
+from sitebuild.startup.pyodide_assets import split_wheels
 
 # A package in memory after a restore (fakepkg, fakepkg.core with its library), and in the rest a
 # subpackage and a module the image did not import, a data file and the metadata.
@@ -98,33 +98,40 @@ def test_the_distribution_gets_both_parts_in_both_variants_and_keeps_the_wheel(t
         assert (dist / name).is_file(), name
     assert archives.is_stored_archive(dist / f"stored/{stem}.libs.zip")
     assert archives.unpacked(dist / f"{stem}.rest.zip") == archives.unpacked(dist / f"stored/{stem}.rest.zip")
-    parts = wheel_parts(dist, ["fakepkg"])
-    assert parts == {"libs": {"deflated": [f"{stem}.libs.zip"], "stored": [f"stored/{stem}.libs.zip"]},
-                     "rest": {"deflated": [f"{stem}.rest.zip"], "stored": [f"stored/{stem}.rest.zip"]}}
-    # the service worker keeps both parts with the standard library's variant (zips, like it)
-    assert boot_archives(dist, ["fakepkg"])["stdlib"]["stored"] == [
-        "stored/python_stdlib.zip", f"stored/{stem}.libs.zip", f"stored/{stem}.rest.zip"]
-    spec = restore_files(dist, ["fakepkg"])
-    assert spec["libraries"] == parts["libs"] and spec["libraryKind"] == "stdlib"
-    assert spec["rests"] == [{"deflated": f"{stem}.rest.zip", "stored": f"stored/{stem}.rest.zip",
-                              "modules": ["fakepkg", "fakepkg.core", "fakepkg.later", "fakepkg.poly", "fakepkg.poly.inner"]}]
+    plan = boot_plan(dist, ["fakepkg"], None, restore=True)
+    stdlib, wheels = plan["kinds"]["stdlib"], plan["kinds"]["wheels"]
+    # both parts go with the standard library's variant (zips, like it): the libraries for a restore, the
+    # rest after its first output, unpacked into site-packages; the service worker keeps them all
+    assert {variant: files["restore"] for variant, files in stdlib.items()} == {
+        "deflated": [f"{stem}.libs.zip"], "stored": [f"stored/{stem}.libs.zip"]}
+    modules = ["fakepkg", "fakepkg.core", "fakepkg.later", "fakepkg.poly", "fakepkg.poly.inner"]
+    assert stdlib["stored"]["restored"] == [{"file": f"stored/{stem}.rest.zip", "modules": modules,
+                                             "into": "/lib/python3.12/site-packages/", "unpack": True}]
+    assert files_of(stdlib["stored"]) == ["stored/python_stdlib.zip", f"stored/{stem}.libs.zip", f"stored/{stem}.rest.zip"]
+    assert wheels["deflated"]["restore"] == [] and stdlib["deflated"]["later"] == []  # no standard library rest here
+    # without a snapshot there is nothing to restore, and nothing of it to fetch or keep
+    plain = boot_plan(dist, ["fakepkg"], None, restore=False)["kinds"]["stdlib"]["stored"]
+    assert files_of(plain) == ["stored/python_stdlib.zip"]
 
 
 def test_the_page_starts_the_boot_wheels_download_as_each_lock_names_them(tmp_path):
     # the worker downloads them while Python boots (worker.js), checked against the lock's sha256 (downloads.js)
     dist = split_wheels(fake_dist(tmp_path), ["fakepkg"], tmp_path / "cache", lambda *_: None)
-    assert boot_downloads(dist, ["fakepkg"]) == {
-        "deflated": [{"name": "fakepkg", "file": WHEEL_NAME, "sha256": "d" * 64}],
-        "stored": [{"name": "fakepkg", "file": f"stored/{WHEEL_NAME}", "sha256": "5" * 64}]}
+    wheels = boot_plan(dist, ["fakepkg"], None, restore=True)["kinds"]["wheels"]
+    assert {variant: files["normal"] for variant, files in wheels.items()} == {
+        "deflated": [{"file": WHEEL_NAME, "name": "fakepkg", "sha256": "d" * 64}],
+        "stored": [{"file": f"stored/{WHEEL_NAME}", "name": "fakepkg", "sha256": "5" * 64}]}
+    assert [item["file"] for item in wheels["stored"]["start"]] == ["stored/pyodide-lock.json"]
 
 
 def test_a_wheel_without_libraries_is_not_split_and_a_restore_reads_the_whole_wheels(tmp_path):
     whole = fake_dist(tmp_path, with_library=False)
     dist = split_wheels(whole, ["fakepkg"], tmp_path / "cache", lambda *_: None)
     assert not list(dist.glob("*.libs.zip"))
-    spec = restore_files(dist, ["fakepkg"])
-    assert spec == {"libraries": {"deflated": [WHEEL_NAME], "stored": [f"stored/{WHEEL_NAME}"]}, "libraryKind": "wheels",
-                    "rests": []}
+    kinds = boot_plan(dist, ["fakepkg"], None, restore=True)["kinds"]
+    assert {variant: files["restore"] for variant, files in kinds["wheels"].items()} == {
+        "deflated": [WHEEL_NAME], "stored": [f"stored/{WHEEL_NAME}"]}  # with the lock's variant
+    assert all(not files["restore"] and not files["restored"] for files in kinds["stdlib"].values())
 
 
 # --- the finder of a package's rest -----------------------------------------------------------------------

@@ -61,7 +61,7 @@ def expect_outside_prints(output):
 
 
 def test_the_modules_tested_are_in_numpys_rest(built_site):
-    [rest] = page_config(built_site)["snapshot"]["rests"]
+    [rest] = page_config(built_site)["plan"]["kinds"]["stdlib"]["deflated"]["restored"]
     assert set(OUTSIDE) <= set(rest["modules"]) and "numpy.linalg" in rest["modules"]
 
 

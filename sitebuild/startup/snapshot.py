@@ -27,12 +27,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import snapshot_image, wheel_split
-from .archives import DEFLATED, STORED
+from . import snapshot_image
 from ..files import sha256_file, tail
 from ..node import NodeError, node_and_version
 from ..project import PYODIDE_SEAMS_MODULE, PYTHON_ENV_MODULE
-from .pyodide_assets import boot_archives, wheel_parts
 
 SCRIPT = Path(__file__).with_name("snapshot.mjs")
 WARM_UP = Path(__file__).parent / "in_pyodide" / "snapshot_warm_up.py"  # what the script runs before the image
@@ -98,21 +96,6 @@ def write_image(snap: Path, header_bytes: int, wasm: Path) -> dict:
     return {"bytes": len(data), "memoryBytes": memory_bytes, "baseSha256": base_sha256}
 
 
-def restore_files(dist: Path, loaded: list[str]) -> dict:
-    """The restore spec's files: "libraries", {variant: archives} the page reads before the restore (each
-    variant as the worker picks the standard library's, zips like it), and "rests", [{variant: archive,
-    "modules": dotted names}] of what comes after the first output (sitebuild.startup.wheel_split). A Pyodide
-    folder whose wheels are not split: the whole wheels (as the lock of each variant names them), no rests."""
-    parts = wheel_parts(dist, loaded)
-    if not parts["libs"][DEFLATED]:
-        wheels = boot_archives(dist, loaded)["wheels"]
-        return {"libraries": {variant: names[1:] for variant, names in wheels.items()}, "libraryKind": "wheels",
-                "rests": []}
-    rests = [{DEFLATED: deflated, STORED: stored, "modules": wheel_split.rest_modules(dist / deflated)}
-             for deflated, stored in zip(parts["rest"][DEFLATED], parts["rest"][STORED], strict=True)]
-    return {"libraries": parts["libs"], "libraryKind": "stdlib", "rests": rests}
-
-
 def run_script(node: str, dist: Path, boot_packages: list[str], lesson_wheel: Path, folder: Path, log) -> str | None:
     """Make the snapshot into *folder* (all or nothing); return why it failed, or None."""
     log(f"snapshot: making Python's memory snapshot with Pyodide under Node ({folder.name})")
@@ -134,7 +117,6 @@ def run_script(node: str, dist: Path, boot_packages: list[str], lesson_wheel: Pa
         except snapshot_image.ImageError as exc:
             return f"its image: {exc}"
 
-        meta.update(restore_files(dist, list(meta["loaded"])))
         meta["sha256"] = sha256_file(snap)
         (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
         raw_meta.unlink()

@@ -7,7 +7,7 @@ Its modules are in memory; the other files (modules the image did not import, da
 after the first output, in the worker's idle prefetch, and ``lessonpy.stdlib_rest`` fetches them
 synchronously when Python imports one of their modules before that. So the wheel is split:
 
-    <wheel name without .whl>.libs.zip   every dynamic library (``LIBRARY_SUFFIX``), before the restore
+    <wheel name without .whl>.libs.zip   every dynamic library (``SHARED_LIBRARY``), before the restore
     <wheel name without .whl>.rest.zip   every other file, after the first output
 
 Every file of the wheel is in exactly one of them; folders are not entries (the page makes a file's
@@ -25,9 +25,11 @@ import zipfile
 from pathlib import Path
 
 from ..files import atomic_target
+from . import seams
 from .stdlib_split import module_name
 
-LIBRARY_SUFFIX = ".so"  # what Pyodide's loadPackage loads as a dynamic library (all of a package's, at install)
+# What Pyodide's loadPackage loads as a dynamic library (all of a package's, at install): its rule, as the page has it.
+SHARED_LIBRARY = seams.pattern("SHARED_LIBRARY")
 PARTS = ("libs", "rest")
 # The code that decides the parts' bytes: changing it makes new cache entries.
 TAG = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
@@ -40,7 +42,7 @@ def part_name(wheel_name: str, part: str) -> str:
 
 def part_of(entry: str) -> str:
     """Which part holds a wheel's entry."""
-    return "libs" if entry.endswith(LIBRARY_SUFFIX) else "rest"
+    return "libs" if SHARED_LIBRARY.search(entry.rsplit("/", 1)[-1]) else "rest"
 
 
 def split_wheel(source: Path, outputs: dict[str, Path]) -> None:

@@ -40,8 +40,8 @@ export class PythonRuntime extends EventTarget {
   #firstRunDone; // resolves this.firstRun
 
   /**
-   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null, archives: Object|null, snapshot: Object|null}} config
-   *   (archives: which archives the worker may pick from; snapshot: the memory snapshot to restore; protocol.js, InitRequest)
+   * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null, plan: Object|null, snapshot: Object|null}} config
+   *   (plan: the boot plan, which of Pyodide's files to fetch when; snapshot: the memory snapshot to restore; protocol.js, InitRequest)
    * @param {Uint8Array|null} interruptBuffer  shared with the worker (needs cross-origin isolation)
    */
   constructor(config, interruptBuffer = null) {

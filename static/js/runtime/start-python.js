@@ -18,7 +18,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   const init = {
     id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
     fontCache: config.fontCache ? { url: abs(config.fontCache.url), path: config.fontCache.path } : null,
-    archives: config.archives || null,
+    plan: config.plan || null,
     snapshot: config.snapshot ? { ...config.snapshot, url: abs(config.snapshot.url) } : null,
   };
   const worker = new Worker(abs(config.workerURL), { type: "module", name: JSON.stringify(init) });

@@ -16,14 +16,13 @@
  * @typedef {{shape: number[], dtype: "float32", data: Float32Array}} WireArray
  * @typedef {{url: string, path: string}} FontCache  matplotlib's font cache: where to fetch it, where it goes
  *
- * @typedef {{deflated: string, stored: string, probe: string}} ArchiveChoice  one kind of archive's two
- *   variants and the probe that picks one, relative to indexURL (archives.js, sitebuild/startup/archives.py)
  * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null,
- *   archives: Object<string, ArchiveChoice>|null, snapshot: Object|null}} InitRequest
+ *   plan: Object|null, snapshot: Object|null}} InitRequest
  *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
- *   archives: by kind ("stdlib", "wheels"), or null for Pyodide's own files (a CDN).
+ *   plan: the boot plan, which of Pyodide's files to fetch when and where they go (sitebuild/startup/boot_plan.py
+ *   writes it, worker/plan.js reads it), or null for Pyodide's own files (a CDN).
  *   snapshot: the build's memory snapshot to restore instead, when there is one (snapshot.js; made by
- *   sitebuild/startup/snapshot.py), with the archives picked as above.
+ *   sitebuild/startup/snapshot.py).
  *   Reply: {pythonVersion: string, crossOriginIsolated: boolean, archives: Object<string, "stored"|"deflated">|null,
  *   boot: {from: "snapshot"|"start", note: string|null}, marks: Array<[string, number]>} (archives: the variant of
  *   each kind it booted from, which the service worker keeps for offline use; note: why a snapshot was not restored;
@@ -106,7 +105,7 @@ export const SIGINT = 2;
 // The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
 // come on top. Kept beside the typedefs above; protocolError checks messages against it.
 const REQUEST_FIELDS = {
-  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache", "archives"], ["snapshot"]],
+  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache", "plan"], ["snapshot"]],
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],

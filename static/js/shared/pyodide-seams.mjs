@@ -19,11 +19,15 @@
 /** The Pyodide these seams were written against: the one the site ships (package.json pins it). */
 export const PYODIDE_VERSION = "0.27.7";
 
-// Pyodide's in-page paths (the builder's copies, which compiled code objects carry: sitebuild/startup/pyodide_assets.py).
+// Pyodide's in-page paths and rules, one definition for the page, the build's Node steps and the builder
+// (sitebuild/startup/seams.py reads these lines: keep each `export const` on one line).
 /** Where Pyodide 0.27's loadPackage installs, and where the worker unpacks the lesson's wheel. */
 export const SITE_PACKAGES = "/lib/python3.12/site-packages/";
 /** The standard library's zip, as Pyodide 0.27 mounts it. */
 export const STDLIB_ZIP = "/lib/python312.zip/";
+/** Which of a wheel's files are shared libraries, as Pyodide's package loader picks them before asking
+ * should_load_dynlib (pyodide._package_loader.SHAREDLIB_REGEX): install.js, and the builder's wheel split. */
+export const SHARED_LIBRARY = /\.so(.\d+)*$/;
 
 // Emscripten's `struct dso` (dynlink.c), as Pyodide 0.27.7's build lays it out: mem_allocated (u8) at 8,
 // mem_addr at 12, table_addr at 20, file_data at 28 and its size at 32. The restore places a library at

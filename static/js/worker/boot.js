@@ -3,9 +3,9 @@
 // installs unpacked without Python: install.js); a restore that fails falls back to the normal start.
 // Then the lesson's wheel is unpacked and the finder of the files that come after the first output is
 // put on the import path. worker.js keeps the requests, the output streams and the interrupts.
-import { DEFLATED, pickArchives } from "./archives.js";
 import { forgetDownloads, keepDownload } from "./downloads.js";
 import { loadPyodideUnpacking, unpackWithoutPython } from "./install.js";
+import { choosePlan } from "./plan.js";
 import { findSnapshot, restorePython, startRuntime } from "./snapshot.js";
 import { SITE_PACKAGES, seamsFor } from "../shared/pyodide-seams.mjs";
 import { PYTHON_ENV } from "../shared/python-env.mjs";
@@ -22,33 +22,33 @@ if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].Metada
 
 /**
  * Boot Python for the page: `init` is the page's init request (protocol.js's InitRequest: indexURL,
- * wheelURL, bootPackages, archives, snapshot), `fetchBytes(url)` the worker's download of a versioned
+ * wheelURL, bootPackages, plan, snapshot), `fetchBytes(url)` the worker's download of a versioned
  * file, `progress(stage, fraction)` the page's progress line, `mark(name)` the record of the boot's steps.
- * Resolves to {pyodide, how, note, picked, later}: `how` "snapshot" or "start", `note` why a snapshot was
- * not restored (null when none was tried or it worked), `picked` the archives' variants (archives.js),
- * `later` what comes after the first output: {stdlibRest: {url, modules, path}|null, packageRests:
- * [{url, modules}], lockFileURL}.
+ * Resolves to {pyodide, how, note, picked, later, lockFileURL}: `how` "snapshot" or "start", `note` why a
+ * snapshot was not restored (null when none was tried or it worked), `picked` the archives' variants
+ * (plan.js), `later` what comes after the first output for this boot ([{url, modules, into, unpack}], each
+ * with its finder installed), `lockFileURL` where loadPackage finds the packages.
  */
-export async function bootPython({ indexURL, wheelURL, bootPackages, archives, snapshot }, { fetchBytes, progress, mark }) {
+export async function bootPython({ indexURL, wheelURL, bootPackages, plan, snapshot }, { fetchBytes, progress, mark }) {
   progress("Downloading Python", 0.05);
   // The lesson's own wheel downloads while the interpreter boots.
   const lessonWheel = fetchBytes(wheelURL);
   lessonWheel.catch(() => {}); // awaited below; a failure is reported there
-  // Stored or deflated archives, by what the host does with a small probe of each kind (archives.js);
-  // the probes travel while pyodide.mjs loads.
-  const archiveChoice = pickArchives(indexURL, archives);
+  // The boot plan with stored or deflated archives, by what the host does with a small probe of each kind
+  // (plan.js); the probes travel while pyodide.mjs loads.
+  const planChoice = choosePlan(indexURL, plan);
   const found = findSnapshot(snapshot); // the service worker's copy, or a download ("always" builds)
   const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
   const { loadPyodide, version } = await import(new URL("pyodide.mjs", indexURL).href);
   mark("pyodide.mjs imported");
   const seams = seamsFor(version); // inert on a Pyodide they were not written for: no restore, no hooks
-  const { options: archiveURLs, picked, rest, boot: bootWheels } = await archiveChoice;
-  const lockFileURL = archiveURLs.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href;
+  const chosen = await planChoice;
+  const lockFileURL = chosen.options.lockFileURL ?? new URL("pyodide-lock.json", indexURL).href;
   mark("archives picked");
   progress("Starting Python and numpy", 0.25);
   const options = {
     indexURL,
-    ...archiveURLs, // stdLibURL, lockFileURL
+    ...chosen.options, // stdLibURL, lockFileURL
     packages: bootPackages, // numpy, loaded as soon as the interpreter is up
     env: { ...PYTHON_ENV }, // a copy: loadPyodide may add to it
     stdout: () => {}, // boot chatter ("Loading numpy…") is not the reader's output
@@ -56,19 +56,15 @@ export async function bootPython({ indexURL, wheelURL, bootPackages, archives, s
   let pyodide = null;
   let how = "start";
   let note = null;
-  let packageRests = [];
   const showJSPI = seams.hideJSPI(); // until the module exists, on either boot (pyodide-seams.mjs says why)
   try {
     const use = await found;
     if (use && !seams.live) note = seams.why;
     else if (use) {
       try {
-        // options name the archives picked above (stdLibURL, lockFileURL); numpy's libraries and its rest are
-        // read in the variant picked for their kind of archive
-        const variant = picked?.[snapshot.libraryKind] ?? DEFLATED;
-        pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: use, options, variant, fetchBytes, runtime: await runtime, seams, mark });
+        // options name the archives the plan picked (stdLibURL, lockFileURL), and so do numpy's libraries
+        pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: use, options, libraries: chosen.restore, fetchBytes, runtime: await runtime, seams, mark });
         how = "snapshot";
-        packageRests = snapshot.rests.map((part) => ({ url: new URL(part[variant], indexURL).href, modules: part.modules }));
       } catch (err) {
         // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
         note = String(err?.message ?? err);
@@ -80,11 +76,11 @@ export async function bootPython({ indexURL, wheelURL, bootPackages, archives, s
       // The boot packages' wheels download now, not once Pyodide has read its lock and started its
       // script: their bytes then come while the wasm compiles, not after Python's bootstrap, which holds
       // this thread (a body is read only when the thread is free). Pyodide's install is served them.
-      for (const wheel of bootWheels) keepDownload(wheel.url, wheel.name, wheel.sha256, fetchBytes(wheel.url));
+      for (const wheel of chosen.normal) keepDownload(wheel.url, wheel.name, wheel.sha256, fetchBytes(wheel.url));
       try {
         pyodide = await loadPyodideUnpacking(loadPyodide, options, seams, mark);
       } finally {
-        forgetDownloads(bootWheels.map((wheel) => wheel.name));
+        forgetDownloads(chosen.normal.map((wheel) => wheel.name));
       }
     }
   } finally {
@@ -105,34 +101,30 @@ export async function bootPython({ indexURL, wheelURL, bootPackages, archives, s
   // importlib.invalidate_caches() (≈70 ms); the narrow one finds what they add as well.
   seams.setInvalidateCaches(pyodide, () => pyodide.runPython(FIND_NEW_FILES));
   mark("lesson wheel unpacked");
-  const stdlibRest = rest || packageRests.length ? installRestFinders(pyodide, rest, packageRests) : null;
-  return { pyodide, how, note, picked, later: { stdlibRest, packageRests, lockFileURL } };
+  const later = how === "snapshot" ? [...chosen.later, ...chosen.restored] : chosen.later;
+  installFinders(pyodide, later);
+  return { pyodide, how, note, picked: chosen.picked, later, lockFileURL };
 }
 
 /**
- * Before anything else runs: a module of the standard library's rest (`rest`: {url, modules}), or after a
- * restore of numpy's (`packageRests`), imported before it has come (preload) is fetched synchronously
- * (lessonpy.stdlib_rest). Both boots: the image has no finder. Returns `rest` with the path where the
- * finder looks for its file (worker.js writes it there), or null.
+ * Before anything else runs: a module of a file that comes after the first output (`later`: the standard
+ * library's rest, and after a restore numpy's other files), imported before it has come (preload), is
+ * fetched synchronously by lessonpy.stdlib_rest's finder. Both boots: the image has no finder.
  */
-function installRestFinders(pyodide, rest, packageRests) {
+function installFinders(pyodide, later) {
+  if (!later.length) return;
   const finders = pyodide.pyimport("lessonpy.stdlib_rest");
-  const serve = (add, url, names, ...more) => {
-    const modules = pyodide.toPy(names);
-    add(url, modules, ...more).destroy(); // the finder stays on sys.meta_path
-    modules.destroy();
-  };
-  let placed = null;
   try {
-    if (rest) {
-      serve(finders.install, rest.url, rest.modules);
-      placed = { ...rest, path: finders.REST };
+    for (const item of later) {
+      const modules = pyodide.toPy(item.modules);
+      // an unpacked file's modules go into its folder; a zip is mounted where lessonpy looks for it (its REST)
+      const finder = item.unpack ? finders.add_folder(item.url, modules, item.into) : finders.install(item.url, modules);
+      finder.destroy(); // the finder stays on sys.meta_path
+      modules.destroy();
     }
-    for (const part of packageRests) serve(finders.add_folder, part.url, part.modules, SITE_PACKAGES);
   } finally {
     finders.destroy();
   }
-  return placed;
 }
 
 /**

@@ -7,12 +7,11 @@
 // Everything else goes to Python's unpack_buffer as before: deflated entries, names that are not plain
 // ASCII paths, not one .dist-info folder of the wheel's name, two .data folders, a format that is not a wheel.
 import { zipEntries } from "./unzip.js";
+import { SHARED_LIBRARY } from "../shared/pyodide-seams.mjs";
 
 /** A package name as Pyodide's lock and packaging's canonicalize_name write it. */
 export const canonicalName = (name) => name.replace(/[-_.]+/g, "-").toLowerCase();
 
-/** Shared libraries among a wheel's files, as unpack_buffer picks them before asking should_load_dynlib. */
-const SHARED_LIBRARY = /\.so(.\d+)*$/; // pyodide._package_loader.SHAREDLIB_REGEX
 
 /** Write `files` ({name, data}, names relative to `dir`, which ends with "/") into Emscripten's FS, making their folders. */
 export function writeFiles(FS, dir, files, { canOwn = false } = {}) {

@@ -149,27 +149,24 @@ function compileLibraries(archives, spec) {
 
 /**
  * Load Pyodide from the snapshot: `found` from findSnapshot, `spec` the build's restore spec (page
- * config), `options` what loadPyodide gets otherwise (the archives' URLs among them), `variant` the
- * variant the worker picked of the kind spec.libraryKind names (archives.js; spec.libraries names, in
- * each, the archives of the boot packages' libraries: sitebuild/startup/wheel_split.py; their other files come
- * after the first output, spec.rests),
- * `fetchBytes` the worker's download of a file, `runtime` what startRuntime started, `mark` the worker's
- * record of the boot's steps.
- * `seams` Pyodide's internals it hooks (shared/pyodide-seams.mjs, live ones: the caller restores only then).
+ * config), `options` what loadPyodide gets otherwise (the archives' URLs among them), `libraries` the URLs
+ * of the zips of the boot packages' libraries (the boot plan's, plan.js: sitebuild/startup/wheel_split.py
+ * makes them; their other files come after the first output), `fetchBytes` the worker's download of a file,
+ * `runtime` what startRuntime started, `seams` Pyodide's internals it hooks (shared/pyodide-seams.mjs, live
+ * ones: the caller restores only then), `mark` the worker's record of the boot's steps.
  * Throws if anything does not match; the caller then boots normally. Returns the pyodide API, with
  * the boot packages loaded and lessonpy imported. The caller hides JSPI while it runs (seams.hideJSPI).
  */
-export async function restorePython({ loadPyodide, indexURL, spec, found, options, variant, fetchBytes, runtime, seams, mark }) {
-  const names = spec.libraries[variant];
-  if (!names) throw new Error(`snapshot: no libraries of the ${variant} variant`);
+export async function restorePython({ loadPyodide, indexURL, spec, found, options, libraries: urls, fetchBytes, runtime, seams, mark }) {
+  if (!urls.length) throw new Error("snapshot: the site has no libraries to restore it with");
   // Everything that can be checked before Pyodide starts is checked first.
   found.bytes.then(() => mark("snapshot read"), () => {});
   const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).then(() => mark("snapshot checked")).catch(async (err) => {
     if (found.source === "kept") await forget(spec.url).catch(() => {});
     throw err;
   });
-  const archives = Promise.all(names.map((name) => fetchBytes(new URL(name, indexURL)).then((bytes) => {
-    mark(`${name} read`);
+  const archives = Promise.all(urls.map((url) => fetchBytes(url).then((bytes) => {
+    mark(`${url.split("/").pop()} read`);
     return unzip(bytes);
   }))).then((files) => {
     mark("libraries unzipped");

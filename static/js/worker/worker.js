@@ -3,12 +3,10 @@
 // within its limit and passes the page's Stop to Python.
 import { bootPython } from "./boot.js";
 import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
-import { canonicalName } from "./install.js";
+import { canonicalName, writeFiles } from "./install.js";
 import { fetchKept } from "./kept.js";
-import { writeSitePackages } from "./snapshot.js";
 import { unzip } from "./unzip.js";
 import { LIMITS } from "../shared/limits.js";
-import { SITE_PACKAGES } from "../shared/pyodide-seams.mjs";
 import { Event, Request, SIGINT, cutNote, protocolError } from "../shared/protocol.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
@@ -24,10 +22,9 @@ globalThis.fetch = fetchingKept(network);
 
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
-let stdlibRest = null; // {url, modules, path}: the standard library's second archive, when the build split it (boot.js)
-// After a restore, the boot packages' files besides their libraries (the snapshot spec's rests:
-// sitebuild/startup/wheel_split.py), [{url, modules, download}], unpacked into site-packages after the first output.
-let packageRests = [];
+// What comes after the first output, the boot plan's for this boot (boot.js): [{url, modules, into, unpack,
+// download, written}]: the standard library's rest, and after a restore numpy's files besides its libraries.
+let later = [];
 let currentRunId = null;
 const queue = []; // requests are handled strictly one after another
 
@@ -150,9 +147,8 @@ async function init(request) {
   const progress = (stage, fraction) => post(Event.PROGRESS, { stage, fraction, at: now() });
   const booted = await bootPython(request, { fetchBytes, progress, mark });
   pyodide = booted.pyodide;
-  stdlibRest = booted.later.stdlibRest;
-  packageIndex = { indexURL: request.indexURL, lockFileURL: booted.later.lockFileURL };
-  packageRests = booted.later.packageRests.map((part) => ({ ...part, download: null }));
+  packageIndex = { indexURL: request.indexURL, lockFileURL: booted.lockFileURL };
+  later = booted.later.map((item) => ({ ...item, download: null, written: false }));
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
@@ -316,9 +312,9 @@ async function fetchFile({ url, path }) {
 
 // --------------------------------------------------------------------------- idle preload
 
-// What the page asks for once the reader has had a first output (preload.js): the standard library's
-// rest (what the boot and the first outputs did not need), after a restore numpy's files besides its
-// libraries (packageRests), and matplotlib, so that a first figure does not wait for its download and
+// What the page asks for once the reader has had a first output (preload.js): the boot plan's later files
+// (the standard library's rest, what the boot and the first outputs did not need; after a restore numpy's
+// files besides its libraries), and matplotlib, so that a first figure does not wait for its download and
 // install. The download (prefetch) runs no Python, so it is not queued: requests go on meanwhile. Each
 // package's install (preload) is queued like any request: Pyodide runs Python to unpack a wheel, and a Stop meant for a run landed there when the
 // install ran beside it (the install failed and the run went on); behind it, a waiting request's
@@ -328,15 +324,11 @@ async function fetchFile({ url, path }) {
 
 let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the packages (init)
 
-let restDownload = null; // the standard library's rest being downloaded and written (prefetch), once per interpreter
-let restWritten = false; // it is in the file system, where lessonpy.stdlib_rest looks for it
-
 async function prefetch({ packages }) {
-  // The rest downloads alongside matplotlib and is written where Python looks for it (no Python: an
-  // import of one of its modules then reads it instead of downloading it, lessonpy.stdlib_rest); the
-  // first install puts it on the import path (mountStdlibRest).
-  if (stdlibRest && !restDownload) restDownload = writeStdlibRest(stdlibRest).catch(() => {});
-  for (const part of packageRests) part.download ??= writePackageRest(part).catch(() => {});
+  // The later files download alongside matplotlib and are written where Python looks for them (no Python:
+  // an import of one of their modules then reads them instead of downloading them, lessonpy.stdlib_rest);
+  // the first install puts a zip on the import path (mountLater). Once per interpreter.
+  for (const item of later) item.download ??= writeLater(item).catch(() => {});
   const { indexURL, lockFileURL } = packageIndex;
   const lock = await (await fetchOk(lockFileURL)).json(); // read at boot: from the HTTP cache
   const seen = new Set();
@@ -364,13 +356,13 @@ async function prefetch({ packages }) {
   }
   forgetDownloads(pyodide.loadedPackages); // a run's imports may have installed some meanwhile, fetching their own
   // the reply says the downloads are over: the page then lets the service worker's precache read them (in-turn.js)
-  await Promise.all([restDownload, ...packageRests.map((part) => part.download)]);
+  await Promise.all(later.map((item) => item.download));
   return { packages: order.map((pkg) => pkg.name) };
 }
 
 async function preload({ packages, imports = [] }) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
-  mountStdlibRest(); // before the install, once it has come: matplotlib's imports read it
+  mountLater(); // before the install, once it has come: matplotlib's imports read the standard library's rest
   let loaded = [];
   try {
     if (packages.length) loaded = (await pyodide.loadPackage(packages, quiet)).map((p) => p.name);
@@ -381,51 +373,50 @@ async function preload({ packages, imports = [] }) {
   }
   await placeFontCache();
   // Into sys.modules, not the reader's names: a cell's own import then finds the module loaded. Only
-  // once the rests are in the file system: else the import would download one synchronously (the
+  // once the later files are in the file system: else the import would download one synchronously (the
   // finder), holding Python for it in what should be idle time; the reader's own import does that.
-  const restsIn = (!stdlibRest || restWritten) && packageRests.every((part) => part.written);
-  const imported = restsIn ? imports : [];
+  const imported = later.every((item) => item.written) ? imports : [];
   for (const name of imported) pyodide.pyimport(name).destroy();
   return { result: { loaded, imported } };
 }
 
 /**
- * The standard library's rest put on Python's import path (lessonpy.stdlib_rest.mount) once prefetch
- * has written it, unless an import did first. It runs Python, so only inside a queued request
+ * A later zip (the standard library's rest) put on Python's import path (lessonpy.stdlib_rest.mount) once
+ * prefetch has written it, unless an import did first. It runs Python, so only inside a queued request
  * (preload); it never waits for the download (the queue would wait with it): an install after it
  * arrives mounts it, and until then an import of one of its modules reads the written file, or
  * downloads it itself when it has not come (the finder says so when it cannot).
  */
-function mountStdlibRest() {
-  if (!restWritten) return;
-  const rest = pyodide.pyimport("lessonpy.stdlib_rest");
+function mountLater() {
+  if (!later.some((item) => !item.unpack && item.written)) return;
+  const finders = pyodide.pyimport("lessonpy.stdlib_rest");
   try {
-    rest.mount(); // nothing when it is mounted already
+    finders.mount(); // nothing when it is mounted already
   } finally {
-    rest.destroy();
+    finders.destroy();
   }
 }
 
-/** Download the rest and write it where the finder looks, unless an import wrote it first (its synchronous download). */
-async function writeStdlibRest({ url, path }) {
-  const bytes = await fetchBytes(url);
-  if (!pyodide.FS.analyzePath(path).exists) pyodide.FS.writeFile(path, bytes);
-  restWritten = true;
-}
-
 /**
- * Download a boot package's rest (after a restore) and unpack it into site-packages, unless an import
- * unpacked it first (its synchronous download, lessonpy.stdlib_rest.FolderRest). No Python: an import
- * that numpy's folders' finders miss (their caches may predate the files) is found by FolderRest, which
- * makes them look again; Pyodide's next install ends by making them look (init).
+ * Download a later file and put it where its finder looks (lessonpy.stdlib_rest), unless an import did
+ * first (the finder's synchronous download). A zip is written at `into`; a file to unpack (after a
+ * restore, numpy's rest) is unzipped into the folder `into`. No Python: an import that numpy's folders'
+ * finders miss (their caches may predate the files) is found by FolderRest, which makes them look again;
+ * Pyodide's next install ends by making them look (boot.js).
  */
-async function writePackageRest(part) {
-  const files = await unzip(await fetchBytes(part.url)); // one interpreter per worker: a restart is a new worker
-  if (!files.length) return;
-  // The last entry, not the first: an unpacking by the finder that a Stop cut short (it unpacks in the
-  // archive's order) has the first files and not the last, and is completed here.
-  if (!pyodide.FS.analyzePath(SITE_PACKAGES + files.at(-1).name).exists) writeSitePackages(pyodide.FS, files);
-  part.written = true;
+async function writeLater(item) {
+  const bytes = await fetchBytes(item.url); // one interpreter per worker: a restart is a new worker
+  if (!item.unpack) {
+    if (!pyodide.FS.analyzePath(item.into).exists) pyodide.FS.writeFile(item.into, bytes);
+  } else {
+    const files = await unzip(bytes);
+    // The last entry, not the first: an unpacking by the finder that a Stop cut short (it unpacks in the
+    // archive's order) has the first files and not the last, and is completed here.
+    if (files.length && !pyodide.FS.analyzePath(item.into + files.at(-1).name).exists) {
+      writeFiles(pyodide.FS, item.into, files, { canOwn: true }); // unzip's arrays are the files' own
+    }
+  }
+  item.written = true;
 }
 
 async function handleBackground(message) {

@@ -1,0 +1,84 @@
+"""The boot plan: which of the site's Pyodide files a visit fetches, when, and where they go in Python's file system.
+
+One structure, written here and nowhere else, into every lesson page's config (`plan`) and into the service
+worker's manifest (templates/sw.js keeps every file of the variants the page picked). One worker module reads
+it (static/js/worker/plan.js): it picks each kind's variant by its probe, once, and hands the rest of the
+worker a flat plan of URLs.
+
+    {
+      "probes": {kind: file},          the small stored archive that picks each kind's variant (archives.py)
+      "kinds": {kind: {variant: {      kind: "stdlib" (zips) or "wheels" (the lock and the wheels it names);
+                                       variant: "deflated" or "stored" (sitebuild/startup/archives.py)
+        "start":    [{file, option}],  every visit, at once: the standard library, or the lock (`option`: the
+                                       loadPyodide option that names it)
+        "normal":   [{file, name, sha256}],  a normal start, at once: the boot packages' wheels, which the
+                                       worker downloads itself and serves to Pyodide's install
+        "restore":  [file],            a restore from the snapshot, at once: the boot packages' libraries,
+                                       unzipped into site-packages before the image goes in
+        "later":    [{file, modules, into, unpack}],  every visit, after the first output: the standard
+                                       library's rest (a zip written at `into` and mounted)
+        "restored": [{file, modules, into, unpack}],  after a restore, after the first output: the boot
+                                       packages' other files (unzipped into the folder `into`)
+      }}}
+    }
+
+Files are relative to the Pyodide folder; `modules` are the dotted names a later file holds (the finder of
+lessonpy.stdlib_rest fetches it at once when one of them is imported before it came). A kind's files follow
+its probe: the split libraries and rests are zips, so they go with the standard library's variant; whole
+wheels (a folder whose wheels are not split) with the lock's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..project import lessonpy
+from . import archives, stdlib_split, wheel_split
+from .pyodide_assets import LOCK_NAME, SITE_PACKAGES_PAGE_PREFIX, STDLIB_NAME, boot_lock_entries
+
+KINDS = {"stdlib": STDLIB_NAME, "wheels": LOCK_NAME}  # each kind of archive by the file that starts it
+VARIANTS = (archives.DEFLATED, archives.STORED)
+PHASES = ("start", "normal", "restore", "later", "restored")
+
+
+def in_variant(name: str, variant: str) -> str:
+    """A file of the Pyodide folder as *variant* has it (archives.in_variant)."""
+    return archives.in_variant(name, variant)
+
+
+def boot_plan(dist: Path, packages: Iterable[str], rest_modules: list[str] | None, restore: bool) -> dict:
+    """The boot plan of the Pyodide folder *dist* for the boot *packages*: *rest_modules*, the dotted names of
+    the standard library's rest (None when it is not split: sitebuild.startup.stdlib_split), and *restore*
+    whether pages may restore the snapshot (its libraries and its rests are then in the plan)."""
+    packages = list(packages)
+    plan = {"probes": {kind: in_variant(archives.PROBES[kind], archives.STORED) for kind in KINDS},
+            "kinds": {kind: {variant: {phase: [] for phase in PHASES} for variant in VARIANTS} for kind in KINDS}}
+    rest_path = lessonpy("stdlib_rest").REST  # where lessonpy's finder looks for the standard library's rest
+    split = [wheel for wheel in (entry["file_name"] for entry in boot_lock_entries(dist, packages))
+             if (dist / wheel_split.part_name(wheel, "libs")).is_file()]
+    for variant in VARIANTS:
+        stdlib, wheels = plan["kinds"]["stdlib"][variant], plan["kinds"]["wheels"][variant]
+        stdlib["start"].append({"file": in_variant(STDLIB_NAME, variant), "option": "stdLibURL"})
+        wheels["start"].append({"file": in_variant(LOCK_NAME, variant), "option": "lockFileURL"})
+        entries = boot_lock_entries(dist, packages, variant)
+        wheels["normal"] = [{"file": e["file_name"], "name": e["name"], "sha256": e["sha256"]} for e in entries]
+        if rest_modules is not None:
+            stdlib["later"].append({"file": in_variant(stdlib_split.REST_NAME, variant), "modules": rest_modules,
+                                    "into": rest_path, "unpack": False})
+        if not restore:
+            continue
+        if split:  # the libraries apart (zips, with the standard library's variant), the rest after the first output
+            for wheel in split:
+                stdlib["restore"].append(in_variant(wheel_split.part_name(wheel, "libs"), variant))
+                rest = wheel_split.part_name(wheel, "rest")
+                stdlib["restored"].append({"file": in_variant(rest, variant), "modules": wheel_split.rest_modules(dist / rest),
+                                           "into": SITE_PACKAGES_PAGE_PREFIX, "unpack": True})
+        else:  # whole wheels: the restore reads the ones the lock names
+            wheels["restore"] = [entry["file"] for entry in wheels["normal"]]
+    return plan
+
+
+def files_of(variant_plan: dict) -> list[str]:
+    """Every file of one kind's variant in the plan, in phase order: what the service worker keeps of it."""
+    return [item if isinstance(item, str) else item["file"] for phase in PHASES for item in variant_plan[phase]]
