@@ -31,7 +31,7 @@ from sitebuild.pages.course import course_entries, neighbours, read_course
 from sitebuild.pages.lessons import Lesson, LessonError, read_lessons
 from sitebuild.pages.markup import json_for_script, pygments_css
 from sitebuild.pages.notebook import write_notebook
-from sitebuild.pages.page_limits import write_limits_js
+from sitebuild.pages.page_copies import write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
 from sitebuild.startup.boot_plan import boot_plan, files_of
@@ -109,7 +109,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None) -> 
     font cache is and belongs ({url, path}) for the page's worker."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
-    write_limits_js(work)  # from lessonpy.limits, whatever the tree's copy says
+    write_page_copies(work)  # limits.js and colormaps.js from lessonpy, whatever the tree's copies say
     if font_cache:
         (work / "mpl").mkdir()
         shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)

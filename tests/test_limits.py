@@ -9,16 +9,20 @@ import pytest
 from lessonpy import limits
 from lessonpy import widget_payloads as widgets
 from sitebuild.pages.lessons import LessonError, read_lessons
-from sitebuild.pages.page_limits import LIMITS_JS, limits_js
+from sitebuild.pages.page_copies import COPIES, copy_text
 from sitebuild.pages.render import render_lesson_body
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_pages_copy_is_written_from_python():
-    assert (ROOT / "static" / LIMITS_JS).read_text(encoding="utf-8") == limits_js(), (
-        "static/js/shared/limits.js is stale: run `python3 -m sitebuild.pages.page_limits`")
-    assert f"MAX_T: {limits.MAX_T}," in limits_js()
+@pytest.mark.parametrize("path", sorted(COPIES), ids=str)
+def test_the_pages_copies_are_written_from_python(path):
+    assert (ROOT / "static" / path).read_text(encoding="utf-8") == copy_text(path), (
+        f"static/{path} is stale: run `python3 -m sitebuild.pages.page_copies`")
+
+
+def test_the_limits_copy_holds_the_limits():
+    assert f"MAX_T: {limits.MAX_T}," in copy_text(Path("js") / "shared" / "limits.js")
 
 
 def fence(tmp_path, body):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import colormaps
+
 #: Write each weight in its cell while the heatmap is this small (beyond, the numbers crowd).
 ANNOTATE_MAX_T = 8
 
@@ -56,8 +58,15 @@ def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
     """A matrix whose rows are the positions: (T, T) scores or weights (columns: the keys), or (T, d_v) out."""
     rows, cols = values.shape
     shown = np.where(np.isfinite(values), values, np.nan)  # a masked -inf score shows as empty
-    image = ax.imshow(shown, cmap="viridis", vmin=0.0 if name == "weights" else None,
-                      vmax=1.0 if name == "weights" else None, aspect="auto" if rows != cols else None)
+    # The page's maps and ranges (lessonpy.colormaps): weights on viridis from 0 to 1; scores and outputs, signed,
+    # on the diverging map, symmetric about 0 (white), as the page's views draw them.
+    if name == "weights":
+        cmap, vmin, vmax = colormaps.listed("sequential"), 0.0, 1.0
+    else:
+        finite = np.abs(values[np.isfinite(values)])
+        span = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+        cmap, vmin, vmax = colormaps.listed("diverging"), -span, span
+    image = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto" if rows != cols else None)
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(name)
     ax.set_yticks(range(rows), tokens)
@@ -70,9 +79,10 @@ def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
     if rows <= ANNOTATE_MAX_T and cols <= ANNOTATE_MAX_T:
         for i in range(rows):
             for j in range(cols):
-                if np.isfinite(values[i, j]):  # dark text on the bright half of viridis, light on the dark
+                if np.isfinite(values[i, j]):  # dark text on a light colour, light on a dark one
+                    r, g, b, _ = image.cmap(image.norm(values[i, j]))
                     ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=7,
-                            color="black" if image.norm(values[i, j]) > 0.5 else "white")
+                            color="black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "white")
 
 
 def _query_row(ax, weights_row: np.ndarray, tokens: list[str], row: int) -> None:

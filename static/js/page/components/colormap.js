@@ -1,98 +1,33 @@
 // Colour maps for the attention components: value -> [r, g, b] (0..255), plus a legend drawer.
 //
-// Both maps are built here from a handful of control points in OKLab/OKLCh, a colour space whose
-// lightness axis L tracks perceived lightness. Keeping L strictly monotonic (sequential) or
-// symmetric about the centre (diverging) is what makes a map perceptually even, and readable
-// in greyscale and with colour-vision deficiencies. The control points were chosen for this
-// project: a blue -> teal -> green -> yellow ramp (the viridis idea) and a blue-white-orange
-// diverging map (no red-green pair). Out-of-gamut colours lose chroma, never lightness.
+// The two maps are lessonpy.colormaps' (py/lessonpy/colormaps.py says how they were chosen), in the page's
+// copy the build writes from Python (shared/colormaps.js): the notebook draws with the same colours.
+// Sequential is matplotlib's viridis; diverging runs blue, white at 0, orange, symmetric in lightness.
+import { COLORMAP_HEX } from "../../shared/colormaps.js";
 
 const LUT_SIZE = 256;
 
-// Sequential: [t, L, C, hue in degrees]. L rises linearly, so equal steps in value look equal.
-const SEQUENTIAL_POINTS = [
-  [0.0, 0.27, 0.11, 300],
-  [0.25, 0.44, 0.11, 262],
-  [0.5, 0.61, 0.1, 196],
-  [0.75, 0.77, 0.15, 143],
-  [1.0, 0.93, 0.18, 104],
-];
-
-// Diverging: [v in -1..1, L, a, b] in OKLab. Lightness falls off nearly symmetrically from the
-// white centre (orange gets a little more light so it reads as orange, not brown).
-const DIVERGING_POINTS = [
-  [-1.0, 0.52, -0.03, -0.135], // blue
-  [-0.5, 0.75, -0.025, -0.075],
-  [0.0, 0.975, 0.0, 0.0], // near white
-  [0.5, 0.78, 0.06, 0.075],
-  [1.0, 0.58, 0.105, 0.115], // orange
-];
-
-/** Convert OKLab to linear sRGB (Björn Ottosson's published matrices). */
-function oklabToLinear(L, a, b) {
-  const l = (L + 0.3963377774 * a + 0.2158037573 * b) ** 3;
-  const m = (L - 0.1055613458 * a - 0.0638541728 * b) ** 3;
-  const s = (L - 0.0894841775 * a - 1.291485548 * b) ** 3;
-  return [
-    4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s,
-    -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
-    -0.0041960863 * l - 0.7034186147 * m + 1.707614701 * s,
-  ];
-}
-
-function encode(c) {
-  const v = c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055;
-  return Math.round(Math.min(1, Math.max(0, v)) * 255);
-}
-
-const inGamut = (rgb) => rgb.every((c) => c >= -1e-4 && c <= 1 + 1e-4);
-
-/** OKLab -> sRGB bytes, pulling chroma towards grey (same L, same hue) until it fits. */
-function oklabToRgb(L, a, b) {
-  let rgb = oklabToLinear(L, a, b);
-  if (!inGamut(rgb)) {
-    let lo = 0;
-    let hi = 1;
-    for (let i = 0; i < 20; i++) {
-      const k = (lo + hi) / 2;
-      if (inGamut(oklabToLinear(L, a * k, b * k))) lo = k;
-      else hi = k;
-    }
-    rgb = oklabToLinear(L, a * lo, b * lo);
-  }
-  return rgb.map(encode);
-}
-
-function interpolate(points, x) {
-  let i = 1;
-  while (i < points.length - 1 && x > points[i][0]) i++;
-  const p = points[i - 1];
-  const q = points[i];
-  const f = Math.min(1, Math.max(0, (x - p[0]) / (q[0] - p[0])));
-  return p.map((v, k) => v + (q[k] - v) * f);
-}
-
-function buildLut(colourAt) {
+/** A table's hex string as a flat Uint8ClampedArray of sRGB triples (r,g,b,r,g,b,...). */
+function decode(hex) {
   const lut = new Uint8ClampedArray(LUT_SIZE * 3);
-  for (let i = 0; i < LUT_SIZE; i++) lut.set(colourAt(i / (LUT_SIZE - 1)), i * 3);
+  for (let i = 0; i < lut.length; i++) lut[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return lut;
 }
 
-/** 256 sRGB triples for 0..1 (flat Uint8ClampedArray, r,g,b,r,g,b,...). */
-export const SEQUENTIAL_LUT = buildLut((t) => {
-  const [, L, C, h] = interpolate(SEQUENTIAL_POINTS, t);
-  const rad = (h * Math.PI) / 180;
-  return oklabToRgb(L, C * Math.cos(rad), C * Math.sin(rad));
-});
+/** 256 sRGB triples for 0..1 (flat Uint8ClampedArray, r,g,b,r,g,b,...): viridis. */
+export const SEQUENTIAL_LUT = decode(COLORMAP_HEX.sequential);
 
 /** 256 sRGB triples for -1..1 (index 0 is -1, index 255 is +1). */
-export const DIVERGING_LUT = buildLut((t) => {
-  const [, L, a, b] = interpolate(DIVERGING_POINTS, 2 * t - 1);
-  return oklabToRgb(L, a, b);
-});
+export const DIVERGING_LUT = decode(COLORMAP_HEX.diverging);
+
+/** Where `t` in 0..1 (clamped) is in a LUT's flat array: indexed as matplotlib's ListedColormap does
+ * (floor(t * 256), 1 in the top colour), so the page and the notebook give a value the same colour. */
+export function lutIndex(t) {
+  return Math.min(LUT_SIZE - 1, Math.floor(Math.min(1, Math.max(0, t)) * LUT_SIZE)) * 3;
+}
 
 function pick(lut, t) {
-  const i = Math.round(Math.min(1, Math.max(0, t)) * (LUT_SIZE - 1)) * 3;
+  const i = lutIndex(t);
   return [lut[i], lut[i + 1], lut[i + 2]];
 }
 

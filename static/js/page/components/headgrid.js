@@ -6,7 +6,7 @@
 // The longer of the two axes runs across, so a 30-layer model is a wide strip rather than a tall
 // tower: MiniLM (6 × 12) has layers as rows, SmolLM2 (30 × 9) layers as columns. Labels say which.
 
-import { SEQUENTIAL_LUT } from "./colormap.js";
+import { SEQUENTIAL_LUT, lutIndex } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, prepareCanvas, readTheme } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
@@ -97,7 +97,7 @@ export function createHeadGrid(canvas, options = {}) {
       if (causal && j > i) {
         img.data[o] = grey[0]; img.data[o + 1] = grey[1]; img.data[o + 2] = grey[2];
       } else {
-        const li = Math.round(Math.min(1, Math.max(0, data[k])) * 255) * 3;
+        const li = lutIndex(data[k]);
         img.data[o] = SEQUENTIAL_LUT[li]; img.data[o + 1] = SEQUENTIAL_LUT[li + 1]; img.data[o + 2] = SEQUENTIAL_LUT[li + 2];
       }
       img.data[o + 3] = 255;

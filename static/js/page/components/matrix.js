@@ -5,7 +5,7 @@
 // Cells are painted into a small offscreen image (one pixel per cell or per pooled block) and
 // scaled up without smoothing, so T=512 costs one ImageData fill, not 262,144 fillRects.
 
-import { makeScale, luminance, drawLegend } from "./colormap.js";
+import { drawLegend, luminance, lutIndex, makeScale } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
@@ -225,7 +225,7 @@ export function createMatrix(canvas, options = {}) {
         if (Number.isNaN(v)) rgb = empty;
         else if (v === -Infinity) rgb = masked;
         else {
-          const j = Math.round(Math.min(1, Math.max(0, (v - min) / span)) * 255) * 3;
+          const j = lutIndex((v - min) / span);
           rgb = [lut[j], lut[j + 1], lut[j + 2]];
         }
         px[k * 4] = rgb[0]; px[k * 4 + 1] = rgb[1]; px[k * 4 + 2] = rgb[2]; px[k * 4 + 3] = 255;

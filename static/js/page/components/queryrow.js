@@ -3,7 +3,7 @@
 // is made of (out[i] = Σ_j w[i, j] · V[j], shown as a 100% bar split by weight; nothing is
 // recomputed here: the split is the weights themselves).
 
-import { sequential, SEQUENTIAL_LUT } from "./colormap.js";
+import { lutIndex, sequential, SEQUENTIAL_LUT } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
 import { checkInput, checkTokens } from "./validate.js";
 import { describeRow, tokenName } from "./table.js";
@@ -177,7 +177,7 @@ export function createQueryRow(canvas, options = {}) {
       ctx.font = theme.font(11);
       const label = `V[${shortLabel(tokens[j], 6)}]`;
       if (segW > ctx.measureText(label).width + 6) {
-        const lum = SEQUENTIAL_LUT[Math.round(Math.min(1, ws[j]) * 255) * 3 + 1];
+        const lum = SEQUENTIAL_LUT[lutIndex(ws[j]) + 1];
         ctx.fillStyle = lum > 150 ? "#000" : "#fff";
         ctx.textAlign = "center";
         ctx.textBaseline = "middle";
