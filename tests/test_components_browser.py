@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from browser import RUN_TIMEOUT_MS
+
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/components/fixture.html"
@@ -305,12 +307,13 @@ def test_a_bad_array_is_drawn_as_its_message(page, kind, case):
     assert message.startswith("Cannot draw"), message
     canvas = page.locator("#solo canvas").last
     assert canvas.get_attribute("aria-label") == message
-    painted = page.evaluate("""() => {
+    # the message box is drawn, not a blank canvas: by the shared draw queue, so in a frame after solo() returned
+    # (a loaded machine showed it not yet painted when read at once)
+    page.wait_for_function("""() => {
         const c = [...document.querySelectorAll('#solo canvas')].at(-1);
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
-        return n; }""")
-    assert painted > 0  # the message box was drawn, not a blank canvas
+        for (let i = 3; i < d.length; i += 4) if (d[i]) return true;
+        return false; }""", timeout=RUN_TIMEOUT_MS)
 
 
 @pytest.mark.parametrize("case", ["null", "missing weights", "NaN", "T=0"])
