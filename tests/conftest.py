@@ -61,6 +61,27 @@ def build_once(tmp_path_factory, name: str, make) -> Path:
     return out
 
 
+@pytest.fixture(scope="session", autouse=True)
+def builds_one_at_a_time(tmp_path_factory):
+    """Every build of the session's workers takes its turn (one lock across them). The build's cache is safe
+    for two writers (each result lands by an atomic rename), but on a cold cache two workers would each
+    precompile, pack and brotli-compress the same Pyodide files; in turn, the second finds them cached."""
+    from filelock import FileLock
+
+    import build
+
+    lock = FileLock(str(session_folder(tmp_path_factory) / "build.lock"))
+    unlocked = build.build
+
+    def build_in_turn(opts):
+        with lock:
+            return unlocked(opts)
+
+    build.build = build_in_turn
+    yield
+    build.build = unlocked
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real lessons built once per test session into a temporary site/."""
