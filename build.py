@@ -77,6 +77,11 @@ class Options:
     # told otherwise: their fresh browser contexts boot normally, and the tests that restore on a first visit
     # say so (they set the page config's fetch to "always").
     snapshot: str = "revisit"
+    # The byte-shaving splits (docs/speed.md): the standard library's core apart from its rest, and with a snapshot
+    # numpy's libraries apart from its rest. On by default; off only to measure what each buys (bench/startup.py
+    # on a site built from code with one of them off).
+    split_stdlib: bool = True
+    split_wheels: bool = True
     log: callable = print
 
     def __post_init__(self) -> None:
@@ -267,17 +272,19 @@ def build(opts: Options) -> Path:
     return opts.out_dir
 
 
-def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, list[str]]:
+def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, list[str] | None]:
     """The Pyodide folder whose standard library is split in two (sitebuild.startup.stdlib_split): the core, what
     the boot and each lesson's first outputs import (traced under Node), and the rest; with a snapshot, the
     boot wheels split too (sitebuild.startup.wheel_split: their libraries, which a restore reads, and the rest);
-    and the dotted names of the standard library rest's modules."""
-    traced: set[str] = set()
-    for lesson in lessons:
-        cells = [(cell.id, cell.code) for cell in lesson.cells]
-        traced.update(trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log))
-    dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
-    if opts.snapshot != "off":  # what a restore reads of the boot wheels first, and the rest (wheel_split)
+    and the dotted names of the standard library rest's modules (None when it is not split: opts.split_stdlib)."""
+    dist, modules = whole, None
+    if opts.split_stdlib:
+        traced: set[str] = set()
+        for lesson in lessons:
+            cells = [(cell.id, cell.code) for cell in lesson.cells]
+            traced.update(trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log))
+        dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
+    if opts.split_wheels and opts.snapshot != "off":  # what a restore reads of the boot wheels first, and the rest
         dist = split_wheels(dist, BOOT_PACKAGES, opts.cache_dir, opts.log)
     return dist, modules
 

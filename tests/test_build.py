@@ -333,3 +333,18 @@ def test_the_live_cache_folder_changes_with_the_pin_the_format_and_the_brotli_ru
     # The folder keeps its files' sidecars: a new quality must not reuse one made at the old quality.
     monkeypatch.setattr(compress, "QUALITY", compress.QUALITY - 1)
     assert live.live_dir(tmp_path) != first
+
+
+@pytest.mark.slow
+def test_without_the_splits_the_site_ships_whole_archives_and_the_plan_fetches_nothing_later(tmp_path):
+    """The byte-shaving splits are levers (Options.split_stdlib, split_wheels), measured by turning them off:
+    the site then boots from the whole standard library, and a restore reads numpy's whole wheel."""
+    site = build.build(build.Options(out_dir=tmp_path / "site", split_stdlib=False, split_wheels=False,
+                                     log=lambda *_: None))
+    config = page_config((site / "lessons" / "attention" / "index.html").read_text())
+    (folder,) = (site / "pyodide").iterdir()
+    assert not list(folder.rglob("python_stdlib_rest.zip")) and not list(folder.rglob("*.libs.zip"))
+    for variant in ("deflated", "stored"):
+        stdlib, wheels = config["plan"]["kinds"]["stdlib"][variant], config["plan"]["kinds"]["wheels"][variant]
+        assert stdlib["later"] == stdlib["restore"] == stdlib["restored"] == []
+        assert wheels["restore"] == [wheel["file"] for wheel in wheels["normal"]]  # whole wheels, for a restore
