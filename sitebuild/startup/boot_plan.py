@@ -37,14 +37,9 @@ from ..project import lessonpy
 from . import archives, stdlib_split, wheel_split
 from .pyodide_assets import LOCK_NAME, SITE_PACKAGES_PAGE_PREFIX, STDLIB_NAME, boot_lock_entries
 
-KINDS = {"stdlib": STDLIB_NAME, "wheels": LOCK_NAME}  # each kind of archive by the file that starts it
+KINDS = tuple(archives.PROBES)  # "stdlib", "wheels": each picks its variant by its own probe
 VARIANTS = (archives.DEFLATED, archives.STORED)
 PHASES = ("start", "normal", "restore", "later", "restored")
-
-
-def in_variant(name: str, variant: str) -> str:
-    """A file of the Pyodide folder as *variant* has it (archives.in_variant)."""
-    return archives.in_variant(name, variant)
 
 
 def boot_plan(dist: Path, packages: Iterable[str], rest_modules: list[str] | None, restore: bool) -> dict:
@@ -52,11 +47,14 @@ def boot_plan(dist: Path, packages: Iterable[str], rest_modules: list[str] | Non
     the standard library's rest (None when it is not split: sitebuild.startup.stdlib_split), and *restore*
     whether pages may restore the snapshot (its libraries and its rests are then in the plan)."""
     packages = list(packages)
+    in_variant = archives.in_variant
     plan = {"probes": {kind: in_variant(archives.PROBES[kind], archives.STORED) for kind in KINDS},
             "kinds": {kind: {variant: {phase: [] for phase in PHASES} for variant in VARIANTS} for kind in KINDS}}
     rest_path = lessonpy("stdlib_rest").REST  # where lessonpy's finder looks for the standard library's rest
-    split = [wheel for wheel in (entry["file_name"] for entry in boot_lock_entries(dist, packages))
-             if (dist / wheel_split.part_name(wheel, "libs")).is_file()]
+    # the wheels split for a restore, each with the modules of its rest (read once, for both variants)
+    split = {wheel: wheel_split.rest_modules(dist / wheel_split.part_name(wheel, "rest"))
+             for wheel in (entry["file_name"] for entry in boot_lock_entries(dist, packages))
+             if (dist / wheel_split.part_name(wheel, "libs")).is_file()}
     for variant in VARIANTS:
         stdlib, wheels = plan["kinds"]["stdlib"][variant], plan["kinds"]["wheels"][variant]
         stdlib["start"].append({"file": in_variant(STDLIB_NAME, variant), "option": "stdLibURL"})
@@ -69,11 +67,10 @@ def boot_plan(dist: Path, packages: Iterable[str], rest_modules: list[str] | Non
         if not restore:
             continue
         if split:  # the libraries apart (zips, with the standard library's variant), the rest after the first output
-            for wheel in split:
+            for wheel, modules in split.items():
                 stdlib["restore"].append(in_variant(wheel_split.part_name(wheel, "libs"), variant))
-                rest = wheel_split.part_name(wheel, "rest")
-                stdlib["restored"].append({"file": in_variant(rest, variant), "modules": wheel_split.rest_modules(dist / rest),
-                                           "into": SITE_PACKAGES_PAGE_PREFIX, "unpack": True})
+                stdlib["restored"].append({"file": in_variant(wheel_split.part_name(wheel, "rest"), variant),
+                                           "modules": modules, "into": SITE_PACKAGES_PAGE_PREFIX, "unpack": True})
         else:  # whole wheels: the restore reads the ones the lock names
             wheels["restore"] = [entry["file"] for entry in wheels["normal"]]
     return plan

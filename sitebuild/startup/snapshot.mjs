@@ -20,7 +20,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-// What the worker passes to loadPyodide (static/js/worker/worker.js): the environment is part of the image.
+// What the worker passes to loadPyodide (static/js/worker/boot.js): the environment is part of the image.
 import { PYTHON_ENV } from "../../static/js/shared/python-env.mjs";
 // The hooks into Pyodide's internals, the page's (one file; inert on another Pyodide, and then no snapshot).
 import { DSO, SITE_PACKAGES, seamsFor } from "../../static/js/shared/pyodide-seams.mjs";

@@ -1,16 +1,19 @@
-// Every place this site reaches into Pyodide 0.27.7's internals, in one file: the worker's two boots
-// (worker/boot.js: the restore from the build's memory snapshot, and the normal start whose installs unpack
-// without Python) and the build's snapshot step (sitebuild/startup/snapshot.mjs) go through these and
-// nothing else of Pyodide's that is not its public API (loadPyodide, pyodide.FS, runPython, loadPackage…).
+// Every hook this site puts into Pyodide 0.27.7's internals, in one file: the worker's two boots (worker/boot.js:
+// the restore from the build's memory snapshot, and the normal start whose installs unpack without Python) and
+// the build's snapshot step (sitebuild/startup/snapshot.mjs) replace Pyodide's functions only through these.
+// Beyond the hooks, the restore (worker/snapshot.js) and the snapshot step also read the module's internals
+// (LDSO, API.restoreSnapshot, loadDynamicLibrary, wasmTable, Emscripten's settings): they run only when these
+// seams are live.
 //
 // One version check turns all of them off: on any other Pyodide, `seamsFor(version)` gives seams that hook
-// nothing, the worker boots the plain way (loadPyodide, its own unpacking, no restore), and the page works,
-// only slower. A Pyodide upgrade is a job for this file first. What is known to change (read from Pyodide's
+// nothing, the worker boots the plain way (loadPyodide, its own unpacking, no restore) and the build makes no
+// snapshot, and the page works, only slower. A Pyodide upgrade is a job for this file first. What is known to change (read from Pyodide's
 // sources; re-check each against the new version before turning the seams back on):
 // - 0.28 loads dynamic libraries through Emscripten's `_emscripten_dlopen_promise`, not `loadDynamicLibrary`
 //   with a `struct dso` handle: the restore's library loading (DSO below, worker/snapshot.js loadLibraries)
 //   and snapshot.mjs's record of each library's bases need rewriting;
-// - Python 3.13 in 0.28 moves site-packages (SITE_PACKAGES; the builder's copy in pyodide_assets.py);
+// - Python 3.13 in 0.28 moves site-packages and the standard library's zip (SITE_PACKAGES, STDLIB_ZIP, which
+//   the builder reads from here, and lessonpy.stdlib_rest's CORE and REST, which Python in the page keeps);
 // - from Pyodide 314 `pyodide.asm.js` is renamed, so _createPyodideModule (hookCreateModule) and the
 //   restore's script import (worker/snapshot.js startRuntime) change with it;
 // - `API.finalizeBootstrap`, `API.restoreSnapshot`, `API.package_loader.unpack_buffer` and `API.importlib`

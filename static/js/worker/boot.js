@@ -69,7 +69,6 @@ export async function bootPython({ indexURL, wheelURL, bootPackages, plan, snaps
         // The reader loses nothing but time: the normal boot follows. Said on the console for developers.
         note = String(err?.message ?? err);
         console.info(`Python starts without its snapshot: ${note}`);
-        pyodide = null;
       }
     }
     if (!pyodide) {

@@ -247,7 +247,7 @@ export function fetchForRestore(indexURL, wasmURL, network) {
 }
 
 /** Write `files` (unzip's {name, data}, names relative to site-packages) there, making their folders. */
-export function writeSitePackages(FS, files) {
+function writeSitePackages(FS, files) {
   writeFiles(FS, SITE_PACKAGES, files, { canOwn: true }); // unzip's arrays are the files' own
 }
 
