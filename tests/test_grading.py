@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lessonpy.grading import grade
@@ -75,6 +76,22 @@ WRONG_PARAMS = {
     "true division": ("return 4 * n_embd * (n_embd / n_head) * n_head", "a float"),
     "hard-coded": ("return 2359296", "hard-coded"),
     "numpy float": ("import numpy as np\n    return np.float64(4 * n_embd ** 2)", "a float"),
+    "one C×C for the fused projection": ("return 2 * n_embd * n_embd", "2·C²", "3·C² weights"),
+    "every head C×C": ("return 4 * n_embd * n_embd * n_head", "multiplies by n_head"),
+    "every head's W_QKV C×3C": ("return 3 * n_embd * n_embd * n_head + n_embd * n_embd", "multiplies by n_head"),
+    "output bias": ("return 4 * n_embd * n_embd + n_embd", "counts biases"),
+    "adds n_head": ("return 4 * n_embd * n_embd + n_head", "depends on n_head"),
+    "two counts, not added": ("return 3 * n_embd * n_embd, n_embd * n_embd", "a tuple of 2 counts", "add them up"),
+    "a string": ("return f'{4 * n_embd * n_embd:,}'", "(str): return an int"),
+    "hard-coded for 768 only": ("return 2359296 if n_embd == 768 else 4 * n_embd * n_embd // n_head",
+                                "attention_params(64, 4)", "depends on n_head"),
+}
+
+RIGHT_PARAMS = {
+    "n_embd**2*4": "return n_embd**2*4",
+    "summed over heads": "return n_head * 3 * n_embd * (n_embd // n_head) + n_embd * n_embd",
+    "numpy product": "import numpy as np\n    return np.prod((4, n_embd, n_embd))",
+    "int of a float": "return int(4 * n_embd ** 2.0)",
 }
 
 
@@ -90,6 +107,12 @@ def test_attention_params_rejects(name):
 def test_attention_params_missing_function_is_named():
     result = grade_exercise("attention-params", "def params(n_embd, n_head):\n    return 4 * n_embd ** 2\n")
     assert "define a function named `attention_params`" in failed_messages(result)
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT_PARAMS))
+def test_attention_params_accepts(name):
+    result = grade_exercise("attention-params", PARAMS.format(body=RIGHT_PARAMS[name]))
+    assert result["correct"], failed_messages(result)
 
 
 def test_attention_params_accepts_a_numpy_integer():
@@ -128,7 +151,7 @@ WRONG_SPLIT = {
         "    axis = -1 if T % 3 else 1  # wrong only where T allows it (T = 6)\n"
         "    q, k, v = np.split(qkv, 3, axis=axis)\n"
         "    return [x.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for x in (q, k, v)]",
-        "right shape but wrong values"),
+        "right shape but wrong values: you split along axis 1, the positions"),
     "unsplit heads": (
         "    q, k, v = np.split(qkv, 3, axis=-1)\n"
         "    return q, k, v",
@@ -155,7 +178,46 @@ WRONG_SPLIT = {
         "split_qkv(qkv of shape (2, 8, 2304), n_head=12): right shape but wrong values: you reshaped each "
         "position's features to (D, n_head), so head h took every n_head-th feature; reshape to "
         "(B, T, n_head, D) instead, so head h holds features h·D to (h+1)·D − 1, then transpose to (B, H, T, D)"),
+    "order q, v, k": (
+        "    q, v, k = np.split(qkv, 3, axis=-1)\n"
+        "    return [x.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for x in (q, k, v)]",
+        "k holds what should be v"),
+    "reshaped twice instead of transposed": (
+        "    q, k, v = np.split(qkv, 3, axis=-1)\n"
+        "    return [x.reshape(B, T, n_head, D).reshape(B, n_head, T, D) for x in (q, k, v)]",
+        "did you reshape straight to (B, H, T, D)"),
+    "(B, H, D, T)": (
+        "    q, k, v = np.split(qkv, 3, axis=-1)\n"
+        "    return [x.reshape(B, T, n_head, D).transpose(0, 2, 3, 1) for x in (q, k, v)]",
+        "q has shape (2, 12, 64, 8)", "positions and head features are swapped", ".transpose(0, 2, 1, 3)"),
+    "(H, B, T, D)": (
+        "    q, k, v = np.split(qkv, 3, axis=-1)\n"
+        "    return [x.reshape(B, T, n_head, D).transpose(2, 0, 1, 3) for x in (q, k, v)]",
+        "q has shape (12, 2, 8, 64)", "the right axes in the wrong order"),
+    "a dict": (
+        "    q, k, v = np.split(qkv, 3, axis=-1)\n"
+        "    return {'q': q, 'k': k, 'v': v}",
+        "should return three arrays (q, k, v); it returned dict"),
 }
+
+TO_HEADS = "    q, k, v = np.split(qkv, 3, axis=-1)\n    return {ret}"
+RIGHT_SPLIT = {
+    "a list": TO_HEADS.format(ret="[x.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for x in (q, k, v)]"),
+    "a generator": TO_HEADS.format(ret="(x.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for x in (q, k, v))"),
+    "swapaxes": TO_HEADS.format(ret="tuple(x.reshape(B, T, n_head, D).swapaxes(1, 2) for x in (q, k, v))"),
+    "np.transpose": TO_HEADS.format(ret="tuple(np.transpose(x.reshape(B, T, -1, D), (0, 2, 1, 3)) for x in (q, k, v))"),
+    "einsum": TO_HEADS.format(ret="tuple(np.einsum('bthd->bhtd', x.reshape(B, T, n_head, D)) for x in (q, k, v))"),
+    "slices": ("    parts = [qkv[..., i * C:(i + 1) * C] for i in range(3)]\n"
+               "    return tuple(p.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for p in parts)"),
+    "float32": TO_HEADS.format(
+        ret="tuple(x.astype(np.float32).reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for x in (q, k, v))"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT_SPLIT))
+def test_split_qkv_accepts(name):
+    result = grade_exercise("split-qkv", SPLIT.format(body=RIGHT_SPLIT[name]))
+    assert result["correct"], failed_messages(result)
 
 
 def test_split_qkv_accepts_one_array_of_shape_3_B_H_T_D():
@@ -188,6 +250,8 @@ STABLE = ("    z = z - z.max(axis=-1, keepdims=True)\n"
           "    return e / e.sum(axis=-1, keepdims=True)")
 UNSTABLE = "    e = np.exp(z)\n    return e / e.sum(axis=-1, keepdims=True)"
 BODY = "    d_k = K.shape[-1]\n    weights = softmax({scores})\n    return {ret}"
+RETURNING = BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="{ret}")
+RIGHT = RETURNING.format(ret="weights @ V, weights")
 
 WRONG_ATTENTION = {
     "no scaling": (STABLE, BODY.format(scores="Q @ K.T", ret="weights @ V, weights"),
@@ -206,13 +270,71 @@ WRONG_ATTENTION = {
                          "out should be weights @ V"),
     "returns one array": (STABLE, BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V"),
                           "should return two arrays, (out, weights)"),
+    "max without keepdims": (
+        "    e = np.exp(z - z.max(axis=-1))\n    return e / e.sum(axis=-1, keepdims=True)",
+        RIGHT,
+        "you subtracted z.max(axis=-1) without keepdims=True", "column j lost row j's max"),
+    "sum without keepdims": (
+        "    e = np.exp(z - z.max(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1)",
+        RIGHT,
+        "you divided by e.sum(axis=-1) without keepdims=True"),
+    "max and sum without keepdims": (
+        "    e = np.exp(z - z.max(axis=-1))\n    return e / e.sum(axis=-1)",
+        RIGHT,
+        "you subtracted z.max(axis=-1) without keepdims=True", "you divided by e.sum(axis=-1) without keepdims=True"),
+    "whole matrix normalised": (
+        "    e = np.exp(z - z.max())\n    return e / e.sum()", RIGHT,
+        "your weights sum to 1 over the whole matrix", "axis=None"),
+    "row max, whole matrix normalised": (
+        "    e = np.exp(z - z.max(axis=-1, keepdims=True))\n    return e / e.sum()", RIGHT,
+        "your weights sum to 1 over the whole matrix"),
+    "column max": (
+        "    e = np.exp(z - z.max(axis=0, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)", RIGHT,
+        "you subtracted each column's max (axis=0)"),
+    "row max, columns normalised": (
+        "    e = np.exp(z - z.max(axis=-1, keepdims=True))\n    return e / e.sum(axis=0, keepdims=True)", RIGHT,
+        "its columns do", "axis=-1"),
+    "shift in the numerator only": (
+        "    return np.exp(z - z.max(axis=-1, keepdims=True)) / np.exp(z).sum(axis=-1, keepdims=True)", RIGHT,
+        "you subtracted the max in the numerator only"),
+    "weights transposed after the softmax": (
+        STABLE, RETURNING.format(ret="weights @ V, weights.T"),
+        "return weights, not weights.T"),
+    "causal mask": (
+        STABLE, "    T = len(Q)\n    scores = np.where(np.tril(np.ones((T, T))) == 1, Q @ K.T / np.sqrt(K.shape[-1]), -np.inf)\n"
+                "    weights = softmax(scores)\n    return weights @ V, weights",
+        "causal mask"),
+    "scores divided by d_v": (STABLE, BODY.format(scores="Q @ K.T / V.shape[-1]", ret="weights @ V, weights"),
+                              "you divided the scores by d_v"),
+    "weights divided by d_v": (STABLE, BODY.format(scores="Q @ K.T", ret="weights @ V, weights").replace(
+        "softmax(Q @ K.T)", "softmax(Q @ K.T / np.sqrt(d_k)) / V.shape[-1]"),
+        "sums to 0.3333 (1/d_v)", "scaled the weights after the softmax as well"),
+    "out divided by d_v": (STABLE, RETURNING.format(ret="weights @ V / V.shape[-1], weights"),
+                           "times 0.3333 (1/d_v)"),
+    "out divided by sqrt(d_k)": (STABLE, RETURNING.format(ret="weights @ V / np.sqrt(d_k), weights"),
+                                 "times 0.25 (1/√d_k)"),
+    "out = weights.T @ V": (STABLE, RETURNING.format(ret="weights.T @ V, weights"),
+                            "you multiplied by weights.T"),
+    "out = V @ weights": (STABLE, RETURNING.format(ret="V @ weights, weights"),
+                          "raised ValueError", "(line 11 of your code)", "out = V @ weights multiplies in the wrong order"),
+    "out transposed": (STABLE, RETURNING.format(ret="(weights @ V).T, weights"),
+                       "out has shape (3, 5) where (5, 3) was expected: it is transposed"),
+    "Q @ K": (STABLE, BODY.format(scores="Q @ K / np.sqrt(d_k)", ret="weights @ V, weights"),
+              "raised ValueError", "transpose K, Q @ K.T"),
+    "Q.T @ K": (STABLE, BODY.format(scores="Q.T @ K / np.sqrt(d_k)", ret="weights @ V, weights"),
+                "raised ValueError", "Q.T @ K multiplies over the positions", "Q @ K.T"),
+    "Q.T @ K, out by einsum": (STABLE, "    weights = softmax(Q.T @ K / np.sqrt(K.shape[-1]))\n"
+                                       "    return np.einsum('ij,jd->id', weights[:len(V), :len(V)], V), weights",
+                               "weights have shape (16, 16)", "(d_k, d_k)"),
+    "float32, not scaled": (STABLE, BODY.format(scores="Q.astype(np.float32) @ K.T.astype(np.float32)",
+                                                ret="weights @ V, weights"),
+                            "you forgot to divide the scores by √d_k"),
 }
 
 
 OVERFLOW = ("overflow: with scores near 100,000 np.exp returns inf (float64 overflows past 709, np.longdouble "
             "past about 11,356) and inf / inf is nan — subtract each row's max before np.exp (the softmax does "
             "not change)")
-RIGHT = BODY.format(scores="Q @ K.T / np.sqrt(d_k)", ret="weights @ V, weights")
 
 #: Wrong answers and the one failing message each must get, word for word.
 EXACT_ATTENTION = {
@@ -245,10 +367,168 @@ EXACT_ATTENTION = {
         "    e = np.exp(np.asarray(z, dtype=np.longdouble))\n"
         "    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float64)", RIGHT, OVERFLOW),
     "unstable softmax": (UNSTABLE, RIGHT, OVERFLOW),
-    "divided by an unrecognised constant": (
-        STABLE, BODY.format(scores="Q @ K.T / 3", ret="weights @ V, weights"),
-        "your scores are divided by 3, where √d_k = √16 = 4 was expected: d_k is the size of each key, K.shape[-1]"),
+    "divided by an unrecognised constant": (  # not 3: that is d_v, a mistake named on its own
+        STABLE, BODY.format(scores="Q @ K.T / 2.5", ret="weights @ V, weights"),
+        "your scores are divided by 2.5, where √d_k = √16 = 4 was expected: d_k is the size of each key, K.shape[-1]"),
 }
+
+
+SHIFTED = "    e = np.exp(z - {shift})\n    return e / e.sum(axis=-1, keepdims=True)"
+ROW_STATISTIC = "you shifted each row by something other than its max"
+
+#: Wrong answers the first checks pass and the large-score probes must catch, with key phrases.
+UNSTABLE_ATTENTION = {
+    "row mean": (SHIFTED.format(shift="z.mean(axis=-1, keepdims=True)"), ROW_STATISTIC, "Only the row's max"),
+    "row min": (SHIFTED.format(shift="z.min(axis=-1, keepdims=True)"), ROW_STATISTIC),
+    "row median": (SHIFTED.format(shift="np.median(z, axis=-1, keepdims=True)"), ROW_STATISTIC),
+    "first entry": (SHIFTED.format(shift="z[:, :1]"), ROW_STATISTIC),
+    "last entry": (SHIFTED.format(shift="z[..., -1:]"), ROW_STATISTIC),
+    "midrange": (SHIFTED.format(shift="(z.max(axis=-1, keepdims=True) + z.min(axis=-1, keepdims=True)) / 2"),
+                 ROW_STATISTIC),
+    "whole array's mean": (SHIFTED.format(shift="z.mean()"), "you shifted every row by the same number",
+                           "each row's own max"),
+    "whole array's min": (SHIFTED.format(shift="z.min()"), "you shifted every row by the same number"),
+    "clipped scores": ("    e = np.exp(np.clip(z, -700, 700))\n    return e / e.sum(axis=-1, keepdims=True)",
+                       "came out uniform", "clipping the scores"),
+    "clipped at float32's limit": ("    e = np.exp(np.clip(z, -88, 88))\n    return e / e.sum(axis=-1, keepdims=True)",
+                                   "clipping the scores"),
+    "nan replaced by 0": ("    e = np.exp(z)\n    return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))",
+                          "no longer sum to 1", "np.nan_to_num"),
+    "float128 without a shift": ("    e = np.exp(z.astype(np.longdouble))\n    return e / e.sum(axis=-1, keepdims=True)",
+                                 "overflow: with scores near 100,000"),
+    "float32 with the row mean": (SHIFTED.format(shift="z.mean(axis=-1, keepdims=True)").replace(
+        "np.exp(z", "np.exp(z.astype(np.float32)"), ROW_STATISTIC),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNSTABLE_ATTENTION))
+def test_attention_rejects_a_softmax_unstable_at_large_scores(name):
+    softmax, *expected = UNSTABLE_ATTENTION[name]
+    result = grade_exercise("stable-attention", ATTENTION.format(softmax=softmax, body=RIGHT))
+    failing = [c["message"] for c in result["checks"] if not c["correct"]]
+    assert len(failing) == 1, failing  # the ordinary checks pass: only the large scores show the mistake
+    for text in expected:
+        assert text in failing[0], failing[0]
+
+
+def test_a_softmax_shifted_by_the_row_mean_fails_naming_the_max():
+    """The reviewer's case: right on every probe whose rows are shifted as a whole, nan on keys far apart."""
+    code = ATTENTION.format(softmax=SHIFTED.format(shift="z.mean(axis=-1, keepdims=True)"), body=RIGHT)
+    result = grade_exercise("stable-attention", code)
+    failing = [c["message"] for c in result["checks"] if not c["correct"]]
+    assert not result["correct"] and len(failing) == 1
+    assert "max" in failing[0] and "mean" in failing[0] and "±100,000 apart" in failing[0]
+
+
+def test_one_probe_spreads_each_row_far_past_the_range_of_exp():
+    """Some probe puts keys of one query further apart than np.exp's range, even np.longdouble's (past
+    about 11,356; float64's is 709), with the max shared, neither first nor last."""
+    from lessonpy.exercises import KEY_OFFSETS, LARGE_SCORE, _probes
+    T = len(KEY_OFFSETS)
+    spreads = [np.ptp(np.outer(rows, keys) * LARGE_SCORE, axis=-1).min() for _, rows, keys in _probes(T)]
+    exp_range = float(np.log(np.finfo(np.longdouble).max))
+    assert max(spreads) > exp_range
+    keys = np.array(KEY_OFFSETS)
+    top = keys.max()
+    assert (keys == top).sum() == 2 and keys[0] < top and keys[-1] < top
+    for statistic in (keys.mean(), np.median(keys), keys.min(), (keys.max() + keys.min()) / 2):
+        assert (top - statistic) * LARGE_SCORE > exp_range  # shifted by it, the top keys still overflow
+
+
+RIGHT_SOFTMAX = {
+    "logsumexp by hand": ("    m = z.max(axis=-1, keepdims=True)\n"
+                          "    lse = m + np.log(np.exp(z - m).sum(axis=-1, keepdims=True))\n"
+                          "    return np.exp(z - lse)"),
+    "np.max with axis=1": ("    e = np.exp(z - np.max(z, axis=1, keepdims=True))\n"
+                           "    return e / np.sum(e, axis=1, keepdims=True)"),
+    "max without keepdims, put back with None": (
+        "    e = np.exp(z - z.max(axis=-1)[:, None])\n    return e / e.sum(axis=-1)[:, None]"),
+    "float128 with the shift": ("    z = z.astype(np.longdouble)\n"
+                                "    e = np.exp(z - z.max(axis=-1, keepdims=True))\n"
+                                "    return e / e.sum(axis=-1, keepdims=True)"),
+    "float32 softmax": ("    z = z.astype(np.float32)\n"
+                        "    e = np.exp(z - z.max(axis=-1, keepdims=True))\n"
+                        "    return e / e.sum(axis=-1, keepdims=True)"),
+    "float32 softmax returned as float64": (
+        "    z = z.astype(np.float32)\n"
+        "    e = np.exp(z - z.max(axis=-1, keepdims=True))\n"
+        "    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float64)"),
+}
+
+RIGHT_BODY = {
+    "einsum": ("    weights = softmax(np.einsum('id,jd->ij', Q, K) / np.sqrt(K.shape[-1]))\n"
+               "    return np.einsum('ij,jd->id', weights, V), weights"),
+    "np.transpose": "    weights = softmax(Q @ np.transpose(K) / np.sqrt(Q.shape[1]))\n    return weights @ V, weights",
+    "np.dot and a list": ("    weights = softmax(np.dot(Q, K.T) * K.shape[-1] ** -0.5)\n"
+                          "    return [np.dot(weights, V), weights]"),
+    "each side scaled by d_k ** -0.25": ("    s = K.shape[-1] ** -0.25\n"
+                                          "    weights = softmax((Q * s) @ (K * s).T)\n    return weights @ V, weights"),
+    "float32 attention": ("    Q, K, V = Q.astype(np.float32), K.astype(np.float32), V.astype(np.float32)\n"
+                          "    weights = softmax(Q @ K.T / np.sqrt(np.float32(K.shape[-1])))\n"
+                          "    return weights @ V, weights"),
+    "float32 scores, returned as float64": (
+        "    scores = (Q.astype(np.float32) @ K.T.astype(np.float32)).astype(np.float64)\n"
+        "    weights = softmax(scores / np.sqrt(K.shape[-1]))\n    return weights @ V, weights"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT_SOFTMAX))
+def test_attention_accepts_a_right_softmax(name):
+    result = grade_exercise("stable-attention", ATTENTION.format(softmax=RIGHT_SOFTMAX[name], body=RIGHT))
+    assert result["correct"], failed_messages(result)
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT_BODY))
+def test_attention_accepts_a_right_attention(name):
+    result = grade_exercise("stable-attention", ATTENTION.format(softmax=STABLE, body=RIGHT_BODY[name]))
+    assert result["correct"], failed_messages(result)
+
+
+SCIPY = "    from scipy.special import {name}\n    return {call}"
+
+
+@pytest.mark.parametrize("softmax", [SCIPY.format(name="softmax", call="softmax(z, axis=-1)"),
+                                     SCIPY.format(name="logsumexp",
+                                                  call="np.exp(z - logsumexp(z, axis=-1, keepdims=True))")])
+def test_attention_accepts_scipy(softmax):
+    pytest.importorskip("scipy")
+    result = grade_exercise("stable-attention", ATTENTION.format(softmax=softmax, body=RIGHT))
+    assert result["correct"], failed_messages(result)
+
+
+def test_attention_names_scipy_softmax_without_an_axis():
+    pytest.importorskip("scipy")
+    code = ATTENTION.format(softmax=SCIPY.format(name="softmax", call="softmax(z)"), body=RIGHT)
+    assert "scipy.special.softmax(z) without an axis" in failed_messages(grade_exercise("stable-attention", code))
+
+
+def test_float32_weights_at_large_scores_differ_from_float64_and_still_pass():
+    """Why the tolerance depends on the float and the scores: at 1e5, float32 weights are off by ~1e-3."""
+    from lessonpy.attention import softmax as softmax_of  # keeps float32 float32
+    from lessonpy.exercises import LARGE_SCORE, _Tolerance, _float_of, _probes, _with_offsets
+    rng = np.random.default_rng(0)
+    Q, K = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))
+    _, rows, keys = _probes(5)[0]
+    Qp, Kp = _with_offsets(Q, K, rows, keys)
+    reference = softmax_of(Qp @ Kp.T / 4)
+    w32 = softmax_of(Qp.astype(np.float32) @ Kp.astype(np.float32).T / np.float32(4))
+    assert w32.dtype == np.float32 and abs(float((Qp @ Kp.T).max()) / 4 - LARGE_SCORE) < 10
+    assert not np.allclose(w32, reference, rtol=1e-4, atol=0)  # a float64 tolerance would reject it
+    assert _Tolerance(Qp, Kp, _float_of(w32)).weights(w32.astype(float), reference)
+
+
+def test_the_tolerance_at_ordinary_scores_is_tight_even_for_float32():
+    """A float32 answer one part in 10⁴ off is wrong: the tolerance is about float32's precision, not more."""
+    nudged = ("    w = softmax(Q @ K.T / np.sqrt(K.shape[-1]))\n"
+              "    w[:, 0] *= np.float32(1 + {nudge})\n"
+              "    w = w / w.sum(axis=-1, keepdims=True)\n"
+              "    return w @ V, w")
+    softmax = RIGHT_SOFTMAX["float32 softmax"]
+    result = grade_exercise("stable-attention", ATTENTION.format(softmax=softmax, body=nudged.format(nudge=1e-4)))
+    assert [c["message"] for c in result["checks"] if not c["correct"]] == [
+        "the weights differ from softmax(Q Kᵀ / √d_k) taken along each row"]
+    unnudged = grade_exercise("stable-attention", ATTENTION.format(softmax=softmax, body=nudged.format(nudge=0)))
+    assert unnudged["correct"], failed_messages(unnudged)
 
 
 def test_the_hard_coded_d_k_the_check_recognises_is_the_starters():
