@@ -177,6 +177,14 @@ WALK_THROUGH = """async (holder) => {
 }"""
 
 
+def open_every_fold(page):
+    """Open every aside (::: aside) and every folded cell (fold="..."), asides first: a closed one's cells
+    have no size to measure."""
+    for selector in ("details.aside:not([open]) > summary", "details.cell-fold:not([open]) > summary"):
+        for summary in page.locator(selector).all():
+            summary.click()
+
+
 def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, site_url):
     page, held = open_held(fresh_context, site_url, wait_python=False)
     holders = page.locator(".cell-editor, .exercise-editor")
@@ -191,8 +199,7 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
     })"""
     count = holders.count()
     assert count > 20
-    for summary in page.locator("details.cell-fold:not([open]) > summary").all():
-        summary.click()  # a folded cell's code is seen once opened
+    open_every_fold(page)  # a folded cell's code is seen once opened
     for i in range(count):  # on screen, as the reader sees them
         holders.nth(i).scroll_into_view_if_needed()
     before = holders.evaluate_all(measure)
@@ -218,8 +225,7 @@ def test_an_editor_built_off_screen_keeps_its_height_until_it_has_measured_in_vi
     cell 10-50% taller off screen and snap back as it came into view, moving the Run button under the pointer)."""
     page, held = open_held(fresh_context, site_url, wait_python=False)
     holders = page.locator(".cell-editor, .exercise-editor")
-    for summary in page.locator("details.cell-fold:not([open]) > summary").all():
-        summary.click()  # a folded cell's editor, opened, is built in idle time too
+    open_every_fold(page)  # a folded cell's editor, opened, is built in idle time too
     page.evaluate("scrollTo(0, 0)")
     heights = "holders => holders.map((h) => [h.parentElement.id, h.getBoundingClientRect().height, h.style.height])"
     before = holders.evaluate_all(heights)

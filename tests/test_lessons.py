@@ -104,6 +104,12 @@ def test_json_for_script_cannot_close_the_script_tag():
      "this ```` fence is never closed"),
     ("---\ntitle: T\n---\n\n~~~\ncode\n``` \n", 5, "this ~~~ fence is never closed"),
     ("---\ntitle: T\n---\n\n```python run id=\"unclosed\nx\n```\n", 5, "fence options"),
+    # asides: a title (all a closed one shows), a closing :::, no aside or heading inside
+    ("---\ntitle: T\n---\n\n::: aside\nText.\n:::\n", 5, "an aside needs a title"),
+    ("---\ntitle: T\n---\n\n::: aside Side road\nText.\n\n## Next part\n", 5, "this aside is never closed"),
+    ("---\ntitle: T\n---\n\n::: aside Outer\n:::: aside Inner\nx\n::::\n:::\n", 6,
+     "an aside cannot hold another aside (the one on line 5 is open)"),
+    ("---\ntitle: T\n---\n\n::: aside Side road\n## Inside\n:::\n", 6, "a heading inside the aside of line 5"),
 ])
 def test_mistakes_are_reported_as_file_and_line(tmp_path, text, line, fragment):
     path = write(tmp_path, text)
@@ -134,3 +140,34 @@ def test_duplicate_slugs_and_order(tmp_path):
     write(tmp_path, "---\ntitle: C\nslug: a\n---\n", "c.md")
     with pytest.raises(LessonError, match="also used"):
         read_lessons(tmp_path)
+
+
+ASIDE = """---
+title: Asides
+---
+## Part
+
+Before.
+
+::: aside A common *mistake*: `N(0, 1)`
+Inside, with a cell:
+
+```python run id=inside
+x = 1
+```
+:::
+
+After.
+"""
+
+
+def test_an_aside_is_a_closed_details_whose_cells_are_the_lessons_cells(tmp_path):
+    lesson = read_lesson(write(tmp_path, ASIDE), maths=False)
+    assert [c.id for c in lesson.cells] == ["inside"]
+    html = render_lesson_body(lesson)
+    start = html.index('<details class="aside">')
+    assert "<summary>A common <em>mistake</em>: <code>N(0, 1)</code></summary>" in html[start:]
+    body = html[start:html.index("</details>", start)]
+    assert "Inside, with a cell:" in body and 'data-cell="inside"' in body
+    assert "After." in html[html.index("</details>", start):]
+    assert ":::" not in html

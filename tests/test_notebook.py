@@ -215,3 +215,18 @@ def test_a_runnable_cell_inside_a_list_is_refused_with_its_line(tmp_path):
     source.write_text("---\ntitle: Nested\n---\n- a step:\n\n  ```python run id=inside\n  print(1)\n  ```\n")
     with pytest.raises(LessonError, match=r"nested\.md:6: a runnable cell inside a list"):
         lesson_notebook(read_lesson(source, maths=False), WHEEL)
+
+
+def test_an_aside_becomes_a_bold_title_its_prose_and_ordinary_cells(tmp_path):
+    source = tmp_path / "aside.md"
+    source.write_text("---\ntitle: Aside\n---\nBefore.\n\n::: aside A side road\nInside.\n\n"
+                      "```python run id=inside\nx = 1\n```\n\nStill inside.\n:::\n\nAfter.\n")
+    nb = lesson_notebook(read_lesson(source, maths=False), WHEEL)
+    cells = [(c.cell_type, c.source) for c in nb.cells]
+    text = "\n".join(s for kind, s in cells if kind == "markdown")
+    assert "**A side road**" in text and ":::" not in text
+    assert [s for kind, s in cells if kind == "code"][1:] == ["x = 1"]  # after the setup cell
+    code_at = next(i for i, (kind, s) in enumerate(cells) if s == "x = 1")
+    before = "\n".join(s for kind, s in cells[:code_at])
+    after = "\n".join(s for kind, s in cells[code_at + 1:])
+    assert "Before." in before and "Inside." in before and "Still inside." in after and "After." in after

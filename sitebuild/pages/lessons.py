@@ -38,6 +38,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from . import aside
 from . import math as lesson_math
 from . import numbers as lesson_numbers
 from ..project import ROOT  # include= paths are relative to the project root
@@ -86,6 +87,7 @@ def make_parser() -> MarkdownIt:
     md.use(anchors_plugin, min_level=2, max_level=3, permalink=True, permalinkSymbol="#")
     # "$5 and $6" stays text: no digit right after the opening $, no space inside it
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, allow_labels=False)
+    md.use(aside.aside_plugin)
     return md
 
 
@@ -233,6 +235,29 @@ def _check_fences_closed(tokens: list[Token], text: str, path: Path) -> None:
                                                f"{token.markup} where its code ends")
 
 
+def _check_asides(tokens: list[Token], text: str, path: Path) -> None:
+    """An aside needs a title (its only visible part while closed), a closing ``:::``, no aside inside
+    it, and no heading (the table of contents would point into a closed box)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    open_at = None
+    for token in tokens:
+        line = (token.map[0] + 1) if token.map else 1
+        if token.type == aside.OPEN:
+            if open_at is not None:
+                raise LessonError(path, line, f"an aside cannot hold another aside (the one on line {open_at} is open)")
+            if not aside.title_of(token):
+                raise LessonError(path, line, "an aside needs a title: ::: aside A common mistake")
+            end = token.map[1]
+            if end >= len(lines) or not lines[end].strip().startswith(":::"):
+                raise LessonError(path, line, "this aside is never closed: add a line ::: where it ends")
+            open_at = line
+        elif token.type == aside.CLOSE:
+            open_at = None
+        elif token.type == "heading_open" and open_at is not None:
+            raise LessonError(path, line, f"a heading inside the aside of line {open_at}: the table of contents "
+                                          "would point into a closed box; end the aside first")
+
+
 def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
     cells: list[Cell] = []
     seen: dict[str, int] = {}
@@ -299,6 +324,7 @@ def read_lesson(path: Path, md: MarkdownIt | None = None, *, root: Path = ROOT, 
     lesson = Lesson(slug=slug, title=title.strip(), source_path=path, meta=meta, tokens=tokens)
     lesson.data = _data_files(meta, path, root)
     _check_fences_closed(tokens, text, path)
+    _check_asides(tokens, text, path)
     _resolve_includes(tokens, path, root)
     _fill_numbers(tokens, path, meta, text)
     lesson.cells = _collect_cells(tokens, path)

@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 from nbformat import v4
 
+from . import aside
 from . import math as lesson_math
 from . import numbers as lesson_numbers
 from .practice import parse_exercise, parse_quiz
@@ -43,6 +44,10 @@ WIDGET_NOTES = {
     "real-heads": "every head of a trained model (MiniLM-L6 or SmolLM2) on one sentence as a grid of small "
                   "patterns; a click opens one with its numbers. Here, `realheads.load(\"minilm\").weights(0)` "
                   "holds them all, shape (layers, heads, T, T).",
+    "lookup-view": "the soft dictionary lookup as a picture: the keys as points in the plane labelled with their "
+                   "values, the query as an arrow, each key's weight as the size of its dot, and a temperature slider "
+                   "from 1/64 (a hard, dict-like lookup whose Jacobian passes no gradient) to 4 (nearly the plain "
+                   "average). Here `show_lookup` draws four of those temperatures under its cell.",
 }
 
 #: The widgets that draw what a cell's ``show_attention(target=ID)`` sends.
@@ -167,11 +172,22 @@ class _Builder:
     def walk(self) -> None:
         tokens = self.lesson.tokens
         start = 0  # the first source line not yet used
+        level = 0  # the level of the lesson's own blocks: 1 inside an aside, whose blocks are the lesson's too
+        closing = 0  # inside an aside: the line of its closing :::
         for token in tokens:
-            if token.meta.get("cell_id") and token.level != 0:
+            if token.type == aside.OPEN:
+                self.prose(start, token.map[0])
+                self.markdown(f"**{self.fill_numbers(aside.title_of(token))}**")  # the page's summary line
+                level, start, closing = 1, token.map[0] + 1, token.map[1]
+                continue
+            if token.type == aside.CLOSE:
+                self.prose(start, closing)
+                level, start = 0, closing + 1
+                continue
+            if token.meta.get("cell_id") and token.level != level:
                 raise LessonError(self.lesson.source_path, token.map[0] + 1, "a runnable cell inside a list or a quote "
                                   "cannot become a notebook cell: put it on its own, outside the list")
-            if token.level != 0 or not token.map:
+            if token.level != level or not token.map:
                 continue
             if token.type == "front_matter":
                 start = token.map[1]
