@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
-from lessonpy import realheads, widget_payloads as widgets
+from lessonpy import lookup, realheads, widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import build_payload
 from test_page_browser import cell, run, set_code
@@ -118,14 +118,22 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
         expected = widgets.prerender("attention-view", {"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
         np.testing.assert_allclose(table_values(page, "view", "weights"), expected, atol=1e-6)
         explorer = widget(page, "explorer")
+        explorer.scroll_into_view_if_needed()  # a widget starts when it comes near the screen
         expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
         expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
+        widget(page, "heads").scroll_into_view_if_needed()
         expect(widget(page, "heads").get_by_label("Number of heads H")).to_be_disabled()
         expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)
         real = widget(page, "real")
+        real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-open", "0,2")  # MiniLM's previous-token head, as stored
         np.testing.assert_array_equal(real_table(real), realheads.load("minilm").pattern(0, 0, 2))
         expect(real.locator(".realheads-status")).to_contain_text("the grid of every head needs Python")
+        soft = widget(page, "soft")  # the lesson's lookup, at the fence's temperature
+        soft.scroll_into_view_if_needed()
+        expect(soft.locator(".attn-lookup")).to_have_attribute("data-step", str(lookup_step(0.25)))
+        built = lookup.build_lookup_payload(**lookup.EXAMPLE)["arrays"]
+        np.testing.assert_allclose(lookup_table(soft)[:, 3], built["weights"][lookup_step(0.25)], atol=1e-6)
         assert page.locator(".py-status").get_attribute("data-state") == "loading"
         assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
             (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
@@ -335,3 +343,64 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
     expect(real).to_have_attribute("data-open", f"{ind['layer']},{ind['head']}")
     expect(caption).to_contain_text(f"SmolLM2-135M-Instruct (4-bit GGUF), layer {ind['layer']}, head {ind['head']} (counted from 0)")
     np.testing.assert_array_equal(real_table(real), smol.pattern(3, ind["layer"], ind["head"]))
+
+
+# ---------------------------------------------------------------------------- lookup-view
+
+def lookup_step(tau):
+    """The step of lessonpy.lookup's temperature grid nearest tau (on the log scale the slider moves along)."""
+    return int(np.argmin(np.abs(np.log(lookup.temperature_grid()) - math.log(tau))))
+
+
+def lookup_table(section):
+    """The lookup's table (N, 5): x, y, score q·k, weight at the slider's τ, value, from the cells' data-value."""
+    rows = section.locator(".attn-table tbody tr")
+    return np.array(rows.evaluate_all("trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
+
+
+def test_show_lookup_from_a_cell_replaces_the_picture_and_the_slider_moves_without_python(page):
+    soft = widget(page, "soft")
+    run(page, "lookup")
+    expect(soft.locator(".widget-source")).to_contain_text("Showing what Code cell 3 computed")
+    others = {wid: widget(page, wid).get_attribute("data-updated") for wid in ("view", "steps")}
+    updated = int(soft.get_attribute("data-updated"))
+    run(page, "lookup")  # again: the cells it builds on have run, so this run alone sends arrays
+    expect(soft).to_have_attribute("data-updated", str(updated + 1))
+    expected = lookup.build_lookup_payload(keys=[[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [-0.6, 0.6]], query=[0.2, 1.0],
+                                           values=[10.0, 20.0, 30.0, 40.0])["arrays"]
+    view = soft.locator(".attn-lookup")
+    step = lookup_step(0.25)  # the fence's temperature, kept for the reader's arrays
+    expect(view).to_have_attribute("data-step", str(step))
+    np.testing.assert_allclose(lookup_table(soft), np.column_stack([expected["keys"], expected["scores"], expected["weights"][step],
+                                                                      expected["values"]]), atol=1e-6)
+    # every temperature came with the one event: a move is drawn in the same task, no call to Python
+    slider = soft.get_by_label("Temperature τ")
+    for i in (0, len(lookup.temperature_grid()) - 1):
+        slider.fill(str(i))
+        assert view.get_attribute("data-step") == str(i)
+        np.testing.assert_allclose(lookup_table(soft)[:, 3], expected["weights"][i], atol=1e-6)
+        answer = soft.locator(".attn-lookup-stats dd").first.get_attribute("data-value")
+        assert float(answer) == pytest.approx(expected["answers"][i], rel=1e-6)
+    canvas = soft.locator("canvas")
+    canvas.focus()
+    page.keyboard.press("End")
+    expect(canvas).to_have_attribute("data-focus", "3")
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"Focused: key 3 at \(−0\.60, 0\.60\)"))
+    # show_lookup's events never reach the attention views
+    assert {wid: widget(page, wid).get_attribute("data-updated") for wid in others} == others
+
+
+def test_show_lookup_refusal_shows_in_the_cell_and_on_the_picture(page):
+    soft = widget(page, "soft")
+    bad = ("from lessonpy.lookup import show_lookup\n"
+           "show_lookup(keys=[1.0, 0.0, 0.5], query=[1.0, 0.0], values=[1, 2, 3], target='soft')")
+    out = run(page, "lookup", bad)
+    message = "keys: expected an (N, 2) array, one 2-D point per row, got shape (3,)"
+    expect(out).to_contain_text(message)
+    expect(soft.locator(".attn-message")).to_contain_text(message)
+    expect(soft.locator("canvas")).to_have_attribute("data-message", message)
+    expect(soft.locator(".widget-source")).to_contain_text("cannot be drawn")
+    # an untargeted call goes to the lookup-view after its cell, and the picture recovers
+    run(page, "lookup", "from lessonpy.lookup import show_lookup\nshow_lookup(keys=[[3.0, 4.0]], query=[1.0, 0.0], values=[7.0])")
+    expect(soft.locator(".attn-lookup")).to_have_attribute("data-state", "ok")
+    np.testing.assert_allclose(lookup_table(soft), [[3, 4, 3, 1, 7]])

@@ -56,17 +56,14 @@ CELL_PRINTS = {
     "params": ["attn_params", "attn_params_12", "attn_weights_h12", "attn_weights_h1"],
     # averaging, the cat example, order, cost
     "average": ["avg_uniform_w"],
-    "cat": ["cat_score", "cat_weight", "cat_flat", "cat_out_noun"],
+    "cat": ["cat_score", "cat_weight", "cat_flat", "cat_out_noun", "cat_it_pronoun"],
     "cat-break": ["cat_flat", "cat_sat_cat", "cat_sat_sat"],
     "permute": ["cat_weight"],
-    "cost": ["cost_mib_first", "cost_mib_last", "cost_mib64_last", "cost_gpt2_mib"],
+    "cost": ["cost_mib_first", "cost_mib_last", "cost_gpt2_share", "cost_gpt2_mib"],
+    "kv-cache": ["kv_shared_mib", "kv_own_mib"],
 }
 CELL_PRINTS.update(realheads.CELL_PRINTS)  # the "Real heads" section's cells
 
-
-#: cells that print timings measured as they run: when re-run, only the numbers they print
-#: for the text (their CELL_PRINTS) must come out the same
-TIMED_CELLS = frozenset({"cost"})
 
 
 def make_qk(w_std, seed=DRAFT_SEED, T=DRAFT_T, d_k=DRAFT_DK):
@@ -181,6 +178,8 @@ AVG_VALUES = np.array([[1.0, 0.0], [3.0, 2.0], [5.0, 1.0], [7.0, 5.0]])
 
 COST_TS = (128, 256, 512, 1024, 2048)
 COST_D = 64
+#: SmolLM2-135M's attention (its config.json) and the "kv-cache" cell's sequence: 2048 tokens, 16-bit
+SMOLLM2_KV = {"layers": 30, "heads": 9, "kv_heads": 3, "D": 64, "T": 2048}
 
 
 def averaging():
@@ -315,6 +314,8 @@ def worked_example_numbers():
         "cat_weight": f"{c['weights'][it, cat_at]:.3f}",
         "cat_flat": f"{1 / len(cat.SENTENCE):.3f}",
         "cat_out_noun": f"{c['out'][it, 0]:.2f}",
+        # what "it" carries on: its own vector plus the head's output (W_O = identity)
+        "cat_it_pronoun": f"{cat.X[it, 2] + c['out'][it, 2]:.2f}",
         "cat_sat_cat": f"{c['w_rival'][it, cat_at]:.3f}",
         "cat_sat_sat": f"{c['w_rival'][it, sat]:.3f}",
         # the heads widget's hand-built heads (T = 8)
@@ -324,15 +325,27 @@ def worked_example_numbers():
 
 
 def cost_numbers():
-    """The memory of the attention weights (cell "cost"): arithmetic; the time is measured in the reader's browser."""
-    L, H = GPT2["n_layer"], GPT2["n_head"]
+    """Cells "cost" and "kv-cache": memory and multiply-adds, counted (timings would measure the machine too)."""
+    L, H, C = GPT2["n_layer"], GPT2["n_head"], GPT2["n_embd"]
     gpt2_T = GPT2["block_size"]
+    t2 = 2 * gpt2_T**2 * C  # every head's scores and blend in one layer (H * D = C)
+    rest = 12 * gpt2_T * C**2  # per token: W_q, W_k, W_v, W_o (4C^2) and the MLP (8C^2)
+    smol = SMOLLM2_KV
     return {
         "cost_T_first": str(COST_TS[0]), "cost_T_last": str(COST_TS[-1]), "cost_d": str(COST_D),
         "cost_mib_first": f"{weights_mib(COST_TS[0], 4):.2f}",
         "cost_mib_last": f"{weights_mib(COST_TS[-1], 4):.2f}",
-        "cost_mib64_last": f"{weights_mib(COST_TS[-1], 8):.2f}",
+        "cost_cross_T": 3 * C // 2,  # one head: 2 T^2 D = 3 T C D
+        "cost_half_T": 6 * C,  # a layer: 2 T^2 C = 12 T C^2
+        "cost_gpt2_share": f"{t2 / (t2 + rest):.0%}",
         "cost_gpt2_T": str(gpt2_T),
         "cost_gpt2_heads": str(L * H),
         "cost_gpt2_mib": f"{L * H * weights_mib(gpt2_T, 4):.0f}",
+        "kv_shared_mib": f"{kv_cache_mib(smol['layers'], smol['kv_heads'], smol['D'], smol['T']):.0f}",
+        "kv_own_mib": f"{kv_cache_mib(smol['layers'], smol['heads'], smol['D'], smol['T']):.0f}",
     }
+
+
+def kv_cache_mib(layers, kv_heads, D, T, nbytes=2):
+    """The "kv-cache" cell's function: keys and values of T tokens in every layer, nbytes per number."""
+    return 2 * layers * kv_heads * D * T * nbytes / 2**20

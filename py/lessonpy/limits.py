@@ -29,6 +29,9 @@ WIDGET_LIMITS = {
     "view": {"T": (2, 64), "d_k": (1, 512)},  # attention-view and step-through
     "dk-explorer": {"T": (2, 32), "d_k": (4, 512), "temperature": (0.25, 4.0)},  # d_k: powers of two
     "heads": {"T": (2, 16), "C": (2, 128)},
+    # show_lookup's keys (one dot each: past 32 the labels crowd), and the temperatures its slider spans:
+    # 1/64 is the lesson's hardest spread (scores x 64), a dict-like lookup; 4 is nearly the plain average
+    "lookup-view": {"keys": (1, 32), "temperature": (1 / 64, 4.0)},
 }
 
 

@@ -7,7 +7,8 @@ arrays. Outside the page nothing is installed; this extension is the one place t
 * ``show_attention`` (and anything else that emits ``"arrays"``) draws with matplotlib
   (:mod:`lessonpy.show_mpl`) in the cell that called it, with the title and query row of the
   page's view it targets (:func:`page_views`, called by the notebook's first cell); a :class:`~lessonpy.show.ShowError`
-  shows as its one-line message, as the page shows it (its ``_render_traceback_``).
+  shows as its one-line message, as the page shows it (its ``_render_traceback_``). ``show_lookup``'s
+  events (view ``"lookup"``) draw the lookup at a few temperatures (:mod:`lessonpy.lookup_mpl`).
 * Exercises: a cell starting with ``%%exercise ID`` hands its code to the check, without
   running it in the notebook's namespace (the page never does either); the cell after it
   calls :func:`check_exercise`, which grades that code with :func:`lessonpy.grading.grade`:
@@ -18,7 +19,7 @@ arrays. Outside the page nothing is installed; this extension is the one place t
 
 from __future__ import annotations
 
-from . import bridge, grading, show_mpl
+from . import bridge, grading, lookup_mpl, show_mpl
 
 #: The code of each exercise's ``%%exercise ID`` cell, as last run.
 answers: dict[str, str] = {}
@@ -43,6 +44,8 @@ def _sink(event_type: str, payload: dict) -> None:
         view = views.get(payload.get("target") or "", {})
         # the inline backend shows the figure when the cell ends
         show_mpl.draw(payload, row=view.get("row") or 0, title=view.get("title"))
+    elif event_type == "arrays" and payload.get("view") == "lookup":
+        lookup_mpl.draw(payload)  # no slider here: the lookup cell's four temperatures side by side
 
 
 def _figure_key(payload: dict) -> tuple:

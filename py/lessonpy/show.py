@@ -131,8 +131,9 @@ def build_payload(*, tokens, title, target, **given):
     }
 
 
-def _as_matrix(name, a):
-    """Turn one argument into a 2-D float64 array, or explain why it can't be."""
+def as_numbers(name, a, bool_hint=""):
+    """One argument as a float64 array of real numbers (any shape, not empty), or a ShowError saying
+    why not; *bool_hint* follows the message for True/False values. lessonpy.lookup checks with it too."""
     if isinstance(a, (str, bytes)):
         raise ShowError(f"{name}: expected numbers, got a {type(a).__name__}")
     try:
@@ -146,13 +147,19 @@ def _as_matrix(name, a):
         raise ShowError(f"{name}: could not turn it into an array of numbers "
                         "(ragged rows or non-numbers inside?)")
     if arr.dtype.kind == "b":
-        raise ShowError(f"{name}: got True/False values; pass numbers (a mask belongs in the scores)")
+        raise ShowError(f"{name}: got True/False values; pass numbers{bool_hint}")
     if arr.dtype.kind == "c":
         raise ShowError(f"{name}: got complex numbers; attention uses real numbers")
     if arr.dtype.kind not in "iuf":
         raise ShowError(f"{name}: expected numbers, got an array of dtype {arr.dtype}")
     if arr.size == 0:
         raise ShowError(f"{name}: is empty (shape {arr.shape})")
+    return arr.astype(np.float64)
+
+
+def _as_matrix(name, a):
+    """Turn one argument into a 2-D float64 array, or explain why it can't be."""
+    arr = as_numbers(name, a, bool_hint=" (a mask belongs in the scores)")
     layout = _LAYOUT[name]
     if arr.ndim < 2:
         raise ShowError(f"{name}: expected a 2-D {layout} array, got shape {arr.shape}")

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import cat_example, realheads
+from . import cat_example, lookup, realheads
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
 from .score_draws import unit_draws
@@ -28,7 +28,7 @@ __all__ = ["WIDGETS", "attention_example", "explore", "heads", "real_heads", "re
            "divisors", "SATURATED"]
 
 #: The widget names a lesson may use in a ```widget NAME fence.
-WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads", "real-heads")
+WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads", "real-heads", "lookup-view")
 
 #: A row whose largest weight is above this is "saturated": nearly one-hot.
 SATURATED = 0.9
@@ -264,4 +264,6 @@ def prerender(name, options=None, target=None):
     if name == "real-heads":
         return real_heads_prerender(model=o.get("model", "minilm"), sentence=o.get("sentence", 0),
                                     job=o.get("head"), target=target)
+    if name == "lookup-view":  # the lesson's keys, values and query (its "lookup" cell), at every temperature
+        return lookup.build_lookup_payload(**lookup.EXAMPLE, title=o.get("title"), target=target)
     raise ValueError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")

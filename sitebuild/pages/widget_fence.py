@@ -4,7 +4,7 @@
     key: value        # optional YAML options, validated (see OPTIONS)
     ```
 
-NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``. The build
+NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``, ``lookup-view``. The build
 computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender`` and embeds
 it as a JSON data block, so the picture is there before Python has loaded in the page;
 static/js/page/widgets.js brings it to life and replaces it with what Python computes.
@@ -14,7 +14,8 @@ score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has n
 
 Routing of show_attention (done by widgets.js): ``show_attention(..., target=ID)`` draws in
 the attention-view or step-through with that id; without a target it draws in the first
-such widget after the cell that ran, else the last one before it. Each widget's section says
+such widget after the cell that ran, else the last one before it; ``show_lookup`` reaches the
+lookup-view by the same rule. Each widget's section says
 how many cells come before it (``data-cells-before``) and the page config lists the cells in
 order, so the page routes without looking at where elements stand.
 """
@@ -62,6 +63,9 @@ OPTIONS: dict[str, dict[str, tuple]] = {
                    # the id of the cell holding MiniLM's forward pass: once the reader runs it, the live
                    # sentence uses the forward it defines (lessonpy.live.heads)
                    "forward": ("text", None, None, None)},
+    # the temperature the slider starts at (it steps along lessonpy.lookup's grid, so the nearest grid point)
+    "lookup-view": {"title": ("text", None, None, None),
+                    "temperature": ("float", 1.0, *LIMITS["lookup-view"]["temperature"])},
 }
 
 LABELS = {
@@ -70,6 +74,7 @@ LABELS = {
     "dk-explorer": "Explore d_k, scaling, temperature and the causal mask",
     "heads": "Attention heads",
     "real-heads": "Every head of a trained model",
+    "lookup-view": "Soft dictionary lookup",
 }
 
 

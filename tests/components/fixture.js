@@ -7,6 +7,7 @@ import { createScores } from "../../static/js/page/components/scores.js";
 import { createOutput } from "../../static/js/page/components/output.js";
 import { createQueryRow } from "../../static/js/page/components/queryrow.js";
 import { createTable } from "../../static/js/page/components/table.js";
+import { createLookupView } from "../../static/js/page/components/lookupview.js";
 import * as colormap from "../../static/js/page/components/colormap.js";
 
 const longTasks = [];
@@ -50,6 +51,14 @@ const fx = {
     return fx.view.size();
   },
   update(payload) { fx.view.update(decodePayload(payload)); },
+  lookupView: null,
+  /** Build a fresh soft-lookup view ({temperature}) and show a show_lookup payload (encoded as sample_data.py does). */
+  lookup(payload, options = {}) {
+    fx.lookupView?.destroy();
+    fx.lookupView = createLookupView(document.getElementById("lookup"), options);
+    fx.lookupView.update(decodePayload(payload));
+  },
+  lookupUpdate(payload) { fx.lookupView.update(decodePayload(payload)); },
   /** One component on its own canvas, given anything at all (for bad-input tests). */
   solo(kind, input, options = {}) {
     const fig = document.createElement("figure");

@@ -1,12 +1,14 @@
-// The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads and real-heads.
+// The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads, real-heads and lookup-view.
 // Each widget starts from the payload the build computed (so it draws before Python loads),
 // then shows what Python computes: the explorer and heads call lessonpy.widget_payloads through
 // runtime.call (arrays and numbers come back as the call's reply); the views show what cells
-// send with show_attention.
+// send with show_attention, and the lookup-view what they send with show_lookup.
 //
-// Routing of show_attention (python's "arrays" events, re-dispatched as lesson:arrays):
-//   target=ID   -> the attention-view or step-through with that id;
-//   no target   -> the first such view after the cell whose run sent it, else the last one
+// Routing of show_attention and show_lookup (python's "arrays" events, re-dispatched as lesson:arrays;
+// the payload's view says which: "attention" goes to attention-view and step-through, "lookup" to
+// lookup-view, ROUTES):
+//   target=ID   -> the widget of those names with that id;
+//   no target   -> the first such widget after the cell whose run sent it, else the last one
 //                  before it (else the first on the page). An unknown target falls back to
 //                  this rule and says so on the view.
 // Where a cell stands is the build's word, not the DOM's: the page config lists the cells in
@@ -16,7 +18,7 @@ import { createAttentionView } from "./components/linked.js";
 import { inIdleTime } from "./idle.js";
 import { Event } from "../shared/protocol.js";
 import { settled } from "../runtime/settled.js";
-import { decodePayload, el } from "./widgets/common.js";
+import { decodePayload, el, showSource } from "./widgets/common.js";
 
 const MAKERS = {
   "attention-view": (ctx) => createViewWidget(ctx, { stepper: false }),
@@ -24,9 +26,11 @@ const MAKERS = {
   "dk-explorer": async (ctx) => (await import("./widgets/explorer.js")).createExplorer(ctx),
   heads: async (ctx) => (await import("./widgets/heads.js")).createHeads(ctx),
   "real-heads": async (ctx) => (await import("./widgets/realheads.js")).createRealHeads(ctx),
+  "lookup-view": async (ctx) => (await import("./widgets/lookup.js")).createLookupWidget(ctx),
 };
 
-const VIEW_NAMES = new Set(["attention-view", "step-through"]);
+/** The widgets that show each kind of "arrays" payload, by its view: show_attention's, show_lookup's. */
+const ROUTES = { attention: new Set(["attention-view", "step-through"]), lookup: new Set(["lookup-view"]) };
 /** A far widget waits this long at most for an idle period (a page that is never idle still gets them). */
 const IDLE_TIMEOUT_MS = 2000;
 
@@ -71,9 +75,10 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   settled(runtime, () => cells?.chain)
     .then(() => inIdleTime(startNext, { busy: () => runtime.busy, timeout: IDLE_TIMEOUT_MS }));
 
-  const views = entries.filter((e) => VIEW_NAMES.has(e.name));
+  const routed = new Map(Object.entries(ROUTES).map(([view, names]) => [view, entries.filter((e) => names.has(e.name))]));
   document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
-    if (!detail || (detail.view && detail.view !== "attention")) return;
+    const views = detail && routed.get(detail.view || "attention");
+    if (!views) return;
     const cellIndex = cellIds.indexOf(runtime.cellOf(detail.runId)); // -1: not sent by a cell
     const route = routeArrays(views, detail, cellIndex);
     if (!route) return;
@@ -133,17 +138,13 @@ function createViewWidget({ section, spec, initial }, { stepper }) {
     interval: spec.options.interval,
   });
   section.querySelector(".attn-view")?.removeAttribute("aria-label"); // the section already names it
-  const describe = (text) => { source.textContent = text; };
   view.update(initial);
-  describe("Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.");
+  source.textContent = "Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.";
   return {
     view,
     receive(payload, { note }, cellIndex) {
-      const label = cellIndex >= 0 ? `Code cell ${cellIndex + 1}` : "a cell"; // the cell's own label
       view.update(payload);
-      const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
-      describe(`${what}.${note ? ` ${note}` : ""}`);
-      section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);
+      showSource(section, source, payload, note, cellIndex);
     },
   };
 }

@@ -55,9 +55,10 @@
  * @typedef {{type: "stdout"|"stderr", runId: number, text: string}} StreamEvent  a chunk of output
  * @typedef {{type: "figure", runId: number, format: "png", data: Uint8Array}} FigureEvent
  *   A matplotlib figure the cell left open (lessonpy.figures, sent through lessonpy.bridge).
- * @typedef {{type: "arrays", runId: number, view: "attention", title: string|null, target: string|null,
+ * @typedef {{type: "arrays", runId: number, view: "attention"|"lookup", title: string|null, target: string|null,
  *   tokens?: string[], arrays?: Object<string, WireArray>, derived?: string[], stats?: Object, error?: string}} ArraysEvent
- *   What show_attention sends (lessonpy.show): arrays for a view, or the error that refused them.
+ *   What show_attention (lessonpy.show, view "attention") or show_lookup (lessonpy.lookup, view "lookup")
+ *   sends: arrays for a view, or the error that refused them.
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
  * @typedef {{type: "download", runId: number, loaded: number, total: number}} DownloadEvent
  *   Progress of a fetch-file download: bytes so far, and the file's size (0 when the server did not say).

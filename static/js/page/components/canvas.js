@@ -209,9 +209,9 @@ export function drawTooltip(ctx, theme, text, x, y, width, height) {
   lines.forEach((l, i) => ctx.fillText(l, tx + 6, ty + 5 + i * 16));
 }
 
-/** Draw a message in the middle of a canvas (wrapping lines) and expose it to assistive tech. */
-function drawMessage(canvas, message) {
-  const h = 120;
+/** Draw a message in the middle of a canvas (wrapping lines) and expose it to assistive tech.
+ *  h: its height in CSS pixels (a component that keeps its place passes the height of its picture). */
+function drawMessage(canvas, message, h = 120) {
   canvas.style.height = `${h}px`;
   canvas.setAttribute("aria-label", message);
   canvas.dataset.message = message;
@@ -259,15 +259,17 @@ export function wrap(ctx, text, width) {
   return lines.slice(0, 5);
 }
 
-/** Draw `error`, or `empty` when there is nothing to draw; returns false when there is data to draw. */
-export function drawStatus(canvas, error, empty) {
+/** Draw `error`, or `empty` when there is nothing to draw; returns false when there is data to draw.
+ *  height: the message's height in CSS pixels (default 120); a picture whose height is known before its
+ *  data passes it, so the page does not move when the data comes. */
+export function drawStatus(canvas, error, empty, height) {
   if (error) {
-    drawMessage(canvas, error);
+    drawMessage(canvas, error, height);
     return true;
   }
   delete canvas.dataset.message;
   if (!empty) return false;
-  drawMessage(canvas, empty);
+  drawMessage(canvas, empty, height);
   canvas.dataset.message = ""; // a placeholder, not a problem
   return true;
 }

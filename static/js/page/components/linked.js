@@ -10,6 +10,7 @@ import { createTable, createSummary } from "./table.js";
 import { createStepper } from "./stepper.js";
 import { isolate } from "./canvas.js";
 import { checkPayload } from "./validate.js";
+import { viewFrame } from "./viewframe.js";
 import { el } from "../dom.js";
 
 /** A tiny store for the selected row: get(), set(row), subscribe(fn) -> unsubscribe. */
@@ -48,13 +49,7 @@ let uid = 0;
  * payload: {view: "attention", title, tokens, arrays: {weights, scores?, Q?, K?, V?, out?, x?}, stats?}
  */
 export function createAttentionView(container, options = {}) {
-  const root = el("section", "attn-view");
-  root.setAttribute("aria-label", "Attention view");
-  const title = el("h3", "attn-title");
-  title.hidden = true;
-  const message = el("p", "attn-message");
-  message.setAttribute("role", "alert");
-  message.hidden = true;
+  const { root, title, message } = viewFrame("attn-view", "Attention view");
   const notes = el("p", "attn-notes");
   notes.hidden = true;
   const controls = el("div", "attn-controls");

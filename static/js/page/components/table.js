@@ -1,5 +1,6 @@
-// Text alternatives for the pictures: an accessible <table> per matrix and a live summary of the
-// selected row. These build DOM only inside the container they are given.
+// Text alternatives for the pictures: an accessible <table> per matrix (or per list of records, such
+// as each head's strongest keys) and a live summary of the selected row. These build DOM only inside
+// the container they are given.
 
 import { checkArray } from "./validate.js";
 import { fmt, isolate } from "./canvas.js";
@@ -35,12 +36,7 @@ export function describeRow(tokens, rowWeights, i) {
  */
 export function createTable(container, options = {}) {
   const opts = { caption: "Matrix", rowHeader: "row", colHeader: "column", digits: 3, ...options };
-  const wrap = document.createElement("div");
-  wrap.className = "attn-table-wrap";
-  wrap.tabIndex = 0; // a scrollable region must be reachable by keyboard
-  wrap.setAttribute("role", "region");
-  wrap.setAttribute("aria-label", opts.caption);
-  container.appendChild(wrap);
+  const wrap = tableRegion(container, opts.caption);
   let state = null;
   let selected = null;
 
@@ -116,10 +112,94 @@ export function createTable(container, options = {}) {
       selected = Number.isInteger(row) ? row : null;
       if (!state?.ok) return;
       if (state.rows > MAX_FULL_ROWS) { render(); return; }
-      // Full table: move the highlight without rebuilding.
-      wrap.querySelectorAll("tr.attn-selected").forEach((tr) => { tr.classList.remove("attn-selected"); tr.removeAttribute("aria-current"); });
-      const tr = wrap.querySelector(`tr[data-row="${selected}"]`);
-      if (tr) { tr.classList.add("attn-selected"); tr.setAttribute("aria-current", "true"); }
+      markRow(wrap, selected); // full table: move the highlight without rebuilding
+    },
+    destroy() { wrap.remove(); },
+  };
+}
+
+/** The scrollable region a table sits in, named by its caption (a scrollable region must be reachable by keyboard). */
+function tableRegion(container, caption) {
+  const wrap = document.createElement("div");
+  wrap.className = "attn-table-wrap";
+  wrap.tabIndex = 0;
+  wrap.setAttribute("role", "region");
+  wrap.setAttribute("aria-label", caption);
+  container.appendChild(wrap);
+  return wrap;
+}
+
+/** Highlight the row whose data-row is `row` (null: none) as the selected one. */
+function markRow(wrap, row) {
+  wrap.querySelectorAll("tr.attn-selected").forEach((tr) => { tr.classList.remove("attn-selected"); tr.removeAttribute("aria-current"); });
+  const tr = row === null ? null : wrap.querySelector(`tr[data-row="${row}"]`);
+  if (tr) { tr.classList.add("attn-selected"); tr.setAttribute("aria-current", "true"); }
+}
+
+/**
+ * createListTable(container, {caption, columns, digits}) -> {update(rows, caption), select(i), destroy, element}
+ * A table of records rather than a matrix: one row per item, one column per name in `columns` (the first
+ * is the row's header). A cell is text, or a number shown rounded with its exact value in data-value;
+ * null leaves it empty. update(rows, caption) replaces the rows (null: no data yet) and the caption.
+ */
+export function createListTable(container, options = {}) {
+  const opts = { caption: "List", columns: [], digits: 3, ...options };
+  const wrap = tableRegion(container, opts.caption);
+  let rows = null;
+  let caption = opts.caption;
+  let selected = null;
+
+  function render() {
+    wrap.textContent = "";
+    wrap.setAttribute("aria-label", caption);
+    const table = document.createElement("table");
+    table.className = "attn-table";
+    const cap = document.createElement("caption");
+    cap.textContent = rows ? caption : `${caption}: no data yet.`;
+    table.appendChild(cap);
+    wrap.appendChild(table);
+    if (!rows) return;
+    const head = document.createElement("tr");
+    for (const name of opts.columns) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = name;
+      head.appendChild(th);
+    }
+    const thead = document.createElement("thead");
+    thead.appendChild(head);
+    const tbody = document.createElement("tbody");
+    rows.forEach((cells, r) => {
+      const tr = document.createElement("tr");
+      tr.dataset.row = String(r);
+      cells.forEach((v, c) => {
+        const cell = document.createElement(c === 0 ? "th" : "td");
+        if (c === 0) cell.scope = "row";
+        if (typeof v === "number") {
+          cell.dataset.value = String(v);
+          cell.textContent = fmt(v, opts.digits);
+        } else {
+          cell.dir = "auto"; // a reader's label: its direction stays inside the cell
+          cell.textContent = v ?? "";
+        }
+        tr.appendChild(cell);
+      });
+      tbody.appendChild(tr);
+    });
+    table.append(thead, tbody);
+    markRow(wrap, selected);
+  }
+
+  return {
+    element: wrap,
+    update(list, newCaption) {
+      rows = Array.isArray(list) ? list.map((cells) => (Array.isArray(cells) ? cells : [cells])) : null;
+      if (typeof newCaption === "string" && newCaption) caption = newCaption;
+      render();
+    },
+    select(row) {
+      selected = Number.isInteger(row) ? row : null;
+      markRow(wrap, selected);
     },
     destroy() { wrap.remove(); },
   };

@@ -111,6 +111,17 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
   };
 }
 
+/**
+ * Say under a view whose arrays a cell sent where they came from ("Showing what Code cell 3 computed.",
+ * or that they cannot be drawn) and count the updates (data-updated). note: the router's, if any.
+ */
+export function showSource(section, source, payload, note, cellIndex) {
+  const label = cellIndex >= 0 ? `Code cell ${cellIndex + 1}` : "a cell"; // the cell's own label
+  const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
+  source.textContent = `${what}.${note ? ` ${note}` : ""}`;
+  section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);
+}
+
 /** A number for reading: `digits` decimals and a real minus sign (an exponent only above 1e5). */
 export function num(v, digits = 3) {
   if (typeof v !== "number" || Number.isNaN(v)) return "–";

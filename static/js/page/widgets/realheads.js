@@ -1,11 +1,14 @@
 // Every head of a trained model on one sentence: pick a model and a sentence, see the L × H grid of
 // patterns (components/headgrid.js), open one in the linked view with its numbers as a table whose
-// caption names the model, layer and head (counted from 0). Python (lessonpy.widget_payloads.real_heads)
-// sends the shipped weights as one float32 (L, H, T, T) array; the build's picture (before Python
-// loads) is one featured head, as stored in the committed data.
+// caption names the model, layer and head (counted from 0). Under the view, the strip
+// (components/headstrip.js) shows the view's selected query row in every head of the open head's
+// layer, with a table of each head's strongest keys; a line of it opens that head. Python
+// (lessonpy.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
+// the build's picture (before Python loads) is one featured head, as stored in the committed data.
 import { createHeadGrid } from "../components/headgrid.js";
+import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
-import { createTable } from "../components/table.js";
+import { createListTable, createTable, tokenName } from "../components/table.js";
 import { createCaller, el, labelled, num, pythonMessage, pythonNote, watchPython } from "./common.js";
 
 /** What each job of lessonpy.realheads.job_scores means, in words. */
@@ -56,8 +59,18 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   const viewHost = el("div", "realheads-view");
   const details = el("details", "realheads-table");
   details.append(el("summary", "", "Show the open head's weights as a table"));
+  const stripFigure = el("figure", "realheads-strip");
+  const stripCanvas = el("canvas");
+  // The same words whatever is shown (what changes is drawn in the picture), so the page never moves.
+  stripFigure.append(stripCanvas, el("figcaption", "", "One query, every head: the query row selected above, in each " +
+    "head of the open head's layer (dark 0, yellow 1, as above). The framed key is the head's strongest, named " +
+    "on the right; grey keys come after the query, which a causal model never looks at. Click a head, or use " +
+    "Up, Down and Enter, to open it above."));
+  const stripDetails = el("details", "realheads-strip-table");
+  stripDetails.append(el("summary", "", "Show each head's strongest keys as a table"));
   const live = createLivePanel();
-  section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, details);
+  section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, stripFigure,
+    details, stripDetails);
 
   let payload = initial; // the current model and sentence (the build's, until Python answers)
   let open = { layer: initial.open.layer, head: initial.open.head };
@@ -71,7 +84,31 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       return `${headName(head)}${f ? `: the ${jobName(f.job)} head` : ""}`;
     },
   });
-  view.store.subscribe((row) => table?.select(row));
+  view.store.subscribe((row) => { table?.select(row); showStrip(); });
+  const stripTable = createListTable(stripDetails, {
+    caption: "Each head's strongest keys for one query",
+    columns: ["head", "strongest key", "its weight", "second key", "second key's weight"],
+  });
+  const strip = createHeadStrip(stripCanvas, {
+    onSelect: (head) => openHead(head),
+    onRows: (shown) => {
+      if (!shown) { stripTable.update(null); return; }
+      const { layer, query, tokens, tops } = shown;
+      const name = (k) => (k ? tokenName(tokens, k.key) : "");
+      stripTable.update(tops.map(([first, second], h) => [`head ${h}`, name(first), first.weight, name(second), second?.weight ?? null]),
+        `${payload.title}, layer ${layer} (counted from 0): each head's strongest keys from the query ${tokenName(tokens, query)}`);
+      stripTable.select(open.head);
+    },
+  });
+
+  /** The strip: the view's selected query in every head of the open head's layer (a placeholder of its
+   *  height until Python sent the grid). */
+  function showStrip() {
+    if (!Number.isFinite(open.layer)) return; // a new model's head is not open yet
+    const weights = payload.arrays?.weights ?? null;
+    strip.update({ weights, tokens: payload.tokens, causal: payload.causal, layer: open.layer, query: view.store.get(), heads: payload.heads });
+    strip.select(open.head);
+  }
 
   function setSentences() {
     sentenceSelect.textContent = "";
@@ -123,6 +160,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     table.update({ matrix: weights, rowLabels: payload.tokens, colLabels: payload.tokens });
     table.select(view.store.get());
     section.dataset.open = `${open.layer},${open.head}`;
+    showStrip(); // the view's row broadcast did already, unless the view refused the weights
   }
 
   function render(next) {
@@ -292,5 +330,5 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   }
 
   render(initial);
-  return { grid, view };
+  return { grid, view, strip };
 }
