@@ -658,3 +658,33 @@ def test_unknown_check_is_an_error_of_the_lesson_not_of_the_reader():
         grade("x = 1", "nope")
     with pytest.raises(LookupError):
         grade("x = 1", "_run_checks")
+
+
+# ---------------------------------------------------------------------------- huge messages stay within the limits
+
+from lessonpy.limits import MESSAGE_CHARS, OUTPUT_CHARS  # noqa: E402
+
+HUGE = 10**7  # characters: three checks quoting it made a 30-million character feedback
+
+
+@pytest.mark.parametrize("body", [
+    f"raise ValueError('m' * {HUGE})",
+    f"raise type('E' * {HUGE}, (Exception,), {{}})('boom')",
+    f"return 'r' * {HUGE}",
+], ids=["message", "class name", "returned"])
+def test_a_huge_text_from_the_readers_function_is_clipped_in_the_feedback(body):
+    result = grade_exercise("attention-params", PARAMS.format(body=body))
+    assert result["stage"] == "checks" and not result["correct"]
+    assert all(len(c["message"]) <= MESSAGE_CHARS for c in result["checks"])
+    assert "characters not shown" in failed_messages(result)
+    assert "attention_params(768, 12)" in failed_messages(result)
+
+
+def test_a_huge_error_of_the_readers_code_is_clipped():
+    result = grade_exercise("attention-params", f"def f():\n    raise ValueError('m' * {HUGE})\nf()\n")
+    assert result["stage"] == "run" and len(result["error"]) < 2 * MESSAGE_CHARS
+    assert "Line 3" in result["error"] and "characters not shown" in result["error"]
+    result = grade_exercise("attention-params", f"import sys\nsys.exit('c' * {HUGE})\n")
+    assert result["stage"] == "run" and len(result["error"]) < 2 * MESSAGE_CHARS
+    result = grade_exercise("attention-params", "x = ____\n" * 100_000)  # a list of a hundred thousand lines
+    assert len(result["error"]) <= OUTPUT_CHARS

@@ -45,3 +45,21 @@ def test_a_fence_and_a_call_accept_the_same_range(tmp_path, name, key, call):
         fence(tmp_path, f"```widget {name} id=w\n{key}: {hi + 1}\n```")
     with pytest.raises(ValueError, match=f"between {lo} and {hi}"):
         call(hi + 1)
+
+
+# ---------------------------------------------------------------------------- clip: every text within its limit
+
+def test_clip_keeps_the_start_and_the_end_and_says_how_much_was_cut():
+    text = "abcdefghij" * 10
+    assert limits.clip(text, 200) is text  # within the limit: the text itself
+    # the same example as tests/js/clip.test.mjs: the worker's clipText cuts the same way
+    assert limits.clip(text, 60) == "abcdef … [89 characters not shown] … fghij"
+
+
+def test_clip_holds_a_huge_text_to_the_limit_without_a_newline():
+    huge = "a" + "x" * 10**7 + "z"
+    for limit in (limits.MESSAGE_CHARS, limits.OUTPUT_CHARS):
+        short = limits.clip(huge, limit)
+        assert limit - 20 <= len(short) <= limit
+        assert short.startswith("ax") and short.endswith("xz") and "\n" not in short
+        assert f"[{10**7 + 2 - (limit - len(limits.CUT_MARK) - 13):,} characters not shown]" in short

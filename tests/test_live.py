@@ -103,3 +103,38 @@ def test_a_broken_forward_pass_gets_a_clear_message(folder, old, new, message):
     namespace = run_cell(edited(old, new), "minilm-forward", {"__name__": "__main__"})
     with pytest.raises(live.ForwardError, match="^your forward .*" + message):
         live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+
+
+# ---------------------------------------------------------------------------- what the reader's forward cannot do
+
+from lessonpy.limits import MESSAGE_CHARS  # noqa: E402
+
+HUGE = 10**7  # characters: the panel once received all of them, and 10**8 crashed the tab
+
+
+@pytest.mark.parametrize("raised", [f"ValueError('m' * {HUGE})", f"type('E' * {HUGE}, (Exception,), {{}})('boom')"],
+                         ids=["message", "class name"])
+def test_a_huge_error_of_the_readers_forward_is_one_clipped_line(folder, raised):
+    namespace = run_cell(f"def forward(W, ids):\n    raise {raised}\n", "minilm-forward", {"__name__": "__main__"})
+    with pytest.raises(live.ForwardError) as info:
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    message = str(info.value)
+    assert len(message) < 3 * MESSAGE_CHARS and "\n" not in message
+    assert " at line 2: " in message and "characters not shown" in message
+
+
+def test_the_readers_forward_cannot_change_the_weights(folder):
+    lesson = live.heads(SENTENCE, folder=folder)["arrays"]["weights"]
+    writes = ("    W['embeddings.word_embeddings.weight'][:] = 0\n"
+              "    W['embeddings.LayerNorm.weight'] *= 2\n")
+    namespace = run_cell(edited("def forward(W, ids):\n", "def forward(W, ids):\n" + writes), "minilm-forward",
+                         {"__name__": "__main__"})
+    with pytest.raises(live.ForwardError, match=rf"raised ValueError at line \d+: assignment destination is read-only "
+                                                r"\(MiniLM's weights are read-only.*W\[name\]\.copy\(\)\)$"):
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    # replacing an entry of the dict it was given changes only its own dict
+    namespace = run_cell(edited("def forward(W, ids):\n", "def forward(W, ids):\n"
+                                "    W['embeddings.word_embeddings.weight'] = 0 * W['embeddings.word_embeddings.weight']\n"),
+                         "minilm-forward", {"__name__": "__main__"})
+    live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    np.testing.assert_array_equal(live.heads(SENTENCE, folder=folder)["arrays"]["weights"], lesson)

@@ -293,3 +293,20 @@ def test_size_caps(events):
                 x=np.zeros((2, MAX_D + 1)), weights=np.eye(2))
     show_attention(weights=np.eye(MAX_T))  # the cap itself is fine
     assert last_payload(events)["arrays"]["weights"].shape == (MAX_T, MAX_T)
+
+
+# -----------------------------------------------------------------------------
+# huge texts: every message and title the page gets is within MESSAGE_CHARS
+
+
+def test_a_huge_text_is_clipped_in_the_error_and_the_title(events, qkv):
+    from lessonpy.limits import MESSAGE_CHARS
+
+    _, Q, K, _ = qkv
+    message = shows_error(events, "tokens: pass a list of labels", Q=Q, K=K, tokens="t" * 10**7,
+                          title="T" * 10**7)
+    assert len(message) <= MESSAGE_CHARS and "characters not shown" in message
+    assert len(last_payload(events)["title"]) <= MESSAGE_CHARS
+    show_attention(Q=Q, K=K, title="T" * 10**7)
+    title = last_payload(events)["title"]
+    assert len(title) <= MESSAGE_CHARS and title.startswith("TTT") and "characters not shown" in title

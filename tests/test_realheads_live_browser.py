@@ -240,3 +240,45 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         check_clean(page)
     finally:
         context.close()
+
+
+def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser, live_site):
+    """The weights are shared with the lesson's forward: a write into them is refused in one line that says what
+    to do, and Reset then gives the lesson's heads again; an error with a 10-million character message is one
+    clipped line too."""
+    from pathlib import Path
+
+    from lessonpy.limits import MESSAGE_CHARS
+    from test_page_browser import cell
+
+    url, folder = live_site
+    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
+    writes = source.replace("def forward(W, ids):\n", "def forward(W, ids):\n    W['embeddings.word_embeddings.weight'][:] = 0\n")
+    line = next(n for n, text in enumerate(writes.splitlines(), 1) if "[:] = 0" in text)
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        page = ready_page(context, url)
+        real = widget(page, "real")
+        page.get_by_text("MiniLM's forward pass in NumPy").click()
+        run(page, "minilm-forward", writes)
+        real.scroll_into_view_if_needed()
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "error", timeout=RUN_TIMEOUT_MS * 2)
+        status = real.locator(".realheads-live-status")
+        expect(status).to_contain_text(f"raised ValueError at line {line}: assignment destination is read-only "
+                                       "(MiniLM's weights are read-only")
+        assert "\n" not in status.inner_text()
+        run(page, "minilm-forward", "def forward(W, ids):\n    raise ValueError('m' * 10**7)\n")
+        run_live(real)
+        expect(status).to_contain_text(" characters not shown] … mmm", timeout=RUN_TIMEOUT_MS)
+        assert status.evaluate("e => e.textContent.length") < 3 * MESSAGE_CHARS and "\n" not in status.inner_text()
+        cell(page, "minilm-forward").get_by_role("button", name="Reset").click()
+        run(page, "minilm-forward")
+        run_live(real)
+        expect(real.locator(".realheads-live-status")).to_contain_text("with your forward", timeout=RUN_TIMEOUT_MS)
+        layer, head = map(int, real.get_attribute("data-open").split(","))
+        lesson = live.heads(SENTENCE, folder=folder)["arrays"]["weights"][layer, head]
+        np.testing.assert_allclose(real_table(real), lesson, atol=1e-5)  # the weights the lesson shipped
+        check_clean(page)
+    finally:
+        context.close()

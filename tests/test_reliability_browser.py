@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, CODE, LOOP, RUN_TIMEOUT_MS, paste_code, wait_looping, wait_until
-from lessonpy.limits import OUTPUT_CHARS
+from lessonpy.limits import FIGURES_PER_RUN, MESSAGE_CHARS, OUTPUT_CHARS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
 )
@@ -188,7 +188,7 @@ def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
     cut = 2 * 150_001 + len("end\n") - OUTPUT_CHARS
     expect(out.locator(".out-cut")).to_have_text(f"[output cut: {cut:,} more characters were not shown]")
     out = run(shared, "output", "raise ValueError('e' * 10**7)")
-    expect(out.locator(".out-error")).to_contain_text("[error message cut: ")
+    expect(out.locator(".out-error")).to_contain_text(" characters not shown] … eee")
     assert len(out.locator(".out-error").inner_text()) < OUTPUT_CHARS + 1_000
 
 
@@ -198,6 +198,41 @@ def test_a_100_million_character_print_leaves_the_tab_alive(fresh_context, site_
     expect(out.locator(".out-cut")).to_have_text("[output cut: 99,800,001 more characters were not shown]")
     out = run(pg, "output", "print('still alive')")
     expect(out).to_contain_text("still alive")
+
+
+def text_length(locator) -> int:
+    """How long the text shown is (read in the page: a 10-million character text is not sent to the test)."""
+    return locator.evaluate("e => e.textContent.length")
+
+
+def test_a_huge_exception_message_or_class_name_is_clipped_and_the_page_answers(fresh_context, site_url):
+    pg = open_lesson(fresh_context, site_url)
+    out = run(pg, "output", "def f():\n    raise ValueError('e' * 10**7)\nf()")
+    error = out.locator(".out-error")
+    assert text_length(error) < 2 * MESSAGE_CHARS  # the message clipped in Python, the traceback kept
+    expect(error).to_contain_text('line 3')
+    expect(error).to_contain_text(" characters not shown] … eee")
+    run(pg, "output", "raise type('E' * 10**7, (Exception,), {})('boom')")
+    state = cell(pg, "output").locator(".cell-state")
+    assert text_length(state) < MESSAGE_CHARS + 100  # "EEE… [… characters not shown] …EEE: see the output below."
+    expect(state).to_contain_text("characters not shown")
+    out = run(pg, "output", "print('still answering')")
+    expect(out).to_contain_text("still answering")
+
+
+def test_a_run_shows_at_most_its_figures(fresh_context, site_url):
+    pg = open_lesson(fresh_context, site_url)
+    set_code(pg, "output", f"import matplotlib.pyplot as plt\nfor _ in range({FIGURES_PER_RUN + 5}):\n"
+                           "    plt.figure(figsize=(1, 1))")
+    cell(pg, "output").get_by_role("button", name="Run").click()
+    out = wait_done(pg, "output", timeout=120_000)  # the first import loads matplotlib: slow
+    expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
+    expect(out).to_contain_text(f"[5 more figures were not shown: a run shows at most {FIGURES_PER_RUN}")
+    # the worker holds the cap too, for figures sent some other way
+    out = run(pg, "output", "from lessonpy import bridge\nfor _ in range(100):\n"
+                            "    bridge.emit('figure', {'format': 'png', 'data': b'not a png'})")
+    expect(out.locator(".out-error")).to_contain_text(f"a run shows at most {FIGURES_PER_RUN} figures")
+    expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
 
 
 # ---------------------------------------------------------------------------- 4. storage
@@ -392,13 +427,19 @@ def test_keyboard_focus_stays_on_the_cells_controls(shared):
 
 # ---------------------------------------------------------------------------- exercises
 
-def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, practice_url):
-    pg = fresh_context.new_page()
-    pg.goto(practice_url + "lessons/practice/")
+def check_answer(context, url, code):
+    """Open the practice lesson, put `code` into its first exercise and press Check; the page and the exercise."""
+    pg = context.new_page()
+    pg.goto(url + "lessons/practice/")
     ready(pg)
     ex = exercise(pg, "The parameter budget")
-    paste_code(ex, "while True:\n    pass\n")
+    paste_code(ex, code)
     ex.get_by_role("button", name="Check").click()
+    return pg, ex
+
+
+def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, practice_url):
+    pg, ex = check_answer(fresh_context, practice_url, "while True:\n    pass\n")
     expect(ex.locator(".exercise-state")).to_have_text("Checking…")
     hello = cell(pg, "hello")
     hello.get_by_role("button", name="Run").click()
@@ -409,6 +450,18 @@ def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, 
     # The check went on to its own deadline: the cell's Stop did not end it.
     expect(ex).to_have_attribute("data-status", "wrong", timeout=RUN_TIMEOUT_MS)
     expect(ex.locator(".exercise-feedback")).to_contain_text("did not finish in time")
+    out = run(pg, "hello")
+    expect(out).to_contain_text("hello from a cell")
+
+
+def test_a_huge_message_from_the_readers_function_is_clipped_in_the_feedback(fresh_context, practice_url):
+    pg, ex = check_answer(fresh_context, practice_url,
+                          "def attention_params(n_embd, n_head):\n    raise ValueError('m' * 10**7)\n")
+    expect(ex).to_have_attribute("data-status", "wrong", timeout=RUN_TIMEOUT_MS)
+    feedback = ex.locator(".exercise-feedback")
+    assert text_length(feedback) < 3 * MESSAGE_CHARS
+    expect(feedback).to_contain_text("attention_params(768, 12) raised ValueError: mmm")
+    expect(feedback).to_contain_text(" characters not shown] … mmm")
     out = run(pg, "hello")
     expect(out).to_contain_text("hello from a cell")
 

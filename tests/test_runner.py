@@ -131,3 +131,45 @@ def test_input_says_it_is_not_supported_in_the_page():
     assert result.error_name == "RuntimeError"
     assert result.error.splitlines()[-1] == f"RuntimeError: {INPUT_MESSAGE}"
     assert "Errno" not in result.error and 'Cell "c1", line 1' in result.error
+
+
+# ---------------------------------------------------------------------------- huge messages stay within the limits
+
+from lessonpy.limits import MESSAGE_CHARS, OUTPUT_CHARS  # noqa: E402
+
+HUGE = 10**7  # characters: the whole message once reached the page, and 10**8 crashed the tab
+
+
+def test_a_huge_message_is_clipped_and_the_traceback_kept():
+    result, _ = run(f"def f():\n    raise ValueError('m' * {HUGE})\nf()", cell_id="big")
+    assert result.error_name == "ValueError"
+    assert len(result.error) < 2 * MESSAGE_CHARS
+    assert 'Cell "big", line 3' in result.error and 'Cell "big", line 2, in f' in result.error
+    assert result.error.rstrip("\n").splitlines()[-1].startswith("ValueError: mmm")
+    assert " characters not shown] … mmm" in result.error
+
+
+def test_a_huge_class_name_and_exit_code_are_clipped():
+    result, _ = run(f"raise type('E' * {HUGE}, (Exception,), {{'__module__': 'reader'}})('boom')")
+    assert len(result.error_name) <= MESSAGE_CHARS and result.error_name.startswith("EEE")
+    assert len(result.error) < 2 * MESSAGE_CHARS and result.error.rstrip().endswith(": boom")
+    result, _ = run(f"import sys\nsys.exit('c' * {HUGE})")
+    assert result.error_name == "SystemExit" and len(result.error) < 2 * MESSAGE_CHARS
+
+
+def test_a_widget_calls_traceback_is_clipped_and_an_ordinary_one_whole():
+    """format_exception is how lessonpy.pyodide_glue.call sends what a widget's or grader's call raised."""
+    import traceback
+
+    from lessonpy.runner import format_exception
+
+    try:
+        raise KeyError("k") from ValueError("cause")
+    except KeyError as exc:
+        assert format_exception(exc) == "".join(traceback.format_exception(exc))  # chained, as it was
+    try:
+        raise RuntimeError("r" * HUGE)
+    except RuntimeError as exc:
+        text = format_exception(exc)
+    assert len(text) < OUTPUT_CHARS and text.startswith("Traceback (most recent call last):\n")
+    assert text.splitlines()[-1].startswith("RuntimeError: rrr") and len(text.splitlines()[-1]) <= MESSAGE_CHARS + 20

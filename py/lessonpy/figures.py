@@ -14,6 +14,8 @@ import io
 import sys
 import warnings
 
+from .limits import FIGURES_PER_RUN
+
 
 def quiet_show() -> None:
     """Let plt.show() do nothing quietly: figures reach the page after the cell anyway.
@@ -25,12 +27,18 @@ def quiet_show() -> None:
 
 
 def collect_figures(dpi: int = 100) -> list[bytes]:
-    """Render every open pyplot figure to PNG and return the bytes (close_figures closes them)."""
+    """Render the open pyplot figures to PNG and return the bytes (close_figures closes them): the first
+    FIGURES_PER_RUN of them, and one line on stderr says how many more were left out (a loop of plt.figure()
+    made hundreds of images of a MB each, every one rendered and sent)."""
     if "matplotlib.pyplot" not in sys.modules:
         return []
     plt = sys.modules["matplotlib.pyplot"]
+    numbers = plt.get_fignums()
+    if len(numbers) > FIGURES_PER_RUN:
+        print(f"[{len(numbers) - FIGURES_PER_RUN:,} more figures were not shown: a run shows at most "
+              f"{FIGURES_PER_RUN}; plt.close() the ones you do not need]", file=sys.stderr)
     images = []
-    for number in plt.get_fignums():
+    for number in numbers[:FIGURES_PER_RUN]:
         buffer = io.BytesIO()
         plt.figure(number).savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
         images.append(buffer.getvalue())

@@ -30,6 +30,9 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .limits import OUTPUT_CHARS, clip
+from .runner import exception_lines, exception_message, exception_name, frames_traceback, short_repr
+
 #: The reader's code is compiled under this name: tracebacks and the timeout look for it.
 ANSWER_FILE = "<your answer>"
 OUTPUT_LIMIT = 5_000  # characters of the reader's printed output sent back to the page
@@ -46,12 +49,13 @@ class CheckFailed(Exception):
 
 def ok(message: str) -> dict:
     """A check that passed."""
-    return {"correct": True, "message": message}
+    return {"correct": True, "message": clip(message)}
 
 
 def fail(message: str) -> dict:
-    """A check that failed, saying specifically why."""
-    return {"correct": False, "message": message}
+    """A check that failed, saying specifically why (within MESSAGE_CHARS: it may quote what the reader's
+    function returned or raised)."""
+    return {"correct": False, "message": clip(message)}
 
 
 # ---------------------------------------------------------------------------- helpers for checks
@@ -68,7 +72,7 @@ def require_function(ns: dict, name: str) -> Callable:
     if func is None:
         raise CheckFailed(f"define a function named `{name}` (it was not found in your code)")
     if not callable(func):
-        raise CheckFailed(f"`{name}` is a {type(func).__name__}, not a function")
+        raise CheckFailed(f"`{name}` is a {clip(type(func).__name__)}, not a function")
     return func
 
 
@@ -80,7 +84,7 @@ def call(func: Callable, *args: Any, shown: str | None = None) -> Any:
     except Exception as exc:  # noqa: BLE001 - the reader's mistakes are reported, not raised
         line = answer_line(exc)
         where = f" (line {line} of your code)" if line else ""
-        raise CheckFailed(f"{shown} raised {type(exc).__name__}: {exc}{where}") from None
+        raise CheckFailed(f"{shown} raised {exception_name(exc)}: {exception_message(exc)}{where}") from None
 
 
 # ---------------------------------------------------------------------------- the stages
@@ -100,17 +104,14 @@ def find_blanks(code: str) -> list[int]:
 
 
 def _describe_syntax_error(exc: SyntaxError) -> str:
-    text = "".join(traceback.format_exception_only(type(exc), exc))
+    text = "".join(exception_lines(exc))
     return text.replace(f'File "{ANSWER_FILE}", line', "line").strip("\n")
 
 
 def _describe_run_error(exc: BaseException) -> str:
     """A traceback of the reader's own lines only (the grader's frames mean nothing to them)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == ANSWER_FILE]
-    lines = ["Traceback (most recent call last):\n"] if frames else []
-    lines += traceback.format_list(frames)
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines).replace(f'File "{ANSWER_FILE}", line', "Line").strip("\n")
+    text = frames_traceback(exc, lambda filename: filename == ANSWER_FILE)
+    return text.replace(f'File "{ANSWER_FILE}", line', "Line").strip("\n")
 
 
 @contextlib.contextmanager
@@ -151,6 +152,7 @@ def _truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:
 def _result(stage: str, checks: list[dict] | None = None, output: str = "", error: str | None = None) -> dict:
     checks = checks or []
     correct = stage == "checks" and bool(checks) and all(c["correct"] for c in checks)
+    error = None if error is None else clip(error, OUTPUT_CHARS)  # the blanks' list of lines too
     return {"correct": correct, "stage": stage, "checks": checks, "output": _truncate(output), "error": error}
 
 
@@ -209,7 +211,7 @@ def grade(code: str, check: str, timeout: float = 5.0, module: str = "lessonpy.e
         return _result("stopped", output=out.getvalue(), error="Stopped.")
     except SystemExit as exc:
         return _result("run", output=out.getvalue(),
-                       error=f"SystemExit: {exc.code!r} (your code called exit(); nothing was checked)")
+                       error=f"SystemExit: {short_repr(exc.code)} (your code called exit(); nothing was checked)")
     except BaseException as exc:  # noqa: BLE001 - any failure of the reader's code is reported
         if stage == "checks":  # a check itself broke: say so instead of blaming the reader
             return _result("checks", output=out.getvalue(), checks=[fail(f"the check itself failed: {exc!r}")])

@@ -22,6 +22,16 @@ MAX_LABEL = 32
 OUTPUT_CHARS = 200_000
 #: Largest piece of output in one message: a flood is posted in pieces, never as one string.
 OUTPUT_CHUNK_CHARS = 64 * 1024
+#: One message for the reader: an exception's message or class name, a check's feedback, the live panel's
+#: error line, a view's title. The reader's code can raise ValueError("x" * 10**8); its text is clipped
+#: (:func:`clip`) where Python makes it, and the worker clips every string it posts to OUTPUT_CHARS, so
+#: no text reaches the page longer than that, whichever path it took.
+MESSAGE_CHARS = 2_000
+#: Figures one run may show: each is a PNG of up to a few MB, and a loop of plt.figure() made hundreds.
+FIGURES_PER_RUN = 20
+#: What stands where :func:`clip` cut a text (``{chars}``: how many characters, with thousands separators).
+#: No newline: a one-line message stays one line.
+CUT_MARK = " … [{chars} characters not shown] … "
 
 #: The widgets' settings: what a ```widget fence may ask for and what a call from the page may
 #: ask for (the controls offer exactly these). Ranges are (lowest, highest), inclusive.
@@ -43,8 +53,28 @@ def for_page() -> dict:
         "MAX_D": MAX_D,
         "OUTPUT_CHARS": OUTPUT_CHARS,
         "OUTPUT_CHUNK_CHARS": OUTPUT_CHUNK_CHARS,
+        "MESSAGE_CHARS": MESSAGE_CHARS,
+        "FIGURES_PER_RUN": FIGURES_PER_RUN,
+        "CUT_MARK": CUT_MARK,
+        "CUT_MARK_ROOM": _MARK_ROOM,
         "widgets": widgets,
     }
+
+
+#: Room kept for the mark in a clipped text: the mark and its count (13 digits with commas: 10**9 characters).
+_MARK_ROOM = len(CUT_MARK) + 13
+
+
+def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """*text* within *limit* characters: its start and its end, the middle replaced by :data:`CUT_MARK` saying
+    how much was cut. Slices only, so a 10**8-character text costs no copy of itself (the page's
+    ``clipText`` in static/js/worker/clip.js is the same cut, the worker's last guard)."""
+    if len(text) <= limit:
+        return text
+    keep = max(0, limit - _MARK_ROOM)
+    head, tail = keep - keep // 2, keep // 2
+    mark = CUT_MARK.format(chars=f"{len(text) - keep:,}")
+    return text[:head] + mark + text[len(text) - tail:]
 
 
 def limits_js() -> str:

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from . import minilm, realheads
-from .runner import CELL_PREFIX, NAMESPACE, cell_filename
+from .limits import clip
+from .runner import CELL_PREFIX, NAMESPACE, cell_filename, exception_message, exception_name
 from .safetensors import read_safetensors
 from .wordpiece import WordPiece
 
@@ -46,6 +47,10 @@ def model(folder=FOLDER):
         if not (path / WEIGHTS_NAME).is_file():
             raise FileNotFoundError(f"{WEIGHTS_NAME} is not in {folder}: download MiniLM's weights first")
         W = read_safetensors((path / WEIGHTS_NAME).read_bytes())
+        for array in W.values():
+            # read once and shared by every call, the reader's forward among them: a write into one in place
+            # (`w *= 2`) would change the model for every later pass, the lesson's too, until Python restarts
+            array.setflags(write=False)
         _loaded[folder] = (W, WordPiece((path / VOCAB_NAME).read_text(encoding="utf-8")))
     return _loaded[folder]
 
@@ -66,15 +71,13 @@ def _call_reader_forward(forward, W, ids):
     """Run the reader's *forward*; return its attention weights, or raise ForwardError saying what went wrong."""
     T, mine = len(ids), "your forward (from the MiniLM cell you ran; Reset it and run it to go back to the lesson's)"
     try:
-        out = forward(W, ids)
+        out = forward(dict(W), ids)  # a dict of its own: W[name] = ... there leaves the shared one alone
     except Exception as exc:  # noqa: BLE001 - the reader's code: say what it raised and where, not a traceback
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(CELL_PREFIX)]
-        where = f" at line {frames[-1].lineno}" if frames else ""
-        raise ForwardError(f"{mine} raised {type(exc).__name__}{where}: {' '.join(str(exc).split())}") from None
+        raise ForwardError(f"{mine} raised {_what_it_raised(exc)}") from None
     weights = out.get("weights") if isinstance(out, dict) else None
     expected = (minilm.LAYERS, minilm.HEADS, T, T)
     if not isinstance(weights, np.ndarray):
-        raise ForwardError(f"{mine} returned {type(out).__name__}, not a dict with an array 'weights' of shape {expected}")
+        raise ForwardError(f"{mine} returned {clip(type(out).__name__)}, not a dict with an array 'weights' of shape {expected}")
     if weights.shape != expected:
         raise ForwardError(f"{mine} returned weights of shape {weights.shape}; the grid needs {expected} "
                            f"(layers, heads, your {T} tokens twice)")
@@ -86,6 +89,23 @@ def _call_reader_forward(forward, W, ids):
         raise ForwardError(f"{mine} returned weights whose rows do not sum to 1 (one is off by {worst:.3g}): "
                            "attention weights come out of a softmax")
     return weights
+
+
+#: What numpy's error says of a write into the weights (model() makes them read-only), and what to do instead.
+_READ_ONLY = "is read-only"
+_READ_ONLY_HINT = ("MiniLM's weights are read-only, shared with the lesson's forward: "
+                   "change a copy instead, e.g. w = W[name].copy()")
+
+
+def _what_it_raised(exc):
+    """One line: the class of *exc*, the line of the reader's cell it came from, its message (clipped first, then
+    whitespace made single spaces), and for a write into the read-only weights what to do instead."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(CELL_PREFIX)]
+    where = f" at line {frames[-1].lineno}" if frames else ""
+    message = " ".join(exception_message(exc).split())
+    if isinstance(exc, ValueError) and _READ_ONLY in message:
+        message += f" ({_READ_ONLY_HINT})"
+    return f"{exception_name(exc)}{where}: {message}"
 
 
 def heads(text, target=None, folder=FOLDER, cell=None, namespace=None):

@@ -28,7 +28,7 @@ import numpy as np
 from . import bridge
 from .attention import softmax
 from .limits import WIDGET_LIMITS
-from .show import ShowError, as_numbers
+from .show import ShowError, as_numbers, caption
 
 __all__ = ["show_lookup", "build_lookup_payload", "temperature_grid", "jacobian_norm", "EXAMPLE"]
 
@@ -73,8 +73,7 @@ def show_lookup(*, keys=None, query=None, values=None, title=None, target=None):
     try:
         payload = build_lookup_payload(keys=keys, query=query, values=values, title=title, target=target)
     except ShowError as err:
-        bridge.emit("arrays", {"view": "lookup", "title": title if isinstance(title, str) else None,
-                               "target": target if isinstance(target, str) else None, "error": str(err)})
+        bridge.emit("arrays", {"view": "lookup", "title": caption(title), "target": caption(target), "error": str(err)})
         raise
     bridge.emit("arrays", payload)
 
@@ -106,7 +105,7 @@ def build_lookup_payload(*, keys, query, values, title=None, target=None) -> dic
     }
     f32 = lambda a: np.ascontiguousarray(a, dtype=np.float32)  # noqa: E731 - what the worker transfers
     return {
-        "view": "lookup", "title": title, "target": target,
+        "view": "lookup", "title": caption(title), "target": caption(target),
         "arrays": {"keys": f32(keys), "query": f32(query), "values": f32(values), "scores": f32(scores),
                    "temperatures": f32(temperatures), "weights": f32(weights), "answers": f32(answers),
                    "jacobian_norm": f32(jacobian_norm(weights))},

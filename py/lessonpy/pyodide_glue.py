@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import builtins
 import importlib
-import traceback
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
 from . import bridge
 from .figures import close_figures, collect_figures, quiet_show
-from .runner import NAMESPACE, STOPPED, CellResult, defined_names, no_input, run_cell
+from .runner import NAMESPACE, STOPPED, CellResult, defined_names, format_exception, no_input, run_cell
 
 _post = None
 
@@ -85,7 +84,7 @@ def call(module: str, func: str, kwargs) -> Any:
         value = getattr(importlib.import_module(module), func)(**kwargs)
         page_value, transfer = _to_page(value)
     except BaseException as exc:  # noqa: BLE001 - every failure is the page's to show; KeyboardInterrupt is a Stop
-        return to_js([False, "".join(traceback.format_exception(exc)), []])
+        return to_js([False, format_exception(exc), []])  # within the limits, its message clipped first
     return to_js([True, page_value, transfer])
 
 

@@ -15,6 +15,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from .limits import MESSAGE_CHARS, OUTPUT_CHARS, clip
+
 #: Cell source files are named like this, so tracebacks say "cell 2, line 3".
 CELL_PREFIX = "<cell "
 
@@ -60,17 +62,72 @@ def _split_last_expression(tree: ast.Module) -> tuple[ast.Module, ast.Expression
     return tree, None
 
 
+# ---------------------------------------------------------------------------- exceptions, within the limits
+# The reader's code can raise an exception whose message (or class name) is 10**8 characters. Formatting it
+# (traceback, f-strings) would copy it more than once, and the page would receive all of it: so its text is
+# clipped (lessonpy.limits.clip) before anything else is made of it. The grader and the live panel use these too.
+
+
+def exception_name(exc: BaseException) -> str:
+    """The class name of *exc*, within MESSAGE_CHARS."""
+    return clip(type(exc).__name__)
+
+
+def exception_message(exc: BaseException) -> str:
+    """str(*exc*) within MESSAGE_CHARS (str of an exception holding one string is that string: no copy)."""
+    try:
+        return clip(str(exc))
+    except Exception:  # noqa: BLE001 - the reader's own __str__ may raise
+        return "<exception str() failed>"
+
+
+def _oversized(exc: BaseException) -> tuple[str, str] | None:
+    """The full class name and message of *exc* when either is over MESSAGE_CHARS, else None."""
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - traceback says "<exception str() failed>" for it
+        message = ""
+    kind = type(exc)
+    name = str(kind.__qualname__)
+    if kind.__module__ not in ("__main__", "builtins"):  # as traceback names it
+        name = f"{kind.__module__}.{name}"
+    return (name, message) if max(len(name), len(message)) > MESSAGE_CHARS else None
+
+
+def exception_lines(exc: BaseException) -> list[str]:
+    """traceback.format_exception_only's lines for *exc*; when its message or name is over MESSAGE_CHARS,
+    one line made from the clipped ones instead, so the whole of it is never formatted."""
+    big = _oversized(exc)
+    if big is None:
+        return traceback.format_exception_only(type(exc), exc)
+    name, message = big
+    return [f"{clip(name)}: {clip(message)}\n" if message else f"{clip(name)}\n"]
+
+
+def format_exception(exc: BaseException) -> str:
+    """The whole traceback of *exc* (traceback.format_exception's) within OUTPUT_CHARS; one whose message or
+    name is over MESSAGE_CHARS is formatted without the exceptions chained to it, its own text clipped first."""
+    if _oversized(exc) is None:
+        return clip("".join(traceback.format_exception(exc)), OUTPUT_CHARS)
+    return frames_traceback(exc, lambda filename: True)
+
+
+def frames_traceback(exc: BaseException, keep: Callable[[str], bool]) -> str:
+    """The traceback of *exc* through the frames whose file name *keep* accepts, and its error line, within
+    OUTPUT_CHARS (the reader's own frames: the page's and the grader's machinery mean nothing to a reader)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if keep(f.filename)]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    lines += traceback.format_list(frames)
+    lines += exception_lines(exc)
+    return clip("".join(lines), OUTPUT_CHARS)
+
+
 def format_reader_traceback(exc: BaseException) -> str:
     """Format *exc* keeping only frames from cell code (and the error line itself)."""
     if isinstance(exc, SyntaxError) and (exc.filename or "").startswith(CELL_PREFIX):
         # A syntax error has no frames worth showing; the caret block says it all.
-        return "".join(traceback.format_exception_only(type(exc), exc))
-    tb = exc.__traceback__
-    frames = [f for f in traceback.extract_tb(tb) if f.filename.startswith(CELL_PREFIX)]
-    lines = ["Traceback (most recent call last):\n"] if frames else []
-    lines += traceback.format_list(frames)
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
+        return "".join(exception_lines(exc))
+    return frames_traceback(exc, lambda filename: filename.startswith(CELL_PREFIX))
 
 
 def _describe_cell_frames(text: str) -> str:
@@ -138,11 +195,12 @@ def _failure(exc: BaseException) -> CellResult:
     """The reader-facing result of an exception raised by the reader's code."""
     if isinstance(exc, SystemExit):
         # sys.exit() in a cell must not kill the interpreter the whole page shares.
-        return CellResult(ok=False, error=f"SystemExit: {exc.code!r} (the cell stopped; Python is still running)",
+        return CellResult(ok=False, error=f"SystemExit: {short_repr(exc.code)} (the cell stopped; Python is still running)",
                           error_name="SystemExit")
-    missing = exc.name if isinstance(exc, NameError) else None
+    missing = exc.name if isinstance(exc, NameError) and isinstance(exc.name, str) else None
     text = _describe_cell_frames(format_reader_traceback(exc))
-    return CellResult(ok=False, error=text, error_name=type(exc).__name__, missing_name=missing)
+    return CellResult(ok=False, error=text, error_name=exception_name(exc),
+                      missing_name=None if missing is None else clip(missing))
 
 
 #: What input() says in the page, where there is no keyboard prompt to read from.
@@ -160,8 +218,14 @@ def _safe_repr(value: Any, limit: int = 20_000) -> str:
     try:
         text = repr(value)
     except Exception as exc:  # noqa: BLE001
-        return f"<repr failed: {type(exc).__name__}: {exc}>"
+        return f"<repr failed: {exception_name(exc)}: {exception_message(exc)}>"
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+def short_repr(value: Any) -> str:
+    """repr(*value*) within MESSAGE_CHARS (sys.exit's code in a message); a long string is clipped before its
+    repr is made, so it is not copied whole."""
+    return clip(repr(clip(value)) if isinstance(value, str) else _safe_repr(value))
 
 
 def defined_names(code: str) -> set[str]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import bridge
 from .attention import row_entropy, softmax
-from .limits import MAX_D, MAX_LABEL, MAX_T  # shared with the page (static/js/shared/limits.js)
+from .limits import MAX_D, MAX_LABEL, MAX_T, clip  # shared with the page (static/js/shared/limits.js)
 
 __all__ = ["ShowError", "show_attention", "build_payload", "MAX_T", "MAX_D"]
 
@@ -41,6 +41,10 @@ _LAYOUT = {
 
 class ShowError(ValueError):
     """What the reader passed to :func:`show_attention` can't be drawn; the message says why."""
+
+    def __init__(self, message):
+        # within MESSAGE_CHARS: a message may quote what the reader passed (their tokens, a label)
+        super().__init__(clip(str(message)))
 
     def _render_traceback_(self):
         # IPython's hook (the downloaded notebook): one line, as the page shows it, not a
@@ -72,8 +76,8 @@ def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
         payload = build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights,
                                  out=out, tokens=tokens, title=title, target=target)
     except ShowError as err:
-        bridge.emit("arrays", {"view": "attention", "title": _safe_str(title),
-                               "target": _safe_str(target), "error": str(err)})
+        bridge.emit("arrays", {"view": "attention", "title": caption(title),
+                               "target": caption(target), "error": str(err)})
         raise
     bridge.emit("arrays", payload)
 
@@ -122,8 +126,8 @@ def build_payload(*, tokens, title, target, **given):
     stats = _stats(arrays, T, scale)
     return {
         "view": "attention",
-        "title": title,
-        "target": target,
+        "title": caption(title),
+        "target": caption(target),
         "tokens": labels,
         "arrays": {name: _to_float32(name, a) for name, a in arrays.items()},
         "derived": derived,
@@ -275,7 +279,7 @@ def _check_tokens(tokens, T):
         return [f"t{i}" for i in range(T)]
     if isinstance(tokens, (str, bytes)):
         raise ShowError("tokens: pass a list of labels, one per position, "
-                        f"e.g. {tokens.split()!r}" if isinstance(tokens, str)
+                        f"e.g. {clip(tokens).split()!r}" if isinstance(tokens, str)
                         else "tokens: pass a list of labels, one per position")
     try:
         items = list(itertools.islice(iter(tokens), T + 1))  # T + 1 at most: an endless iterator ends here
@@ -345,10 +349,10 @@ def _to_float32(name, a):
 
 def _one_line(err):
     """First line of an exception's message, trimmed for a one-line error."""
-    text = str(err).strip().splitlines()
+    text = clip(str(err)).strip().splitlines()  # clipped first: splitlines would copy a huge message
     return (text[0] if text else type(err).__name__)[:120]
 
 
-def _safe_str(v):
-    """title/target for the error event: strings pass, anything else becomes None."""
-    return v if isinstance(v, str) else None
+def caption(v):
+    """A title or target for the page: a string within MESSAGE_CHARS; anything else (refused already) None."""
+    return clip(v) if isinstance(v, str) else None

@@ -11,6 +11,7 @@
 // Events:   {type, runId, ...fields}                       worker -> page, streamed while the
 //           request with id runId runs ("fatal" may come with no request at all)
 // Arrays always travel as {shape, dtype, data: TypedArray} with data's buffer transferred.
+// No string the worker posts is longer than LIMITS.OUTPUT_CHARS (worker/clip.js).
 
 /**
  * @typedef {{shape: number[], dtype: "float32", data: Float32Array}} WireArray
@@ -96,7 +97,8 @@ export const Event = Object.freeze({
 
 /**
  * What the reader is told of output the worker cut (the worker alone enforces LIMITS.OUTPUT_CHARS):
- * what: "output" (a run's stdout and stderr, one OUTPUT_CUT event) or "error message" (a reply's error).
+ * what: "output" (a run's stdout and stderr, one OUTPUT_CUT event). Any other text too long is cut in its
+ * middle, saying so there (lessonpy.limits.clip, worker/clip.js).
  */
 export const cutNote = (what, chars) => `[${what} cut: ${chars.toLocaleString("en")} more characters were not shown]`;
 

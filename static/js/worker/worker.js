@@ -6,8 +6,9 @@ import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
 import { canonicalName, writeFiles } from "./install.js";
 import { fetchKept } from "./kept.js";
 import { unzip } from "./unzip.js";
+import { clipStrings } from "./clip.js";
 import { LIMITS } from "../shared/limits.js";
-import { Event, Request, SIGINT, cutNote, protocolError } from "../shared/protocol.js";
+import { Event, Request, SIGINT, protocolError } from "../shared/protocol.js";
 
 // Every write is posted at once (print() shows up as it happens) until a flood starts:
 // past OUTPUT_BURST posts in one OUTPUT_WINDOW_MS, writes are batched until the next window.
@@ -34,9 +35,16 @@ const now = () => performance.timeOrigin + performance.now(); // comparable with
 const marks = [];
 const mark = (name) => marks.push([name, now()]);
 
+// Every message leaves through post() or reply(), and every string in it is clipped there (clip.js).
 function post(type, fields = {}, transfer = []) {
-  self.postMessage({ type, runId: currentRunId, ...fields }, transfer);
+  self.postMessage(clipStrings({ type, runId: currentRunId, ...fields }), transfer);
 }
+
+function reply(message, transfer = []) {
+  self.postMessage(clipStrings(message), transfer);
+}
+
+let figuresPosted = 0; // by the request that runs (handle resets it)
 
 /**
  * The door from Python to the page: lessonpy.bridge.emit's events, converted by lessonpy.pyodide_glue.
@@ -48,6 +56,10 @@ function fromPython(type, payload, transfer) {
   const fields = payload ?? {};
   const error = protocolError("event", { type, runId: currentRunId, ...fields });
   if (error) throw new Error(`lessonpy.bridge.emit: ${error} (static/js/shared/protocol.js defines the events)`);
+  // lessonpy.figures sends no more than this; a reader's own emit() loop is refused past it too
+  if (type === Event.FIGURE && ++figuresPosted > LIMITS.FIGURES_PER_RUN) {
+    throw new Error(`lessonpy.bridge.emit: a run shows at most ${LIMITS.FIGURES_PER_RUN} figures`);
+  }
   post(type, fields, transfer ? Array.from(transfer) : []);
 }
 
@@ -242,18 +254,8 @@ async function importsStopped(code) {
 
 async function run({ code, cellId, cells }) {
   if (await importsStopped(code)) return { result: glue.stopped() };
-  const reply = await glue.run(code, cellId, pyodide.toPy(cells || {}));
-  const result = reply instanceof Map ? Object.fromEntries(reply) : reply;
-  // raise ValueError("x" * 10**8) is one large write too: its message obeys the output limit.
-  result.error = cutText(result.error, "error message");
-  return { result };
-}
-
-/** `text` within LIMITS.OUTPUT_CHARS, saying how much was cut (non-strings pass through). */
-function cutText(text, what) {
-  if (typeof text !== "string" || text.length <= LIMITS.OUTPUT_CHARS) return text;
-  const cut = text.length - LIMITS.OUTPUT_CHARS;
-  return `${text.slice(0, LIMITS.OUTPUT_CHARS)}\n${cutNote(what, cut)}\n`;
+  const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
+  return { result: result instanceof Map ? Object.fromEntries(result) : result };
 }
 
 function call({ module, func, kwargs }) {
@@ -421,9 +423,9 @@ async function writeLater(item) {
 
 async function handleBackground(message) {
   try {
-    self.postMessage({ id: message.id, ok: true, result: await prefetch(message) });
+    reply({ id: message.id, ok: true, result: await prefetch(message) });
   } catch (err) {
-    self.postMessage({ id: message.id, ok: false, error: String(err?.message ?? err), fatal: !pythonAlive() });
+    reply({ id: message.id, ok: false, error: String(err?.message ?? err), fatal: !pythonAlive() });
   }
 }
 
@@ -454,17 +456,18 @@ async function handle(message) {
   const { id, type } = message;
   currentRunId = id;
   budget.reset();
+  figuresPosted = 0;
   try {
     const handler = handlers[type];
     if (!handler) throw new Error(`unknown request type ${type}`);
     const { result, transfer = [] } = stoppedBeforeStart(type) ?? await handler(message); // each: {result, transfer?}
     endOutput();
-    self.postMessage({ id, ok: true, result }, transfer);
+    reply({ id, ok: true, result }, transfer);
   } catch (err) {
     // A failure of the machinery (not of the reader's code, which run() reports as data),
     // or Python itself died (os._exit, a fatal wasm error): then the page must restart us.
     endOutput();
-    self.postMessage({ id, ok: false, error: String(err && err.message ? err.message : err), fatal: !pythonAlive() });
+    reply({ id, ok: false, error: String(err && err.message ? err.message : err), fatal: !pythonAlive() });
   } finally {
     currentRunId = null;
   }
