@@ -90,7 +90,7 @@ def test_on_a_360px_phone_the_page_never_scrolls_sideways_and_tables_scroll_in_t
         # a wide table scrolls inside a region the keyboard can reach, named by its columns
         regions = page.locator(".table-scroll")
         assert regions.count() >= 1
-        heads = page.get_by_role("region", name="Table: model, job, head, score, next best head")
+        heads = page.get_by_role("region", name="Table: model, test, best head, score, chance, next best")
         expect(heads).to_have_attribute("tabindex", "0")
         assert heads.evaluate("(r) => r.scrollWidth > r.clientWidth")  # it is wider than the phone
         heads.focus()

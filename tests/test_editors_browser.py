@@ -181,8 +181,9 @@ def open_every_fold(page):
     """Open every aside (::: aside) and every folded cell (fold="..."), asides first: a closed one's cells
     have no size to measure."""
     for selector in ("details.aside:not([open]) > summary", "details.cell-fold:not([open]) > summary"):
-        for summary in page.locator(selector).all():
-            summary.click()
+        closed = page.locator(selector)  # re-queried after each click: an opened one leaves the list
+        while closed.count():
+            closed.first.click()
 
 
 def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, site_url):

@@ -25,6 +25,13 @@ needs_torch = pytest.mark.skipif(os.environ.get("SKIP_TORCH") == "1", reason="SK
 REFERENCE_TOL = 1e-4
 #: what float16 live weights may cost on the example sentences (measured 1.2e-3)
 LIVE_TOL = 2e-3
+#: a head test's score recomputed against the shipped one, rounded to 4 decimals (measured: 5e-5 for SmolLM2
+#: in transformers)
+SCORE_TOL = 2e-4
+#: an ablated loss (nats, rounded to 4 decimals) from transformers with a hook against the shipped one: both
+#: sides dequantise the same 4-bit weights to float32, so only float32 rounding differs (measured: 3e-5 for the
+#: baseline)
+LOSS_TOL = 5e-4
 
 HARD_STRINGS = [
     "Héllo, wörld! Ça va? naïve café résumé", "東京は日本の首都です。北京", "I ❤️ NLP 🤖🚀!",
@@ -91,21 +98,102 @@ def test_minilm_in_numpy_matches_transformers(minilm_folder, minilm_weights):
         assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
 
 
-@needs_torch
-def test_smollm2_in_numpy_matches_transformers(gguf_path, smol):
+@pytest.fixture(scope="module")
+def smol_reference(gguf_path):
+    """transformers' SmolLM2 from the same GGUF file (dequantised to float32 as ours is)."""
     import torch
     from transformers import AutoModelForCausalLM
 
+    return AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name,
+                                                attn_implementation="eager", dtype=torch.float32).eval()
+
+
+@needs_torch
+def test_smollm2_in_numpy_matches_transformers(smol_reference, smol):
     from sitebuild.realheads import smollm2
 
-    model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name,
-                                                 attn_implementation="eager", dtype=torch.float32).eval()
+    model = smol_reference
     ids = realheads.load("smollm2").ids(3)
     want, ref = reference_attention(model, ids)
     mine = smollm2.forward(smol, ids)
     assert mine["weights"].shape == want.shape == (30, 9, len(ids), len(ids))
     assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
     assert np.array_equal(mine["logits"].argmax(-1), ref.logits[0].numpy().argmax(-1))
+
+
+# ---------------------------------------------------------------------------- the head tests and the ablation
+
+def test_the_minilm_head_tests_recompute_from_the_pinned_weights(minilm_weights):
+    from lessonpy import head_tests
+
+    from sitebuild.realheads import score_heads
+
+    ids, _ = score_heads.draws("minilm")
+    shipped = head_tests.load()["models"]["minilm"]
+    assert np.array_equal(ids, head_tests.inputs(shipped))
+    w = np.stack([minilm.forward(minilm_weights, row)["weights"] for row in ids])
+    for test, result in shipped["tests"].items():
+        assert np.abs(head_tests.scores(w, test, shipped["n"], causal=False) - result["scores"]).max() <= SCORE_TOL
+
+
+@needs_torch
+def test_the_smollm2_head_tests_recompute_in_transformers(smol_reference):
+    import torch
+    from lessonpy import head_tests
+
+    shipped = head_tests.load()["models"]["smollm2"]
+    ids = head_tests.inputs(shipped)
+    with torch.no_grad():
+        ref = smol_reference(torch.from_numpy(ids), output_attentions=True)
+    w = torch.stack(ref.attentions, dim=1).numpy()  # (draws, L, H, T, T)
+    for test, result in shipped["tests"].items():
+        assert np.abs(head_tests.scores(w, test, shipped["n"], causal=True) - result["scores"]).max() <= SCORE_TOL
+
+
+@needs_torch
+def test_the_shipped_ablation_recomputes_in_transformers_with_a_hook(smol_reference):
+    """The baseline loss of every ablation draw, and draw 0 without the tests' top induction and previous-token
+    heads: each knocked out by a hook on its layer's output projection, replacing its slice of the input by the
+    mean of that slice over the draws and the positions from ablate.FROM_POSITION (ablate's rule)."""
+    import torch
+    from lessonpy import ablation, head_tests
+
+    from sitebuild.realheads import ablate
+
+    data, tests = ablation.load(), head_tests.summaries()["smollm2"]
+    ids = torch.from_numpy(head_tests.inputs(head_tests.load()["models"]["smollm2"])[:data["draws"]])
+    rows, D = ablate.loss_rows(data["n"]), smol_reference.config.head_dim
+    picks = [(tests[t]["best"]["layer"], tests[t]["best"]["head"]) for t in ablation.EXAMPLE_TESTS]
+    projections = {layer: smol_reference.model.layers[layer].self_attn.o_proj for layer, _ in picks}
+
+    def loss(logits, seqs):  # (B, T, V) -> (B,): the mean cross-entropy of the counted predictions
+        lp = torch.log_softmax(logits[:, rows].double(), -1)
+        return -lp.gather(-1, seqs[:, rows + 1, None])[..., 0].mean(-1).numpy()
+
+    seen = {}
+    hooks = [p.register_forward_pre_hook(lambda mod, args, layer=layer: seen.__setitem__(layer, args[0].clone()))
+             for layer, p in projections.items()]
+    with torch.no_grad():
+        base = smol_reference(ids).logits
+    for hook in hooks:
+        hook.remove()
+    np.testing.assert_allclose(loss(base, ids), data["baseline"], atol=LOSS_TOL)
+    for layer, head in picks:
+        cut = slice(head * D, (head + 1) * D)
+        mean = seen[layer][:, ablate.FROM_POSITION:, cut].mean((0, 1))
+
+        def knock(mod, args):
+            x = args[0].clone()
+            x[:, ablate.FROM_POSITION:, cut] = mean
+            return (x,)
+
+        hook = projections[layer].register_forward_pre_hook(knock)
+        try:
+            with torch.no_grad():
+                got = loss(smol_reference(ids[:1]).logits, ids[:1])[0]
+        finally:
+            hook.remove()
+        assert abs(got - data["loss"][layer, head, 0]) <= LOSS_TOL, (layer, head, got)
 
 
 # ---------------------------------------------------------------------------- the committed data, recomputed

@@ -345,6 +345,28 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
     np.testing.assert_array_equal(real_table(real), smol.pattern(3, ind["layer"], ind["head"]))
 
 
+def test_real_heads_ablation_view_loads_when_near_and_shows_the_shipped_results(page):
+    from lessonpy import ablation
+
+    real = widget(page, "real")
+    real.scroll_into_view_if_needed()  # the widget is made when near; then its ablation view asks when near
+    view = real.locator(".realheads-ablation")
+    view.scroll_into_view_if_needed()
+    expect(view).to_have_attribute("data-state", "ready", timeout=RUN_TIMEOUT_MS)
+    p = ablation.payload()
+    bars = view.locator(".realheads-ablation-bar")
+    expect(bars).to_have_count(len(p["heads"]))
+    top = p["heads"][0]
+    expect(bars.first).to_have_attribute("data-layer", str(top["layer"]))
+    expect(bars.first).to_contain_text(f"+{top['increase']:.2f} nats")
+    expect(view.locator(".realheads-ablation-bar.named")).to_have_count(sum(bool(h["names"]) for h in p["heads"]))
+    runs = view.locator(".realheads-ablation-run")
+    expect(runs).to_have_count(len(p["example"]["runs"]))
+    for i, run in enumerate(p["example"]["runs"]):
+        expect(runs.nth(i).locator("del")).to_have_count(sum(run["wrong"]))
+    assert not page.errors
+
+
 # ---------------------------------------------------------------------------- lookup-view
 
 def lookup_step(tau):

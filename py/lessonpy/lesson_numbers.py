@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from . import cat_example as cat
-from . import realheads
+from . import realheads, trained_head, trained_it
 from .attention import row_entropy as entropy  # the lesson's cells write these two out; same results
 from .attention import softmax
 
@@ -63,6 +63,8 @@ CELL_PRINTS = {
     "kv-cache": ["kv_shared_mib", "kv_own_mib"],
 }
 CELL_PRINTS.update(realheads.CELL_PRINTS)  # the "Real heads" section's cells
+CELL_PRINTS.update(trained_it.CELL_PRINTS)  # the hand-built "it -> cat" asked of the trained models
+CELL_PRINTS.update(trained_head.CELL_PRINTS)  # Step 3's "A head learns its job"
 
 
 
@@ -228,7 +230,7 @@ def numbers():
     attn = 4 * C * C
     total = gpt2_small_params(**GPT2)
     big = np.array(BIG_SCORES)
-    return realheads.numbers() | {
+    return realheads.numbers() | trained_it.numbers() | trained_head.numbers() | {
         # Step 2: the draft's experiment (cells "draft", "draft-scaled", "draft-why", "draft-fixed")
         "draft_seed": str(DRAFT_SEED),
         "draft_min": f"{d['min']:.0f}", "draft_max": f"{d['max']:.0f}",

@@ -4,7 +4,9 @@ The data (``static/data/realheads/<model>.npz``, made by ``python3 -m sitebuild.
 
 * ``meta``: UTF-8 JSON (as uint8): the model's name, ``layers``, ``heads``, ``kv_heads``, ``head_dim``,
   ``causal``, the ``sentences`` (``text``, display ``tokens``, token ``ids``), and the ``featured`` heads
-  (``job``, ``layer``, ``head``, ``score``, ``count``) with their ``q``/``k``/``v`` shipped.
+  (``job``, ``layer``, ``head``; ``score`` over ``count`` query positions of the sentences; ``test``,
+  ``test_score``, ``test_runner_up``, ``chance``: the head test on repeated random tokens that picked it, see
+  :func:`featured_heads`) with their ``q``/``k``/``v`` shipped.
 * ``w<s>``: the attention weights of sentence s, every layer and head, as uint8 levels w * 255 rounded to
   nearest (error <= 1/510 < 0.002 per weight). A causal model's rows are stored as the lower triangle only
   (row t keeps its t + 1 first weights), row after row; an encoder's as full T x T rows.
@@ -26,6 +28,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+from . import ablation, head_tests
 
 LEVELS = 255
 #: Largest error of one decoded weight: half a quantisation step.
@@ -180,21 +184,21 @@ def load(name):
     if name not in MODELS:
         raise HeadsError(f"unknown model {name!r}: choose one of {', '.join(MODELS)}")
     if name not in _loaded:
-        _loaded[name] = Heads.from_bytes(_download(name)) if sys.platform == "emscripten" else Heads.load(name)
+        _loaded[name] = Heads.from_bytes(download(f"{name}.npz")) if sys.platform == "emscripten" else Heads.load(name)
     return _loaded[name]
 
 
-def _download(name):
-    """Fetch the data file synchronously (a worker may): cells run top to bottom without await."""
+def download(filename):
+    """Fetch a file of the site's data folder synchronously (a worker may): cells run top to bottom without await."""
     import js  # Pyodide only: the worker's own URL says where the site's data folder is
 
-    url = js.URL.new(f"{SITE_PATH}{name}.npz", js.location.href).href
+    url = js.URL.new(f"{SITE_PATH}{filename}", js.location.href).href
     request = js.XMLHttpRequest.new()
     request.open("GET", url, False)
     request.responseType = "arraybuffer"
     request.send(None)
     if request.status != 200:
-        raise HeadsError(f"could not download the {name} data from {url}: HTTP {request.status}")
+        raise HeadsError(f"could not download {filename} from {url}: HTTP {request.status}")
     return request.response.to_bytes()
 
 
@@ -210,7 +214,8 @@ def grid_payload(heads: Heads, s, target=None):
     return {"view": "heads-grid", "target": target, "model": heads.name, "title": heads.meta.get("title", heads.name),
             "causal": heads.causal, "sentence": s, "tokens": heads.tokens(s), "text": heads.sentences[s]["text"],
             "layers": heads.layers, "heads": heads.heads,
-            "featured": [{k: f[k] for k in ("job", "layer", "head", "score")} for f in heads.featured],
+            "featured": [{k: f[k] for k in ("job", "layer", "head", "score", "test", "test_score", "chance")}
+                         for f in heads.featured],
             "arrays": {"weights": heads.weights(s)}}
 
 
@@ -267,7 +272,8 @@ def head_scores(heads: Heads):
 
 
 def best_heads(heads: Heads, jobs):
-    """The best head for each job: a list of dicts (job, layer, head, score, count, runner_up)."""
+    """The best head for each job *on the sentences*: a list of dicts (job, layer, head, score, count, runner_up).
+    Not how the featured heads are chosen (:func:`featured_heads`): a few natural sentences have few repeats."""
     scores = head_scores(heads)
     found = []
     for job in jobs:
@@ -276,6 +282,23 @@ def best_heads(heads: Heads, jobs):
         layer, head = np.unravel_index(order[0], table.shape)
         found.append({"job": job, "layer": int(layer), "head": int(head), "score": round(float(table.flat[order[0]]), 4),
                       "runner_up": round(float(table.flat[order[1]]), 4), "count": int(count)})
+    return found
+
+
+def featured_heads(heads: Heads, jobs, tests):
+    """The featured head of each job: the best head by the job's test on repeated random tokens (*tests* is
+    ``head_tests.summaries()[model]``), with its ``score`` on the sentences over ``count`` query positions and the
+    test's ``test``, ``test_score``, ``test_runner_up`` and ``chance``."""
+    scores = head_scores(heads)
+    found = []
+    for job in jobs:
+        test = head_tests.TEST_OF_JOB[job]
+        s = tests[test]
+        layer, head = s["best"]["layer"], s["best"]["head"]
+        table, count = scores[job]
+        found.append({"job": job, "layer": layer, "head": head, "score": round(float(table[layer, head]), 4),
+                      "count": int(count), "test": test, "test_score": round(s["best"]["score"], 4),
+                      "test_runner_up": round(s["runner_up"]["score"], 4), "chance": round(s["chance"], 4)})
     return found
 
 
@@ -309,7 +332,11 @@ def reproduce(heads: Heads, s, job):
 
 
 def numbers():
-    """The numbers the lesson's "Real heads" section states, computed from the committed data."""
+    """The numbers the lesson's "Real heads" section states, computed from the committed data, with those of
+    the head tests (:func:`lessonpy.head_tests.numbers`) and the ablation (:func:`lessonpy.ablation.numbers`).
+    ``<model>_<job>_layer`` and ``_head`` name the featured head (the test's pick), ``_score`` its mean over
+    ``_count`` positions of the sentences, ``_runner_up`` the best other head's there; ``_sentence_best_...`` the
+    head the sentences alone would pick, its test score and rank, and (SmolLM2) what knocking it out costs."""
     out = {"realheads_weight_error": f"{WEIGHT_ERROR:.4f}", "realheads_qk_error": f"{QK_ERROR:.3f}",
            "realheads_bound": f"{WEIGHT_ERROR + QK_ERROR:.3f}"}
     rowsum = 0.0  # how far a stored row's sum is from 1: the rows are not renormalised (the module's docstring)
@@ -319,11 +346,22 @@ def numbers():
         out[f"{name}_sentences"] = len(heads.sentences)
         out[f"{name}_heads_total"] = heads.layers * heads.heads
         # recomputed from the weights as shipped, not copied from the file's own summary
-        for f in best_heads(heads, [f["job"] for f in heads.featured]):
-            key = f"{name}_{f['job']}"
+        on_sentences = head_scores(heads)
+        tests = head_tests.load()["models"][name]["tests"]
+        for f in featured_heads(heads, [f["job"] for f in heads.featured], head_tests.summaries()[name]):
+            key, (table, count) = f"{name}_{f['job']}", on_sentences[f["job"]]
+            others = np.delete(table.ravel(), f["layer"] * heads.heads + f["head"])
+            best = np.unravel_index(np.argmax(table), table.shape)
             out.update({f"{key}_layer": str(f["layer"]), f"{key}_head": str(f["head"]),
-                        f"{key}_score": f"{f['score']:.2f}", f"{key}_runner_up": f"{f['runner_up']:.2f}",
-                        f"{key}_count": f["count"]})
+                        f"{key}_score": f"{f['score']:.2f}", f"{key}_runner_up": f"{others.max():.2f}",
+                        f"{key}_count": f["count"],
+                        # the head the sentences alone would pick, and where the test ranks it
+                        f"{key}_sentence_best_layer": str(best[0]), f"{key}_sentence_best_head": str(best[1]),
+                        f"{key}_sentence_best_score": f"{table.max():.2f}",
+                        f"{key}_sentence_best_test_rank": str(head_tests.rank(tests[f["test"]]["scores"], *best)),
+                        f"{key}_sentence_best_test_score": f"{tests[f['test']]['scores'][best]:.2f}"})
+            if name == "smollm2":  # what knocking that head out costs (lessonpy.ablation)
+                out.update(ablation.head_numbers(f"{key}_sentence_best_ablation", *map(int, best)))
     for cell, (name, job, s) in CELL_HEADS.items():
         heads, key = load(name), cell.replace("-", "_")
         _, diff = reproduce(heads, s, job)
@@ -335,4 +373,4 @@ def numbers():
                     f"{key}_sentence": heads.sentences[s]["text"],
                     f"{key}_score": f"{total[f['layer'], f['head']] / count:.2f}", f"{key}_count": count})
     out["realheads_rowsum_max"] = f"{rowsum:.3f}"
-    return out
+    return out | head_tests.numbers() | ablation.numbers()

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import cat_example, lookup, realheads
+from . import cat_example, lookup, realheads, trained_head
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
 from .score_draws import unit_draws
@@ -250,6 +250,8 @@ def prerender(name, options=None, target=None):
     if name in ("attention-view", "step-through"):
         if o.get("example") == "cat":  # the lesson's hand-built "the cat sat because it was warm"
             return cat_example.payload(title=o.get("title"), target=target)
+        if o.get("example") == "trained-head":  # the head the "train-head" cell trains
+            return trained_head.payload(title=o.get("title"), target=target)
         if o.get("example") in realheads.CELL_HEADS:  # a trained head, before its cell runs
             return real_head_example(o["example"], title=o.get("title"), target=target)
         return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),

@@ -45,8 +45,10 @@ _VIEW = {"title": ("text", None, None, None), "T": ("int", 6, *_V["T"]), "d_k": 
          "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
          "row": ("int", None, 0, _V["T"][1] - 1),
          # the picture drawn before Python runs: a seeded random example, the lesson's hand-built one, or
-         # the trained head a "your attention on a real head" cell reproduces (from the committed data)
-         "example": ("choice", "seeded", ["seeded", "cat", *lessonpy("realheads").CELL_HEADS], None)}
+         # the trained head a "your attention on a real head" cell reproduces (from the committed data), or
+         # the head the "train-head" cell trains
+         "example": ("choice", "seeded", ["seeded", "cat", "trained-head", *lessonpy("realheads").CELL_HEADS],
+                     None)}
 OPTIONS: dict[str, dict[str, tuple]] = {
     "attention-view": _VIEW,
     "step-through": {**_VIEW, "interval": ("int", 700, 100, 5000)},
@@ -140,10 +142,10 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
         v["T"] = len(v["tokens"])
     if v.get("example") in lessonpy("realheads").CELL_HEADS and (v.get("tokens") is not None or "T" in b.data):
         b.error(f"{what}: a real head's example brings its own tokens; drop tokens and T", ("example",))
-    if v.get("example") == "cat":
+    if v.get("example") in ("cat", "trained-head"):
         if v.get("tokens") is not None or "T" in b.data:
-            b.error(f"{what}: the cat example brings its own tokens; drop tokens and T", ("example",))
-        v["T"] = len(lessonpy("cat_example").SENTENCE)
+            b.error(f"{what}: the {v['example']} example brings its own tokens; drop tokens and T", ("example",))
+        v["T"] = len(lessonpy("cat_example").SENTENCE) if v["example"] == "cat" else lessonpy("trained_head").T
     if v.get("forward") is not None and not CELL_ID_PATTERN.match(v["forward"]):
         b.error(f"{what}: forward must be the id of a runnable cell, got {v['forward']!r}", ("forward",))
     if v.get("row") is not None and v["row"] >= v["T"]:

@@ -1,5 +1,6 @@
 """Compute every layer's and head's attention of MiniLM-L6 and SmolLM2-135M on the example sentences and
-write ``static/data/realheads/<model>.npz`` (the format is in ``py/lessonpy/realheads.py``).
+write ``static/data/realheads/<model>.npz`` (the format is in ``py/lessonpy/realheads.py``), after writing
+``head_tests.json`` (``score_heads``), whose tests on repeated random tokens pick the featured heads.
 
     python3 -m sitebuild.realheads.extract
 
@@ -18,11 +19,11 @@ import numpy as np
 
 from ..project import ROOT
 
-from lessonpy import minilm, realheads
+from lessonpy import head_tests, minilm, realheads
 from lessonpy.attention import scaled_dot_product_attention
 from lessonpy.safetensors import read_safetensors
 
-from . import smollm2, weights
+from . import score_heads, smollm2, weights
 
 #: The example sentences, the same for both models: one written twice (induction: the second copy can
 #: be predicted by copying what followed the first), two with repeated names, an ambiguous "it".
@@ -63,7 +64,7 @@ def smollm2_runner():
     from transformers import AutoTokenizer
 
     path = weights.smollm2_gguf()
-    model = smollm2.Model(path)
+    model = smollm2.cached(path)
     tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
 
     def run(text):
@@ -91,7 +92,8 @@ def extract(name, runner, out_dir: Path) -> dict:
     arrays = {f"w{s}": realheads.encode_weights(out["weights"], info["causal"]) for s, (_, _, out) in enumerate(results)}
     # score the heads on the data as shipped, exactly as the lesson's numbers will
     draft = realheads.Heads({**info, "sentences": sentences}, arrays)
-    featured = realheads.best_heads(draft, JOBS[name])
+    # the featured heads are the ones the field's tests pick on repeated random tokens (score_heads)
+    featured = realheads.featured_heads(draft, JOBS[name], head_tests.summaries()[name])
     group = info["heads"] // info["kv_heads"]  # query heads per key/value head
     worst = 0.0
     for s, (_, _, out) in enumerate(results):
@@ -117,13 +119,15 @@ def extract(name, runner, out_dir: Path) -> dict:
 
 def main() -> int:
     out_dir = ROOT / "static" / "data" / "realheads"
+    score_heads.main()  # first: the tests pick the featured heads
     for name, runner in (("minilm", minilm_runner), ("smollm2", smollm2_runner)):
         report = extract(name, runner, out_dir)
         print(f"{name}: {report['bytes']:,} bytes ({report['gzip_bytes']:,} gzipped; arrays {report['raw_array_bytes']:,} "
               f"bytes uncompressed), T = {report['tokens']}, Q/K reproduction error {report['qk_fp16_error']:.2e}")
         for f in report["featured"]:
-            print(f"  {f['job']:9s} layer {f['layer']:2d} head {f['head']}: {f['score']:.3f} "
-                  f"(next best {f['runner_up']:.3f}) over {f['count']} query positions")
+            print(f"  {f['job']:9s} layer {f['layer']:2d} head {f['head']}: {f['test_score']:.3f} on the {f['test']} test "
+                  f"(next best {f['test_runner_up']:.3f}, chance {f['chance']:.3f}); {f['score']:.3f} over "
+                  f"{f['count']} query positions of the sentences")
     return 0
 
 

@@ -12,6 +12,7 @@ so Q and K are in the Hugging Face layout and RoPE rotates the pairs (i, i + D/2
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,12 @@ class Model:
                 self.W[key] = unpermute(self.W[key], n)
 
 
+@functools.lru_cache(maxsize=1)
+def cached(path: Path) -> Model:
+    """The model of *path*, dequantised once per process (about 10 s and 540 MB)."""
+    return Model(path)
+
+
 def unpermute(w, n_heads):
     """Undo llama.cpp's row order: within a head, GGUF has rows (0, D/2, 1, D/2+1, ...)."""
     out_dim, in_dim = w.shape
@@ -56,8 +63,8 @@ def rms_norm(x, w, eps):
 
 
 def rope(x, theta):
-    """Rotary embedding of x (heads, T, D): rotate the pair (i, i + D/2) at position t by t * theta^(-2i/D)."""
-    _, T, D = x.shape
+    """Rotary embedding of x (..., T, D): rotate the pair (i, i + D/2) at position t by t * theta^(-2i/D)."""
+    T, D = x.shape[-2:]
     freq = theta ** (-np.arange(0, D, 2, dtype=np.float64) / D)  # (D/2,)
     angle = np.arange(T)[:, None] * freq[None, :]  # (T, D/2)
     cos, sin = np.cos(angle).astype(np.float32), np.sin(angle).astype(np.float32)
@@ -65,32 +72,56 @@ def rope(x, theta):
     return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
 
 
-def forward(m: Model, ids):
-    """Run the decoder on token ids (T,). Returns float32 arrays: ``weights`` (L, H, T, T), zero above the
-    diagonal; ``q`` (L, H, T, D) and ``k``, ``v`` (L, G, T, D), with RoPE already applied to q and k;
-    ``logits`` (T, vocab)."""
-    W, ids = m.W, np.asarray(ids)
-    T, H, G, D = len(ids), m.heads, m.kv_heads, m.head_dim
-    x = W["token_embd.weight"][ids]
+def split_heads(a, n):
+    """(..., T, n * D) -> (..., n, T, D)."""
+    return a.reshape(*a.shape[:-1], n, a.shape[-1] // n).swapaxes(-2, -3)
+
+
+def block(m: Model, layer, x, knock=None):
+    """Layer *layer* on the residual stream x (..., T, C). Returns the new x and the layer's ``weights``
+    (..., H, T, T), ``q`` (..., H, T, D), ``k``, ``v`` (..., G, T, D) and ``z`` (..., H, T, D), each head's output
+    before the output projection. *knock*, if given, is called as knock(layer, z) and returns the z to use
+    instead: how :mod:`sitebuild.realheads.ablate` knocks a head out."""
+    W, H, G, D = m.W, m.heads, m.kv_heads, m.head_dim
+    T = x.shape[-2]
     future = np.triu(np.ones((T, T), dtype=bool), k=1)
-    saved = {"weights": [], "q": [], "k": [], "v": []}
+    p = f"blk.{layer}."
+    h = rms_norm(x, W[p + "attn_norm.weight"], m.eps)
+    q = rope(split_heads(h @ W[p + "attn_q.weight"].T, H), m.theta)
+    k = rope(split_heads(h @ W[p + "attn_k.weight"].T, G), m.theta)
+    v = split_heads(h @ W[p + "attn_v.weight"].T, G)
+    k_h, v_h = np.repeat(k, H // G, axis=-3), np.repeat(v, H // G, axis=-3)  # query head i uses kv head i // 3
+    scores = q @ k_h.swapaxes(-1, -2) / np.sqrt(D)
+    weights = softmax(np.where(future, -np.inf, scores))
+    z = weights @ v_h
+    if knock is not None:
+        z = knock(layer, z)
+    x = x + z.swapaxes(-2, -3).reshape(*x.shape) @ W[p + "attn_output.weight"].T
+    h = rms_norm(x, W[p + "ffn_norm.weight"], m.eps)
+    gate, up = h @ W[p + "ffn_gate.weight"].T, h @ W[p + "ffn_up.weight"].T
+    x = x + (gate / (1.0 + np.exp(-gate)) * up) @ W[p + "ffn_down.weight"].T  # SwiGLU: silu(gate) * up
+    return x, {"weights": weights, "q": q, "k": k, "v": v, "z": z}
+
+
+def unembed(m: Model, x):
+    """Logits (..., vocab) of the final residual stream x (..., C)."""
+    W = m.W
+    return rms_norm(x, W["output_norm.weight"], m.eps) @ W.get("output.weight", W["token_embd.weight"]).T
+
+
+def forward(m: Model, ids, knock=None, keep=("weights", "q", "k", "v")):
+    """Run the decoder on token ids (T,), or a batch (B, T). Returns float32 arrays, with a leading B for a
+    batch: ``weights`` (L, H, T, T), zero above the diagonal; ``q`` (L, H, T, D) and ``k``, ``v`` (L, G, T, D),
+    with RoPE already applied to q and k; whichever else of :func:`block`'s arrays *keep* names, and ``resid``
+    (L, T, C), each layer's input, if it names that; ``logits`` (T, vocab). *knock*: see :func:`block`."""
+    x = m.W["token_embd.weight"][np.asarray(ids)]
+    saved = {name: [] for name in keep}
     for layer in range(m.layers):
-        p = f"blk.{layer}."
-        h = rms_norm(x, W[p + "attn_norm.weight"], m.eps)
-        q = rope((h @ W[p + "attn_q.weight"].T).reshape(T, H, D).transpose(1, 0, 2), m.theta)
-        k = rope((h @ W[p + "attn_k.weight"].T).reshape(T, G, D).transpose(1, 0, 2), m.theta)
-        v = (h @ W[p + "attn_v.weight"].T).reshape(T, G, D).transpose(1, 0, 2)
-        k_h, v_h = np.repeat(k, H // G, axis=0), np.repeat(v, H // G, axis=0)  # query head i uses kv head i // 3
-        scores = q @ k_h.transpose(0, 2, 1) / np.sqrt(D)
-        weights = softmax(np.where(future, -np.inf, scores))
-        out = (weights @ v_h).transpose(1, 0, 2).reshape(T, H * D)
-        x = x + out @ W[p + "attn_output.weight"].T
-        h = rms_norm(x, W[p + "ffn_norm.weight"], m.eps)
-        gate, up = h @ W[p + "ffn_gate.weight"].T, h @ W[p + "ffn_up.weight"].T
-        x = x + (gate / (1.0 + np.exp(-gate)) * up) @ W[p + "ffn_down.weight"].T  # SwiGLU: silu(gate) * up
-        for name, value in zip(saved, (weights, q, k, v)):
-            saved[name].append(value)
-    out = {name: np.stack(values).astype(np.float32) for name, values in saved.items()}
-    x = rms_norm(x, W["output_norm.weight"], m.eps)
-    out["logits"] = x @ W.get("output.weight", W["token_embd.weight"]).T
+        if "resid" in saved:
+            saved["resid"].append(x)
+        x, arrays = block(m, layer, x, knock)
+        for name in saved.keys() - {"resid"}:
+            saved[name].append(arrays[name])
+    out = {name: np.stack(values, axis=x.ndim - 2).astype(np.float32) for name, values in saved.items()}
+    out["logits"] = unembed(m, x)
     return out

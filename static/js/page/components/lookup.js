@@ -201,10 +201,13 @@ function drawAxes(ctx, theme, frame, area) {
   const bottom = (oy - area.top - area.height) / frame.scale;
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
+  const edge = 2 * area.left + area.width; // the canvas's width: the plot's padding is the same on both sides
   for (const v of ticks(left, right)) {
     const x = frame.toX(v);
     ctx.fillRect(Math.round(x), oy - 3, 1, 6);
-    ctx.fillText(fmt(v, digits), x, oy + 4);
+    const text = fmt(v, digits);
+    const half = ctx.measureText(text).width / 2;
+    if (x - half >= 0 && x + half <= edge) ctx.fillText(text, x, oy + 4); // a number cut at the edge misleads
   }
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";

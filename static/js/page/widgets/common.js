@@ -46,6 +46,17 @@ export function watchPython(runtime, onChange) {
 }
 
 /** What a widget says while Python is not ready; null when it is. */
+/** Call onNear() once, the first time *element* comes within half a screen of the viewport: a widget's data
+ *  that only Python sends is asked for then, not on every visit. */
+export function onceNear(element, onNear) {
+  const seen = new IntersectionObserver((items) => {
+    if (!items.some((item) => item.isIntersecting)) return;
+    seen.disconnect();
+    onNear();
+  }, { rootMargin: "50% 0px" });
+  seen.observe(element);
+}
+
 export function pythonNote(state) {
   if (state === "ready") return null;
   if (state === "error") return "Python could not start (see the status line at the top): the picture below is the one computed when the page was built.";

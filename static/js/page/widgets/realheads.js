@@ -4,12 +4,14 @@
 // (components/headstrip.js) shows the view's selected query row in every head of the open head's
 // layer, with a table of each head's strongest keys; a line of it opens that head. Python
 // (lessonpy.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
-// the build's picture (before Python loads) is one featured head, as stored in the committed data.
+// the build's picture (before Python loads) is one featured head, as stored in the committed data. Below,
+// the ablation view (realheads-ablation.js): what SmolLM2 loses without each head.
 import { createHeadGrid } from "../components/headgrid.js";
 import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
 import { createListTable, createTable, tokenName } from "../components/table.js";
-import { createCaller, el, labelled, num, pythonMessage, pythonNote, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, watchPython } from "./common.js";
+import { createAblationView } from "./realheads-ablation.js";
 
 /** What each job of lessonpy.realheads.job_scores means, in words. */
 const JOBS = {
@@ -71,6 +73,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   const live = createLivePanel();
   section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, stripFigure,
     details, stripDetails);
+  createAblationView(section, { runtime, target: spec.id }); // its own data, asked for when it comes near
 
   let payload = initial; // the current model and sentence (the build's, until Python answers)
   let open = { layer: initial.open.layer, head: initial.open.head };
@@ -130,7 +133,9 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       button.dataset.layer = String(f.layer);
       button.dataset.head = String(f.head);
       button.addEventListener("click", () => openHead({ layer: f.layer, head: f.head }));
-      item.append(button, ` (score ${num(f.score, 2)} over all the sentences)`);
+      // picked by the field's test on repeated random tokens (lessonpy.head_tests); the sentences' score beside it
+      const test = f.test_score === undefined ? "" : `${num(f.test_score, 2)} on repeated random tokens, chance ${num(f.chance, 3)}; `;
+      item.append(button, ` (${test}${num(f.score, 2)} over all the sentences)`);
       featuredList.append(item);
     }
   }
@@ -215,13 +220,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     asked = true;
     request();
   };
-  const seen = new IntersectionObserver((items) => {
-    if (!items.some((item) => item.isIntersecting)) return;
-    near = true;
-    seen.disconnect();
-    askOnce();
-  }, { rootMargin: "50% 0px" });
-  seen.observe(section);
+  onceNear(section, () => { near = true; askOnce(); });
   watchPython(runtime, (state) => {
     const note = pythonNote(state);
     ready = !note;
@@ -311,7 +310,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
           : `the lesson's forward (lessonpy/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
         say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
           `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser. The framed heads are the ones ` +
-          "named from the lesson's sentences; see whether they do the same job on yours.", "done");
+          "the lesson names from its tests on repeated random tokens; see whether they do the same job on yours.", "done");
         status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
       } catch (err) {
         bar.hidden = true;

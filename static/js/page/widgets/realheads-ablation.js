@@ -1,0 +1,103 @@
+// The real-heads widget's ablation view: what SmolLM2 loses on repeated random tokens when one head is knocked
+// out (lessonpy.ablation, computed at build time by sitebuild.realheads.ablate). One bar per head, for the heads
+// that cost most and the ones the lesson names (framed), then one repeated sequence token by token, with the
+// tokens the model gets wrong as it is and without the top induction and previous-token heads. Python sends it
+// (lessonpy.ablation.payload, 12 KB of data downloaded by the worker), only once the view comes near the screen.
+import { createListTable } from "../components/table.js";
+import { el, num, onceNear, pythonMessage, watchPython } from "./common.js";
+
+const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
+
+/** "without layer 18, head 6 (the induction test's best)" for a run's knocked head, or "as it is". */
+function runName(knocked) {
+  return knocked ? `without ${headName(knocked)} (the ${knocked.test} test's best)` : "as it is";
+}
+
+export function createAblationView(host, { runtime, target }) {
+  const section = el("section", "realheads-ablation");
+  section.append(el("h4", "realheads-ablation-title", "Knock one head out (SmolLM2)"));
+  const status = el("p", "widget-status realheads-ablation-status");
+  status.setAttribute("role", "status");
+  status.textContent = "The ablation results load when you scroll here.";
+  const bars = el("ul", "realheads-ablation-bars");
+  const example = el("div", "realheads-ablation-example");
+  const details = el("details", "realheads-ablation-table");
+  details.append(el("summary", "", "Show every head's loss increase as a table"));
+  const table = createListTable(details, {
+    caption: "Loss increase when each head is knocked out",
+    columns: ["head", "loss increase (nats)"],
+  });
+  section.append(status, bars, example, details);
+  host.append(section);
+
+  function showBars(payload) {
+    bars.textContent = "";
+    const top = Math.max(...payload.heads.map((h) => h.increase), 1e-9);
+    for (const h of payload.heads) {
+      const item = el("li", h.names.length ? "realheads-ablation-bar named" : "realheads-ablation-bar");
+      item.dataset.layer = String(h.layer);
+      item.dataset.head = String(h.head);
+      const label = el("span", "realheads-ablation-label", `${headName(h)}${h.names.length ? `: ${h.names.join(", ")}` : ""}`);
+      const track = el("span", "realheads-ablation-track");
+      const fill = el("span", "realheads-ablation-fill");
+      fill.style.width = `${Math.max(0, h.increase / top) * 100}%`;
+      track.append(fill);
+      item.append(label, track, el("span", "realheads-ablation-value", `${h.increase >= 0 ? "+" : ""}${num(h.increase, 2)} nats`));
+      bars.append(item);
+    }
+  }
+
+  function showExample(payload) {
+    example.textContent = "";
+    const { context, tokens, runs } = payload.example;
+    example.append(el("p", "realheads-ablation-context",
+      `One of the sequences: ${context.length - 1} random tokens, then the same again; the model predicts each next token ` +
+      "of the second copy. Struck-through tokens are the ones its top guess gets wrong (the guess follows).",
+    ));
+    for (const run of runs) {
+      const line = el("p", "realheads-ablation-run");
+      line.append(el("strong", "", `${runName(run.knocked)}: `));
+      const wrong = run.wrong.filter(Boolean).length;
+      tokens.forEach((token, i) => {
+        const span = el(run.wrong[i] ? "del" : "span", "realheads-ablation-token", token);
+        span.title = `p(right token) = ${num(run.p_correct[i], 2)}; top guess ${JSON.stringify(run.top_text[i])}`;
+        line.append(span);
+        if (run.wrong[i]) line.append(el("ins", "realheads-ablation-guess", run.top_text[i]));
+      });
+      line.append(el("span", "realheads-ablation-count", ` (${wrong} of ${tokens.length} wrong)`));
+      example.append(line);
+    }
+  }
+
+  function render(payload) {
+    showBars(payload);
+    showExample(payload);
+    const { data, shape } = payload.arrays.increase;
+    const rows = [];
+    for (let i = 0; i < data.length; i++) rows.push([headName({ layer: Math.floor(i / shape[1]), head: i % shape[1] }), data[i]]);
+    table.update(rows, `SmolLM2: loss increase (nats) on the second copy when each head is mean-ablated, over ${payload.draws} sequences`);
+    status.textContent = `Without any head knocked out the model's loss on the second copy is ${num(payload.baseline, 2)} nats ` +
+      `(mean over ${payload.draws} sequences of ${payload.n} random tokens written twice). Each bar is how much it rises ` +
+      "when that one head's output is replaced by its average (mean-ablation); the framed heads are the ones the lesson names.";
+    section.dataset.state = "ready";
+  }
+
+  let asked = false;
+  let near = false;
+  let ready = false;
+  async function askOnce() {
+    if (asked || !near || !ready) return;
+    asked = true;
+    status.textContent = "Loading the ablation results in Python…";
+    section.dataset.state = "busy";
+    try {
+      render(await runtime.call("lessonpy.ablation", "payload", { target }));
+    } catch (err) {
+      status.textContent = `Python could not load the ablation results: ${pythonMessage(err)}`;
+      section.dataset.state = "error";
+    }
+  }
+  onceNear(section, () => { near = true; askOnce(); });
+  watchPython(runtime, (state) => { ready = state === "ready"; askOnce(); });
+  return { element: section };
+}
