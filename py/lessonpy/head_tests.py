@@ -152,9 +152,10 @@ def numbers(data=None):
     (query rows per draw); and ``head_tests_n``, ``head_tests_draws``."""
     data = data or load()
     out = {f"head_tests_threshold_{str(t).replace('.', '')}": f"{t}" for t in THRESHOLDS}  # the table's column
+    scored = summaries(data)  # every model's, once
     for name, model in data["models"].items():
         out["head_tests_n"], out["head_tests_draws"] = str(model["n"]), str(model["draws"])
-        for test, s in summaries(data)[name].items():
+        for test, s in scored[name].items():
             key = f"{name}_test_{test}"
             out.update({f"{key}_layer": str(s["best"]["layer"]), f"{key}_head": str(s["best"]["head"]),
                         f"{key}_score": f"{s['best']['score']:.2f}", f"{key}_runner_up": f"{s['runner_up']['score']:.2f}",

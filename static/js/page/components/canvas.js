@@ -315,3 +315,15 @@ export function canvasLifecycle(canvas, { roleDescription, render, handlers = {}
     },
   };
 }
+
+/**
+ * The end every canvas component's handle shares: `layout()` (its geometry in CSS pixels, drawn first, as a
+ * copy, for tests and keyboard focus), `flush()` and `destroy()`. *read* returns the current geometry or null.
+ */
+export function drawnApi(life, read) {
+  return {
+    layout: () => { life.flush(); const g = read(); return g ? JSON.parse(JSON.stringify(g)) : null; },
+    flush: () => life.flush(),
+    destroy: () => life.destroy(),
+  };
+}

@@ -8,7 +8,7 @@
 // the page still when the weights arrive and when the query or the layer changes.
 
 import { SEQUENTIAL_LUT, lutIndex } from "./colormap.js";
-import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
+import { canvasLifecycle, drawnApi, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
 import { checkGrid } from "./headgrid.js";
 import { tokenName } from "./table.js";
 import { checkTokens } from "./validate.js";
@@ -300,9 +300,7 @@ export function createHeadStrip(canvas, options = {}) {
       life.request();
     },
     focused: () => focus,
-    /** Geometry in CSS pixels for tests: {top, row, left, cell, layer, query, lines: [{head, y, top, weight}]}. */
-    layout: () => { life.flush(); return geometry ? JSON.parse(JSON.stringify(geometry)) : null; },
-    flush: () => life.flush(),
-    destroy: () => life.destroy(),
+    /** layout(): geometry in CSS pixels for tests, {top, row, left, cell, layer, query, lines: [{head, y, top, weight}]}. */
+    ...drawnApi(life, () => geometry),
   };
 }

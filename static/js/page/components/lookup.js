@@ -4,7 +4,7 @@
 // It draws the numbers lessonpy.lookup computed for every temperature of its grid; setStep picks
 // one, so a slider moves it without asking Python. Arrow keys move a focus between the keys.
 
-import { canvasLifecycle, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme } from "./canvas.js";
+import { canvasLifecycle, drawnApi, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme } from "./canvas.js";
 import { checkLookup, describeKey, describeLookup, dotRadius, moveKey, niceStep, planeFrame, stepDecimals, valueText, weightAt } from "./lookupdata.js";
 
 /** The canvas's height in CSS pixels, whatever its width, data or temperature: nothing below it moves. */
@@ -169,10 +169,8 @@ export function createLookup(canvas, options = {}) {
       life.request();
     },
     focused: () => focus,
-    /** Geometry in CSS pixels for tests: {rMax, dots: [{x, y, r}], query, origin, scale, step}. */
-    layout: () => { life.flush(); return geometry ? JSON.parse(JSON.stringify(geometry)) : null; },
-    flush: () => life.flush(),
-    destroy: () => life.destroy(),
+    /** layout(): geometry in CSS pixels for tests, {rMax, dots: [{x, y, r}], query, origin, scale, step}. */
+    ...drawnApi(life, () => geometry),
   };
 }
 
