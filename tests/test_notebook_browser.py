@@ -91,3 +91,27 @@ def test_download_with_my_edits_puts_the_edited_cell_and_answer_in(page, built_s
                        '{"exercise": "attention-params"}': f"%%exercise attention-params\n{answer}"}
     expect(page.get_by_role("region", name="Take it home").get_by_role("status")).to_have_text(
         "Saved the notebook with your 2 edited cells.")
+
+
+def test_with_storage_full_the_edits_on_the_page_are_what_is_exported(browser, site_url, built_site):
+    # Storage refuses every write: the edits live only on the page, and the notebook takes them from there.
+    context = browser.new_context(accept_downloads=True)
+    try:
+        context.add_init_script("Storage.prototype.setItem = function () { throw new DOMException('quota', 'QuotaExceededError'); };")
+        page = context.new_page()
+        page.goto(site_url + LESSON)
+        expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=60_000)
+        cell_code = "print('only on this page')"
+        edit(page, '[data-cell="softmax"]', cell_code)
+        expect(page.locator(".storage-notice")).to_contain_text("storage for the site is full")
+        button = page.get_by_role("button", name="Download with my edits")
+        expect(button).to_be_enabled()
+        _, data = download(page, button)
+        expected = expected_notebook(built_site)
+        changed = {json.dumps(got["metadata"]["lesson"]): "".join(got["source"])
+                   for got, want in zip(data["cells"], expected.cells) if "".join(got["source"]) != want.source}
+        assert changed == {'{"cell": "softmax"}': cell_code}
+        expect(page.get_by_role("region", name="Take it home").get_by_role("status")).to_have_text(
+            "Saved the notebook with your 1 edited cell.")
+    finally:
+        context.close()

@@ -70,8 +70,17 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
         real = widget(page, "real")
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "idle")
-        expect(real.locator(".realheads-live-status")).to_contain_text("21.4 MB")  # the file's own size, from the build
+        size = sum(path.stat().st_size for path in folder.iterdir() if path.name in (live.WEIGHTS_NAME, live.VOCAB_NAME))
+        expect(real.locator(".realheads-live-status")).to_contain_text(f"{size / 1e6:.1f} MB")  # the files' size, from the build
         assert asked == [], "the widget asked the server about the live weights before the reader ran it"
+        # A download that ends short (a proxy, a cut connection) is refused in words, and neither kept nor used.
+        context.route("**/minilm-live.safetensors", cut_short, times=1)
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "error", timeout=RUN_TIMEOUT_MS * 2)
+        expect(real.locator(".realheads-live-status")).to_contain_text(
+            "the download of minilm-live.safetensors is not whole: it ends after")
+        assert page.evaluate(f"caches.open('lesson-files-v1').then(c => c.match('{url}data/minilm-live/minilm-live.safetensors'))") is None
+        # the next click downloads it again
         run_live(real)
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
         assert real.get_attribute("data-live-source") == "network"
@@ -98,9 +107,38 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
         run_live(real)
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS)
         assert real.get_attribute("data-live-source") == "cache" and requests == []
+        expect(real.locator(".realheads-live-status")).not_to_contain_text("damaged")
+        check_clean(page)
+        # the kept copy goes bad (a disk error, a copy from an older build of the same size): the next visit
+        # drops it, downloads the file again, uses that, and says so
+        kept = f"{url}data/minilm-live/minilm-live.safetensors"
+        page.evaluate("""async (url) => {
+          const cache = await caches.open("lesson-files-v1");
+          const bytes = new Uint8Array(await (await cache.match(url)).arrayBuffer());
+          bytes[bytes.length - 1] ^= 0xff;
+          await cache.put(url, new Response(bytes));
+        }""", kept)
+        page.close()
+        page = ready_page(context, url)
+        real = widget(page, "real")
+        real.scroll_into_view_if_needed()
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
+        assert real.get_attribute("data-live-source") == "network cache"  # the weights again, the vocabulary kept
+        expect(real.locator(".realheads-live-status")).to_contain_text(
+            "Your browser's copy of minilm-live.safetensors was damaged (its content is not the file this site was "
+            "built with), so it was downloaded again.")
+        layer, head = map(int, real.get_attribute("data-open").split(","))
+        np.testing.assert_allclose(real_table(real), expected["arrays"]["weights"][layer, head], atol=1e-5)
         check_clean(page)
     finally:
         context.close()
+
+
+def cut_short(route):
+    """Answer with the first half of the file, as a cut connection behind a proxy does."""
+    body = route.fetch().body()
+    route.fulfill(status=200, body=body[: len(body) // 2], headers={"content-type": "application/octet-stream"})
 
 
 def test_stop_during_the_download_loses_nothing(browser, live_site):
@@ -173,6 +211,24 @@ def test_stop_during_the_forward_pass_loses_nothing(browser, live_site):
         run_live(real, "the cat sat")
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS)
         expect(real.locator(".realheads-tokens")).to_contain_text("[CLS] the cat sat [SEP]")
+        # Enter twice is one run: when the panel says done, Python is free
+        text = real.get_by_role("textbox", name="Your sentence")
+        text.fill("the cat sat on the mat")
+        text.press("Enter")
+        text.press("Enter")
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS)
+        assert page.evaluate("lessonPage.runtime.inflight === null && lessonPage.runtime.queue.length === 0")
+        # Run from the keyboard: focus goes to Stop while it runs and comes back to Run, never to the page
+        real.get_by_role("button", name="Run MiniLM on it").focus()
+        page.keyboard.press("Enter")
+        expect(real.get_by_role("button", name="Stop")).to_be_focused()
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS)
+        expect(real.get_by_role("button", name="Run MiniLM on it")).to_be_focused()
+        # a sentence too long for the model: the error says the tokens and heads shown are the earlier ones
+        run_live(real, " ".join(["cat."] * 100))  # 499 characters (the box takes 500), 202 tokens
+        expect(real).to_have_attribute("data-live", "error", timeout=RUN_TIMEOUT_MS)
+        expect(real.locator(".realheads-live-status")).to_contain_text("The tokens and heads below are still those shown before.")
+        expect(real.locator(".realheads-tokens")).to_contain_text("[CLS] the cat sat on the mat [SEP]")
         check_clean(page)
     finally:
         context.close()

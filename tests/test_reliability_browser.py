@@ -124,6 +124,26 @@ def test_stop_ends_the_code_and_keeps_the_readers_variables(shared, code):
     expect(out).to_contain_text("kept is survived")
 
 
+def test_an_interrupt_that_took_while_the_page_was_busy_is_no_restart(shared):
+    # A loaded machine: the interrupt takes at once, but the page's thread is busy past the Stop's grace
+    # (here 3 s of script), so the grace's timer and the worker's reply are both due when it is free again.
+    # The worker answers the page's ping after its reply: the run ends stopped, in place, no restart.
+    pg = shared
+    if not pg.isolated:
+        pytest.skip("without cross-origin isolation every Stop restarts Python")
+    run(pg, "setup", "kept = 'in place'")
+    before = boots(pg)
+    start(pg, "scores", LOOP)
+    cell(pg, "scores").get_by_role("button", name="Stop").click()
+    pg.evaluate("() => { const t = performance.now(); while (performance.now() - t < 3000); }")
+    expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped")
+    pg.wait_for_timeout(3000)  # the ping's own wait, were it to end in a restart
+    ready(pg)
+    assert boots(pg) == before
+    expect(cell(pg, "scores")).not_to_contain_text("restart")
+    expect(run(pg, "softmax", "print('kept is', kept)")).to_contain_text("kept is in place")
+
+
 def test_a_fatal_error_restarts_once_and_says_what_was_rerun(shared):
     pg = shared
     run(pg, "setup", "kept = 'after the crash'")

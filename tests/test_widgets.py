@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -197,16 +198,24 @@ def test_fence_embeds_the_prerendered_payload(tmp_path):
     assert steps["options"]["T"] == 3 and steps["initial"]["tokens"] == ["a", "b", "c"]
 
 
-def test_real_heads_is_told_by_the_build_whether_the_live_weights_are_there_and_their_size(tmp_path):
-    """The page learns it from the build, not from a request for the 45 MB file."""
-    [shipped] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n", site={"live_bytes": 44_812_345}))
-    assert shipped["options"]["live_bytes"] == 44_812_345
-    [left_out] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n", site={"live_bytes": None}))
-    assert left_out["options"]["live_bytes"] is None
+def test_real_heads_is_told_by_the_build_whether_the_live_files_are_there_their_sizes_and_sha256(tmp_path):
+    """The page learns it from the build, not from a request for the 45 MB file, and checks what it keeps
+    and uses against it (worker/files.js)."""
+    from sitebuild.realheads.live import VOCAB_NAME, WEIGHTS_NAME, describe
+
+    (tmp_path / WEIGHTS_NAME).write_bytes(b"w" * 1000)
+    (tmp_path / VOCAB_NAME).write_bytes(b"[PAD]\n")
+    described = describe(tmp_path)
+    assert described[WEIGHTS_NAME] == {"size": 1000, "sha256": hashlib.sha256(b"w" * 1000).hexdigest()}
+    assert described[VOCAB_NAME]["size"] == 6
+    [shipped] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n", site={"live_files": described}))
+    assert shipped["options"]["live_files"] == described
+    [left_out] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n", site={"live_files": None}))
+    assert left_out["options"]["live_files"] is None
     [no_site] = data_blocks(render(tmp_path, "```widget real-heads id=r\n```\n"))
-    assert no_site["options"]["live_bytes"] is None
-    with pytest.raises(LessonError, match="live_bytes"):  # the build's word, not the author's
-        render(tmp_path, "```widget real-heads id=r\nlive_bytes: 5\n```\n")
+    assert no_site["options"]["live_files"] is None
+    with pytest.raises(LessonError, match="live_files"):  # the build's word, not the author's
+        render(tmp_path, "```widget real-heads id=r\nlive_files: 5\n```\n")
 
 
 def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):

@@ -128,8 +128,8 @@ def make_renderer() -> MarkdownIt:
 
 def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> str:
     """Render the lesson's tokens (already parsed by read_lesson) to HTML. *site*: what the build knows of
-    the site the page goes into, for the fences that say it (``live_bytes``: the size of MiniLM's live
-    weights in it, None when they are left out); the renderers read it as ``env["site"]``."""
+    the site the page goes into, for the fences that say it (``live_files``: MiniLM's live files in it,
+    {name: {"size", "sha256"}} (sitebuild.realheads.live.describe), None when they are left out); the renderers read it as ``env["site"]``."""
     md = md or make_renderer()
     render_maths([lesson])  # a no-op when read_lessons already typeset them
     env = {"path": lesson.source_path, "site": site or {}}

@@ -185,8 +185,8 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         payload = lessonpy("widget_payloads").prerender(spec["name"], spec["options"], target=spec["id"])
     except Exception as exc:  # a combination the options check let through
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
-    if spec["name"] == "real-heads":  # the build's word, not the author's: the live weights' size, None: left out
-        spec["options"]["live_bytes"] = env.get("site", {}).get("live_bytes")
+    if spec["name"] == "real-heads":  # the build's word, not the author's: the live files' sizes and sha256, None: left out
+        spec["options"]["live_files"] = env.get("site", {}).get("live_files")
     data = {**spec, "initial": encode_payload(payload)}
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])
     label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])

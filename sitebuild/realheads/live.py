@@ -57,6 +57,16 @@ def live_dir(cache: Path = weights.CACHE) -> Path:
     return cache / "minilm-live" / key
 
 
+def describe(folder: Path) -> dict:
+    """What the page checks each live file in *folder* against before it keeps or uses it (a download cut
+    short, a garbage answer, a copy from an older build): {name: {"size": bytes, "sha256": hex}}."""
+    described = {}
+    for name in (WEIGHTS_NAME, VOCAB_NAME):
+        data = (folder / name).read_bytes()
+        described[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return described
+
+
 def to_safetensors(arrays: dict) -> bytes:
     """The safetensors layout :func:`lessonpy.safetensors.read_safetensors` reads: header length, JSON, buffers."""
     header, offset, blobs = {}, 0, []

@@ -21,8 +21,10 @@ test("every request and event type has its fields defined, and a minimal message
 
 test("the messages the page and the worker really send are defined", () => {
   const ok = (direction, message) => assert.equal(protocolError(direction, message), null, JSON.stringify(message));
-  ok("request", { id: 0, type: "init", indexURL: "u", wheelURL: "w", bootPackages: ["numpy"], fontCache: null, plan: null });
+  ok("request", { id: 0, type: "init", indexURL: "u", wheelURL: "w", wheelSha256: "ab", bootPackages: ["numpy"], fontCache: null, plan: null });
   ok("request", { type: "set-interrupt", buffer: {} });
+  ok("request", { id: 9, type: "ping" });
+  ok("reply", { id: 9, ok: true });
   ok("request", { id: 4, type: "run", code: "1", cellId: "a", cells: { a: "1" } });
   ok("request", { id: 5, type: "call", module: "lessonpy.widget_payloads", func: "explore", kwargs: { d_k: 4 } });
   ok("request", { id: 6, type: "fetch-file", url: "../data/minilm-live/vocab.txt", path: "/home/pyodide/minilm-live/vocab.txt" });

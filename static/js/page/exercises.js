@@ -225,10 +225,17 @@ class Exercise {
   }
 }
 
+/** The exercises on the page, by id: what the reader's code is now (answerOnPage), for the notebook. */
+const onPage = new Map();
+
+/** The code in exercise `id`'s editor now (saved or not: storage may be full), or undefined. */
+export const answerOnPage = (id) => onPage.get(id)?.editor.getCode();
+
 export async function init({ runtime, lesson, root }) {
   for (const el of root.querySelectorAll("[data-exercise]")) {
     try {
-      new Exercise(el, runtime, lesson);
+      const exercise = new Exercise(el, runtime, lesson);
+      onPage.set(exercise.data.id, exercise);
     } catch (err) {
       console.error(`exercise ${el.dataset.exercise} could not start:`, err);
     }

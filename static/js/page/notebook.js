@@ -1,14 +1,15 @@
 // "Download with my edits": the build's notebook (sitebuild/pages/notebook.py writes it next to the
-// page) with the reader's saved code put in the cells it belongs to, assembled here in the page
-// and saved as a file. Nothing is sent anywhere; without saved edits it is the lesson's notebook.
-import * as storage from "./storage.js";
+// page) with the reader's code as it is on the page put in the cells it belongs to, assembled here
+// and saved as a file. What is on the page, not what storage holds: with storage full (or refused)
+// the edits live only on the page. Nothing is sent anywhere; without edits it is the lesson's notebook.
+import { answerOnPage } from "./exercises.js";
 
 const text = (source) => (Array.isArray(source) ? source.join("") : source); // nbformat splits lines
 
 /**
- * Put the reader's saved code into `notebook` (changed in place); return how many cells changed.
- * `load(kind, id)` reads what storage.js keeps: {code} under "cell" for a code cell and under
- * "exercise" for an exercise. Each notebook cell names its origin in metadata.lesson.
+ * Put the reader's code into `notebook` (changed in place); return how many cells changed.
+ * `load(kind, id)` gives {code} of a code cell ("cell") or an exercise ("exercise") as the page
+ * has it (or undefined). Each notebook cell names its origin in metadata.lesson.
  */
 export function applyEdits(notebook, load) {
   let changed = 0;
@@ -44,7 +45,15 @@ function saveFile(contents, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000); // the download has long started by then
 }
 
-export async function init({ lesson, root }) {
+/** The code of a code cell or an exercise as it is on the page now: {code}, or undefined. */
+function onThePage(cells) {
+  return (kind, id) => {
+    const code = kind === "cell" ? cells.cells.find((cell) => cell.id === id)?.code : answerOnPage(id);
+    return typeof code === "string" ? { code } : undefined;
+  };
+}
+
+export async function init({ root, cells }) {
   const section = root.querySelector("[data-notebook]");
   const link = section.querySelector(".notebook-download");
   const button = section.querySelector(".notebook-download-edits");
@@ -57,11 +66,11 @@ export async function init({ lesson, root }) {
       const response = await fetch(link.href);
       if (!response.ok) throw new Error(`the notebook did not load (HTTP ${response.status})`);
       const notebook = await response.json();
-      const changed = applyEdits(notebook, (kind, id) => storage.load(lesson, kind, id));
+      const changed = applyEdits(notebook, onThePage(cells));
       saveFile(JSON.stringify(notebook, null, 1) + "\n", link.getAttribute("href").replace(/\.ipynb$/, "-my-edits.ipynb"));
       status.textContent = changed
         ? `Saved the notebook with your ${changed} edited cell${changed === 1 ? "" : "s"}.`
-        : "You have no saved edits on this page yet: this is the lesson's own notebook.";
+        : "You have not changed any code on this page: this is the lesson's own notebook.";
     } catch (err) {
       status.textContent = `Could not make the notebook: ${err.message}. “Download notebook” still works.`;
     } finally {

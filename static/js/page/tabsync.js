@@ -64,7 +64,8 @@ export class TabSync {
     notice.className = "tab-notice";
     notice.setAttribute("role", "alert");
     const text = document.createElement("span");
-    text.textContent = "You changed this in another tab too, and that tab's version is the one saved now. ";
+    // Either tab's save may be the later one, so the notice does not say which version storage holds.
+    text.textContent = "You changed this in another tab too, at the same time. ";
     const keep = document.createElement("button");
     keep.type = "button";
     keep.textContent = "Keep this tab's version";

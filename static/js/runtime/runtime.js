@@ -9,7 +9,8 @@ import { REPLAY_BUDGET_S, ReplayLog } from "./replay.js";
 import { RestartMachine, State, Transition } from "./restart.js";
 
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
-const INTERRUPT_GRACE_MS = 1_500; // after this, a cell that ignores KeyboardInterrupt gets a restart
+const INTERRUPT_GRACE_MS = 1_500; // after this a Stop asks whether the worker's thread is free (#busy)...
+const ANSWER_WAIT_MS = 1_000; // ...and one that does not answer in this time is a cell ignoring KeyboardInterrupt: a restart
 // An idle install (preload) is served the bytes the prefetch downloaded (worker.js, downloads.js), and the
 // import ahead that follows reads files already written: a few seconds at most, even on a slow phone. When
 // the download failed the install's own fetch goes to the network: matplotlib's wheel, the largest (7.2 MB),
@@ -57,6 +58,7 @@ export class PythonRuntime extends EventTarget {
     this.queue = []; // requests not yet sent, oldest first: the worker gets one at a time
     this.inflight = null; // the request the worker is executing
     this.background = new Map(); // id -> {resolve, reject}: prefetches, which the worker never queues (prefetch())
+    this.pings = new Map(); // id -> resolve: the pings of #busy, never queued either
     this.replayLog = new ReplayLog(); // what a restart re-runs (see replay.js)
     this.replayBudgetSeconds = REPLAY_BUDGET_S; // tests shorten it rather than sleep for seconds
     this.installDeadlineMs = INSTALL_DEADLINE_MS; // likewise
@@ -98,10 +100,11 @@ export class PythonRuntime extends EventTarget {
   }
 
   /** Put the file at `url` into Python's file system at `path` (see protocol.js); options as for
-   *  run(); onEvent gets "download" events. */
-  async fetchFile(url, path, { onEvent, signal, onStart } = {}) {
+   *  run(); onEvent gets "download" events; `size` and `sha256`, when given, are what it must be. */
+  async fetchFile(url, path, { onEvent, signal, onStart, size = null, sha256 = null } = {}) {
     await this.#readyFor(signal);
-    return this.#send(Request.FETCH_FILE, { url, path }, { onEvent, signal, onStart });
+    const expected = { ...(size !== null && { size }), ...(sha256 !== null && { sha256 }) }; // the build's, to check against
+    return this.#send(Request.FETCH_FILE, { url, path, ...expected }, { onEvent, signal, onStart });
   }
 
   /** Download `packages` without installing them (protocol.js, PrefetchRequest), in the background:
@@ -365,12 +368,48 @@ export class PythonRuntime extends EventTarget {
       this.#restartNow("stop", failure("stopped", { stopped: true }));
     } else if (next === State.INTERRUPTING) {
       this.interruptBuffer[0] = SIGINT;
-      setTimeout(() => {
-        if (this.inflight === req && this.machine.fire(Transition.INTERRUPT_IGNORED)) {
+      setTimeout(async () => {
+        if (await this.#busy(req) && this.machine.fire(Transition.INTERRUPT_IGNORED)) {
           this.#restartNow("stop", failure("stopped", { stopped: true }));
         }
       }, INTERRUPT_GRACE_MS);
     } // else refused: a second Stop, or a Stop while Python restarts, adds nothing
+  }
+
+  /**
+   * Is `req` still running after its Stop's grace? Not merely "has its reply not been handled yet": on a
+   * loaded machine this thread can be busy (building editors) past the grace while the interrupt took long
+   * before, and a restart then cost the reader a replay and the idle preload. So the worker is pinged: it
+   * answers once its thread is free, after its reply to `req` (a worker's messages arrive in order). No
+   * answer within ANSWER_WAIT_MS: still in Python. A wait that ended late (this thread was busy) is no
+   * verdict: the ping is sent again. An answer while `req` is still unfinished means it awaits something
+   * (a download) that no interrupt reaches: busy too.
+   */
+  async #busy(req) {
+    for (;;) {
+      if (this.inflight !== req) return false;
+      const sent = performance.now();
+      const answered = await this.#ping();
+      if (answered || performance.now() - sent < 2 * ANSWER_WAIT_MS) return this.inflight === req;
+    }
+  }
+
+  /** Resolves true when the worker answers a ping within ANSWER_WAIT_MS, else false. */
+  #ping() {
+    return new Promise((resolve) => {
+      if (!this.worker) return resolve(false);
+      const message = { id: this.nextId++, type: Request.PING };
+      const timer = setTimeout(() => {
+        this.pings.delete(message.id);
+        resolve(false);
+      }, ANSWER_WAIT_MS);
+      this.pings.set(message.id, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.#checkProtocol("request", message);
+      this.worker.postMessage(message);
+    });
   }
 
   #stuck(req) {
@@ -402,6 +441,12 @@ export class PythonRuntime extends EventTarget {
       if (this.init && msg.id === this.init.id) {
         if (msg.ok) this.init.resolve(msg.result);
         else this.init.reject(failure(msg.error));
+        return;
+      }
+      const pong = this.pings.get(msg.id);
+      if (pong) {
+        this.pings.delete(msg.id);
+        pong();
         return;
       }
       const background = this.background.get(msg.id);

@@ -16,7 +16,8 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   // runtime.js checks this message against it) travels as the worker's name,
   // which the worker reads as soon as it runs, without waiting for this thread.
   const init = {
-    id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), bootPackages: config.bootPackages,
+    id: 0, type: "init", indexURL: abs(config.indexURL), wheelURL: abs(config.wheelURL), wheelSha256: config.wheelSha256,
+    bootPackages: config.bootPackages,
     fontCache: config.fontCache ? { url: abs(config.fontCache.url), path: config.fontCache.path } : null,
     plan: config.plan || null,
     snapshot: config.snapshot ? { ...config.snapshot, url: abs(config.snapshot.url) } : null,

@@ -30,16 +30,21 @@
  *   marks: finer steps of the boot, each [name, at], at as a progress event's).
  * @typedef {{type: "set-interrupt", buffer: SharedArrayBuffer}} SetInterruptRequest
  *   Where Stop writes SIGINT. No id and no reply.
+ * @typedef {{id: number, type: "ping"}} PingRequest
+ *   Never queued; the reply ({id, ok: true}) says the worker's thread is free: it comes only once the
+ *   Python running then has given the thread back, and after that Python's own reply (runtime.js, #busy).
  * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>}} RunRequest
  *   Run one cell in the page's shared namespace; cells maps every cell id to its code (for hints).
  *   Reply: {ok: boolean, value: string|null, error: string|null, errorName: string|null, hint: string|null}.
  * @typedef {{id: number, type: "call", module: string, func: string, kwargs: Object}} CallRequest
  *   Call a lessonpy function (widgets, graders). Reply: what it returned, with numpy arrays as
  *   WireArrays (transferred), e.g. a widget's {arrays, tokens, stats, ...} in one piece.
- * @typedef {{id: number, type: "fetch-file", url: string, path: string}} FetchFileRequest
+ * @typedef {{id: number, type: "fetch-file", url: string, path: string, size?: number, sha256?: string}} FetchFileRequest
  *   Put the file at url into Python's file system at path (a folder is made): from there if it is
  *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
- *   "download" events. Reply: {bytes: number, source: "python"|"cache"|"network"}.
+ *   "download" events; a kept copy or a download whose size or SHA-256 (hex) is not the build's is
+ *   never used (worker/files.js). Reply: {bytes: number, source: "python"|"cache"|"network",
+ *   kept: boolean, damaged?: string (why a kept copy was dropped and downloaded again)}.
  * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
  *   Download Pyodide packages and what they depend on, without installing them (the service worker's
  *   kept copy on a revisit); the worker keeps the bytes for their install, whichever request makes it
@@ -75,6 +80,7 @@
 export const Request = Object.freeze({
   INIT: "init",
   SET_INTERRUPT: "set-interrupt",
+  PING: "ping",
   RUN: "run",
   CALL: "call",
   FETCH_FILE: "fetch-file",
@@ -108,11 +114,12 @@ export const SIGINT = 2;
 // The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
 // come on top. Kept beside the typedefs above; protocolError checks messages against it.
 const REQUEST_FIELDS = {
-  [Request.INIT]: [["indexURL", "wheelURL", "bootPackages", "fontCache", "plan"], ["snapshot"]],
+  [Request.INIT]: [["indexURL", "wheelURL", "wheelSha256", "bootPackages", "fontCache", "plan"], ["snapshot"]],
   [Request.SET_INTERRUPT]: [["buffer"], []],
+  [Request.PING]: [[], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],
   [Request.CALL]: [["module", "func", "kwargs"], []],
-  [Request.FETCH_FILE]: [["url", "path"], []],
+  [Request.FETCH_FILE]: [["url", "path"], ["size", "sha256"]],
   [Request.PREFETCH]: [["packages"], []],
   [Request.PRELOAD]: [["packages"], ["imports"]],
 };

@@ -22,17 +22,17 @@ if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].Metada
 
 /**
  * Boot Python for the page: `init` is the page's init request (protocol.js's InitRequest: indexURL,
- * wheelURL, bootPackages, plan, snapshot), `fetchBytes(url)` the worker's download of a versioned
- * file, `progress(stage, fraction)` the page's progress line, `mark(name)` the record of the boot's steps.
+ * wheelURL, wheelSha256, bootPackages, plan, snapshot), `fetchBytes(url)` the worker's download of a versioned
+ * file, `fetchChecked(url, sha256)` the same, checked (worker.js), `progress(stage, fraction)` the page's progress line, `mark(name)` the record of the boot's steps.
  * Resolves to {pyodide, how, note, picked, later, lockFileURL}: `how` "snapshot" or "start", `note` why a
  * snapshot was not restored (null when none was tried or it worked), `picked` the archives' variants
  * (plan.js), `later` what comes after the first output for this boot ([{url, modules, into, unpack}], each
  * with its finder installed), `lockFileURL` where loadPackage finds the packages.
  */
-export async function bootPython({ indexURL, wheelURL, bootPackages, plan, snapshot }, { fetchBytes, progress, mark }) {
+export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages, plan, snapshot }, { fetchBytes, fetchChecked, progress, mark }) {
   progress("Downloading Python", 0.05);
-  // The lesson's own wheel downloads while the interpreter boots.
-  const lessonWheel = fetchBytes(wheelURL);
+  // The lesson's own wheel downloads while the interpreter boots; a bad kept copy of it is dropped (fetchChecked).
+  const lessonWheel = fetchChecked(wheelURL, wheelSha256);
   lessonWheel.catch(() => {}); // awaited below; a failure is reported there
   // The boot plan with stored or deflated archives, by what the host does with a small probe of each kind
   // (plan.js); the probes travel while pyodide.mjs loads.

@@ -5,6 +5,8 @@
 // second time), and one still coming was waited for and then read again: a figure asked for right
 // after the first output paid both, on a 2-core machine beside the page's own work.
 
+import { sha256Hex } from "./digest.js";
+
 const downloads = new Map(); // url -> {name, bytes: Promise<Uint8Array>}: coming or come, not installed yet
 
 /**
@@ -15,12 +17,10 @@ const downloads = new Map(); // url -> {name, bytes: Promise<Uint8Array>}: comin
  */
 export function keepDownload(url, name, sha256, bytes) {
   const checked = bytes.then(async (data) => {
-    // Outside a secure context there is neither crypto.subtle nor a service worker: the bytes came
-    // from the network, and Pyodide's own fetch (with the lock's integrity) would have read the same.
-    if (!globalThis.crypto?.subtle) return data;
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-    const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
-    if (hex !== sha256.toLowerCase()) throw new Error(`${url}: its SHA-256 is not the lock's`);
+    // Outside a secure context (no digest: null) the bytes came from the network, and Pyodide's own
+    // fetch (with the lock's integrity) would have read the same.
+    const hex = await sha256Hex(data);
+    if (hex !== null && hex !== sha256.toLowerCase()) throw new Error(`${url}: its SHA-256 is not the lock's`);
     return data;
   });
   checked.catch(() => {}); // a failed download is the prefetch's to report; the install's fetch goes to the network

@@ -18,3 +18,11 @@ export async function keptCopy(url) {
   // match takes a Request as it is (a Request made a string is "[object Request]": always a miss)
   return globalThis.caches ? caches.match(url instanceof Request ? url : String(url)).then((r) => r ?? null, () => null) : null;
 }
+
+/** Drop every kept copy of `url` (one that failed its check): the next precache keeps a good one. */
+export async function dropKept(url) {
+  if (!globalThis.caches) return;
+  for (const name of await caches.keys().catch(() => [])) {
+    await caches.open(name).then((cache) => cache.delete(url)).catch(() => {});
+  }
+}

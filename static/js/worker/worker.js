@@ -4,7 +4,8 @@
 import { bootPython } from "./boot.js";
 import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
 import { canonicalName, writeFiles } from "./install.js";
-import { fetchKept } from "./kept.js";
+import { damage, fetchFile as fetchInto } from "./files.js";
+import { dropKept, fetchKept, keptCopy } from "./kept.js";
 import { unzip } from "./unzip.js";
 import { clipStrings } from "./clip.js";
 import { LIMITS } from "../shared/limits.js";
@@ -157,7 +158,7 @@ async function init(request) {
       .catch(() => null);
   }
   const progress = (stage, fraction) => post(Event.PROGRESS, { stage, fraction, at: now() });
-  const booted = await bootPython(request, { fetchBytes, progress, mark });
+  const booted = await bootPython(request, { fetchBytes, fetchChecked, progress, mark });
   pyodide = booted.pyodide;
   packageIndex = { indexURL: request.indexURL, lockFileURL: booted.lockFileURL };
   later = booted.later.map((item) => ({ ...item, download: null, written: false }));
@@ -186,6 +187,25 @@ async function fetchOk(url) {
 
 async function fetchBytes(url) {
   return new Uint8Array(await (await fetchOk(url)).arrayBuffer());
+}
+
+/**
+ * The versioned file at `url`, whose SHA-256 must be `sha256` (hex). A kept copy that is not (a disk error,
+ * a write cut short) is dropped from the service worker's caches and the file is read from the network
+ * (the service worker's precache then keeps a good copy again): without this, a bad kept copy of the lesson's
+ * wheel ended every later visit in "Python could not start". A network copy that is not it either throws.
+ */
+async function fetchChecked(url, sha256) {
+  const kept = await keptCopy(url);
+  const keptBytes = kept && (await kept.arrayBuffer().then((b) => new Uint8Array(b), () => null));
+  if (keptBytes && !(await damage(keptBytes, { sha256 }))) return keptBytes;
+  if (kept) await dropKept(url);
+  const response = await network(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const bad = await damage(bytes, { sha256 });
+  if (bad) throw new Error(`${url.split("/").pop()} did not arrive whole (${bad}): reload the page to download it again`);
+  return bytes;
 }
 
 let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
@@ -267,49 +287,9 @@ function call({ module, func, kwargs }) {
   return { result, transfer: Array.from(transfer) };
 }
 
-// Large files Python reads (MiniLM's live weights, 45 MB) are kept in the browser's Cache Storage, so a
-// second visit, or a new interpreter after Stop, does not download them again.
-const FILE_CACHE = "lesson-files-v1";
-const PROGRESS_STEP = 1 / 100; // a "download" event per 1% (or per MB when the size is unknown)
-
-async function fetchFile({ url, path }) {
-  if (pyodide.FS.analyzePath(path).exists) return { result: { bytes: pyodide.FS.stat(path).size, source: "python" } };
-  const cache = globalThis.caches ? await caches.open(FILE_CACHE).catch(() => null) : null;
-  let bytes = null;
-  let source = "cache";
-  const cached = cache ? await cache.match(url) : null;
-  if (cached) bytes = new Uint8Array(await cached.arrayBuffer());
-  else {
-    source = "network";
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`could not download ${url}: HTTP ${response.status}`);
-    // a compressed response's length is not the file's: then the size is unknown (0)
-    const total = response.headers.get("content-encoding") ? 0 : Number(response.headers.get("content-length")) || 0;
-    const reader = response.body.getReader();
-    const chunks = [];
-    let loaded = 0;
-    let reported = 0;
-    post(Event.DOWNLOAD, { loaded: 0, total });
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      loaded += value.length;
-      if (total ? (loaded - reported) / total >= PROGRESS_STEP : loaded - reported >= 1 << 20) {
-        reported = loaded;
-        post(Event.DOWNLOAD, { loaded, total });
-      }
-    }
-    post(Event.DOWNLOAD, { loaded, total: total || loaded });
-    bytes = new Uint8Array(loaded);
-    let at = 0;
-    for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
-    // only a whole file is cached: a download cut short leaves nothing behind to be mistaken for it
-    await cache?.put(url, new Response(bytes, { headers: { "content-length": String(loaded) } })).catch(() => {});
-  }
-  pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-  pyodide.FS.writeFile(path, bytes);
-  return { result: { bytes: bytes.length, source } };
+function fetchFile({ url, path, size = null, sha256 = null }) {
+  const progress = (loaded, total) => post(Event.DOWNLOAD, { loaded, total });
+  return fetchInto({ url, path, expected: { size, sha256 }, fs: pyodide.FS, progress }).then((result) => ({ result }));
 }
 
 // --------------------------------------------------------------------------- idle preload
@@ -507,6 +487,7 @@ self.onmessage = (event) => {
   const message = event.data;
   if (message.type === Request.SET_INTERRUPT) setInterrupt(message.buffer); // no reply, never queued
   else if (message.type === Request.PREFETCH) handleBackground(message); // runs no Python: never queued
+  else if (message.type === Request.PING) reply({ id: message.id, ok: true }); // the thread is free (protocol.js)
   else enqueue(message);
 };
 

@@ -265,11 +265,13 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const folder = new URL("../../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/page/widgets/
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
-    // The build says whether it shipped the weights, and their size (spec.options.live_bytes, null: left out).
-    const bytes = spec.options.live_bytes ?? null;
-    const available = bytes !== null;
+    // The build says whether it shipped the weights, and each file's size and sha256, which the worker checks
+    // what it keeps and uses against (spec.options.live_files, null: left out; worker/files.js).
+    const liveFiles = spec.options.live_files ?? null;
+    const available = liveFiles !== null;
     if (available) {
-      say(`The first run downloads MiniLM's weights (${num(bytes / 1e6, 1)} MB, float16), once: ` +
+      const bytes = Object.values(liveFiles).reduce((sum, { size }) => sum + size, 0);
+      say(`The first run downloads MiniLM's weights and vocabulary (${num(bytes / 1e6, 1)} MB, float16), once: ` +
         "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
         (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
     } else {
@@ -280,14 +282,19 @@ export function createRealHeads({ section, spec, runtime, initial }) {
 
     let controller = null; // the live run's own Stop (it stops this work, nothing else)
     async function run() {
-      if (!available) return;
+      if (!available || controller) return; // one live run at a time (Enter pressed twice is one run)
+      // the control under the reader's focus is about to be disabled: focus moves to its counterpart, as in cells
+      const focusedRun = document.activeElement === runButton;
       runButton.disabled = true;
       stopButton.hidden = false;
+      if (focusedRun) stopButton.focus();
       controller = new AbortController();
       const { signal } = controller;
       try {
         say("Waiting for Python…", "busy");
         const files = await runtime.call("lessonpy.live", "files", {}, { signal });
+        const sources = new Set();
+        const notes = []; // what the reader should know of the files: a bad kept copy replaced, a browser that keeps nothing
         for (const { name, path } of files) {
           say(`Getting ${name}…`, "downloading");
           const onEvent = ({ loaded, total }) => {
@@ -296,8 +303,15 @@ export function createRealHeads({ section, spec, runtime, initial }) {
             section.dataset.progress = String(bar.value);
             say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
           };
-          const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal });
-          section.dataset.liveSource = reply.source; // python, cache or network: a test reads it
+          const expected = liveFiles[name] ?? {};
+          const reply = await runtime.fetchFile(new URL(name, folder).href, path,
+            { onEvent, signal, size: expected.size, sha256: expected.sha256 });
+          sources.add(reply.source);
+          section.dataset.liveSource = [...sources].join(" "); // python, cache or network, per file: a test reads it
+          if (reply.damaged) notes.push(`Your browser's copy of ${name} was damaged (${reply.damaged}), so it was downloaded again.`);
+          if (reply.source === "network" && !reply.kept) {
+            notes.push(`Your browser did not keep ${name} (its storage is full or too small), so a new visit downloads it again.`);
+          }
         }
         bar.hidden = true;
         say("Running MiniLM's forward pass in Python…", "running");
@@ -310,16 +324,22 @@ export function createRealHeads({ section, spec, runtime, initial }) {
           : `the lesson's forward (lessonpy/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
         say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
           `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser. The framed heads are the ones ` +
-          "the lesson names from its tests on repeated random tokens; see whether they do the same job on yours.", "done");
+          "the lesson names from its tests on repeated random tokens; see whether they do the same job on yours." +
+          notes.map((text) => ` ${text}`).join(""), "done");
         status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
       } catch (err) {
         bar.hidden = true;
         if (err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message)) {
           say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
-        } else say(`MiniLM could not run: ${pythonMessage(err)}`, "error");
+        } else {
+          say(`MiniLM could not run: ${pythonMessage(err)} The tokens and heads below are still those shown before.`, "error");
+        }
       } finally {
+        const focusedStop = document.activeElement === stopButton;
+        controller = null;
         runButton.disabled = false;
         stopButton.hidden = true;
+        if (focusedStop) runButton.focus();
       }
     }
     runButton.addEventListener("click", run);
