@@ -30,7 +30,7 @@ from sitebuild.startup.fontcache import FontCache, build_font_cache
 from sitebuild.pages.course import course_entries, neighbours, read_course
 from sitebuild.pages.lessons import Lesson, LessonError, read_lessons
 from sitebuild.pages.markup import json_for_script, pygments_css
-from sitebuild.pages.notebook import write_notebook
+from sitebuild.pages.notebook import notebook_name, write_notebook
 from sitebuild.pages.page_copies import write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
@@ -200,7 +200,9 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
     """Write sw.js at the site's root with what it keeps for offline use: the pages, the assets folder,
     Pyodide's runtime and probes, and every file of the boot plan in the variants the page's worker picked
     (matplotlib's wheels are left to the HTTP cache)."""
-    pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons)]
+    # the pages and, beside each lesson, its notebook: "Download notebook" and "with my edits" work offline too
+    pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons),
+             *(f"lessons/{lesson.slug}/{notebook_name(lesson)}" for lesson in lessons)]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
     core, kept = [], {}

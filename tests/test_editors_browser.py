@@ -7,6 +7,8 @@ as on a slow connection before the script has arrived. Real Chromium, real Pyodi
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -161,6 +163,14 @@ def test_tabbing_into_a_stand_in_gives_the_editor(fresh_context, site_url):
     page.keyboard.press("Control+End")
     page.keyboard.type("  # typed")
     assert editor_code(page, FAR) == original_code(page, FAR) + "  # typed"
+    # the system's theme switched to dark while the page is open: the code's colours follow (site.css --syn-*;
+    # fixed light colours left `import` at a contrast of 2.0 on the dark background)
+    page.keyboard.press("Control+Home")  # the first line, `import numpy as np`, in CodeMirror's drawn lines
+    keyword = cell(page, FAR).locator(".cm-content span", has_text=re.compile(r"^import$")).first
+    expect(keyword).to_have_css("color", "rgb(122, 31, 162)")  # #7a1fa2
+    page.emulate_media(color_scheme="dark")
+    expect(keyword).to_have_css("color", "rgb(215, 166, 255)")  # #d7a6ff, 4.5:1 or more on the dark --code-bg
+    page.emulate_media(color_scheme="light")
 
 
 WALK_THROUGH = """async (holder) => {

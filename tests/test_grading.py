@@ -615,6 +615,28 @@ def test_endless_loop_in_the_function_times_out_even_if_it_catches_exceptions():
     assert result["stage"] == "timeout" and "your function ran longer than 0.3 s" in result["error"].lower()
 
 
+@pytest.mark.parametrize("code, who", [
+    ("while True: pass\n", "Your code"),
+    ("def attention_params(n_embd, n_head):\n    while True: pass\n", "Your function"),
+])
+def test_a_loop_on_one_line_times_out_in_cpython_too(code, who):
+    """Tracing sees no new line in a loop on one line: in CPython (the notebook's %%exercise at home) a timer
+    interrupts it at the same deadline as the page's. In a process of its own: without the fix it hangs."""
+    import subprocess
+
+    script = ("import sys, time; sys.path.insert(0, sys.argv[1])\n"
+              "from lessonpy.grading import grade\n"
+              "start = time.monotonic(); result = grade(sys.argv[2], 'attention_params', timeout=0.5)\n"
+              "print(result['stage'], round(time.monotonic() - start, 1)); print(result['error'])\n"
+              "print(grade('def attention_params(n_embd, n_head):\\n    return 0\\n', 'attention_params')['stage'])\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(ROOT / "py"), code], capture_output=True, text=True,
+                          timeout=60)
+    stage, seconds, error, after = proc.stdout.split()[0], float(proc.stdout.split()[1]), *proc.stdout.splitlines()[1:]
+    assert stage == "timeout" and seconds < 2.5, proc.stdout + proc.stderr
+    assert error == f"{who} ran longer than 0.5 s and was stopped — an endless loop?"
+    assert after == "checks"  # no interrupt left over for the next grade
+
+
 def test_the_trace_function_is_restored():
     before = sys.gettrace()
     grade_exercise("attention-params", "while True:\n    pass\n", timeout=0.1)

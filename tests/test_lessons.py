@@ -103,6 +103,11 @@ def test_json_for_script_cannot_close_the_script_tag():
     ("---\ntitle: T\n---\n\n- item\n\n  ````text\n  ```\n  still code\n", 7,
      "this ```` fence is never closed"),
     ("---\ntitle: T\n---\n\n~~~\ncode\n``` \n", 5, "this ~~~ fence is never closed"),
+    # an unclosed fence in the middle: it swallowed the prose and the next cell's opening line (closed by that
+    # cell's closing fence), and the next cell vanished
+    ("---\ntitle: T\n---\n\n```python run id=a\nx = 1\n\nProse.\n\n```python run id=b\ny = 2\n```\n", 5,
+     "this ``` fence is not closed before line 10, which opens the next one: add a line ``` where its code ends"),
+    ("---\ntitle: T\n---\n\n~~~python run id=a\nx = 1\n~~~~ text\nz\n~~~\n", 5, "not closed before line 7"),
     ("---\ntitle: T\n---\n\n```python run id=\"unclosed\nx\n```\n", 5, "fence options"),
     # asides: a title (all a closed one shows), a closing :::, no aside or heading inside
     ("---\ntitle: T\n---\n\n::: aside\nText.\n:::\n", 5, "an aside needs a title"),
@@ -171,3 +176,11 @@ def test_an_aside_is_a_closed_details_whose_cells_are_the_lessons_cells(tmp_path
     assert "Inside, with a cell:" in body and 'data-cell="inside"' in body
     assert "After." in html[html.index("</details>", start):]
     assert ":::" not in html
+
+
+def test_a_longer_fence_may_show_a_fence_and_a_closing_line_inside_is_code(tmp_path):
+    # how Markdown nests: the outer fence is longer than any it shows; and a bare ``` inside ```` is code
+    text = ("---\ntitle: T\n---\n\n````markdown\n```python run id=a\nx = 1\n```\n````\n\n"
+            "```python run id=b\ny = 2\n```\n")
+    lesson = read_lesson(write(tmp_path, text))
+    assert [cell.id for cell in lesson.cells] == ["b"]

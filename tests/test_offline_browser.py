@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -69,6 +71,15 @@ def test_after_one_visit_the_lesson_loads_and_runs_offline_and_a_rebuilt_page_is
         assert page.evaluate("lessonPage.runtime.info.archives") == picked  # the probes, kept, pick the same
         out = run_cell(page, "setup", "import numpy as np\nprint('offline', np.ones((2, 3)).sum())")
         expect(out).to_contain_text("offline 6.0")
+        # the notebook is kept beside the page: both downloads work offline, the edited cell in the second
+        take_home = page.get_by_role("region", name="Take it home")
+        assert page.evaluate("(a) => fetch(a.href).then((r) => r.ok)",
+                             take_home.get_by_role("link", name="Download notebook").element_handle())
+        with page.expect_download() as info:
+            take_home.get_by_role("button", name="Download with my edits").click()
+        notebook = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+        assert any("print('offline'" in "".join(c["source"]) for c in notebook["cells"])
+        expect(take_home.get_by_role("status")).to_have_text("Saved the notebook with your 1 edited cell.")
     finally:
         context.close()
 
@@ -121,5 +132,27 @@ def test_a_first_visit_downloads_the_standard_librarys_rest_once(browser, slow_r
         })()""" % REST)
         assert kept  # the service worker keeps it: offline, an import of one of its modules works
         assert len(served) == 1, served
+    finally:
+        context.close()
+
+
+def test_a_first_visit_cut_off_before_it_was_kept_says_so_and_keeps_it_once_back_online(browser, site_url):
+    # The connection drops after Python is ready and before the service worker has kept the lesson: the page
+    # says it is not saved yet, and keeps it when the browser is back online (it used to stay without, silently).
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(site_url + LESSON)
+        ready(page)
+        context.set_offline(True)  # the precache starts 1.5 s after Python is ready
+        expect(page.locator("body")).to_have_attribute("data-offline", "retrying", timeout=60_000)
+        expect(page.locator(".offline-note")).to_have_text(
+            "Not saved for offline use yet: the connection dropped. The page tries again when you are back online.")
+        context.set_offline(False)
+        expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)
+        expect(page.locator(".offline-note")).to_have_text("Saved in this browser: the lesson now works offline too.")
+        context.set_offline(True)
+        page.reload()
+        ready(page)
     finally:
         context.close()

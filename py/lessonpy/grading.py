@@ -119,9 +119,11 @@ def deadline(seconds: float) -> Iterator[None]:
     """Raise GradingTimeout in the reader's code once *seconds* have passed.
 
     Only frames of the reader's code get line-by-line tracing; every other Python call is
-    looked at once, so the grader's own code pays almost nothing. Code stuck inside one C
-    call (a huge matrix product) cannot be interrupted from here: the page falls back to
-    stopping the worker.
+    looked at once, so the grader's own code pays almost nothing. Tracing sees no new line in a
+    loop on one line (``while True: pass``), so where threads exist (CPython: the notebook's
+    ``%%exercise``) a timer also interrupts the main thread at the same deadline (:func:`_interrupt_at`).
+    Code stuck inside one C call (a huge matrix product) cannot be interrupted from here: the page
+    falls back to stopping the worker.
     """
     end = time.monotonic() + seconds
 
@@ -138,9 +140,60 @@ def deadline(seconds: float) -> Iterator[None]:
     previous = sys.gettrace()
     sys.settrace(on_call)
     try:
-        yield
+        with _interrupt_at(seconds):
+            yield
     finally:
         sys.settrace(previous)
+
+
+@contextlib.contextmanager
+def _interrupt_at(seconds: float) -> Iterator[None]:
+    """Interrupt the main thread after *seconds* (raising GradingTimeout there), unless the block ended first.
+
+    Nothing where there are no threads (Pyodide: the page stops the worker instead) or off the main thread.
+    A reader's own Ctrl-C (KeyboardInterrupt before the deadline) is left as it is.
+    """
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    import _thread
+
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def expire():
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                _thread.interrupt_main()
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    try:
+        timer.start()
+    except RuntimeError:  # no threads here
+        yield
+        return
+    try:
+        yield
+    except KeyboardInterrupt:
+        with lock:
+            state["done"] = True
+        if state["fired"]:
+            raise GradingTimeout from None
+        raise
+    finally:
+        with lock:
+            state["done"] = True
+        timer.cancel()
+    if state["fired"]:  # fired as the block ended: its interrupt is still on its way; take it here
+        try:
+            for _ in range(10_000_000):
+                pass
+        except KeyboardInterrupt:
+            pass
 
 
 def _truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:

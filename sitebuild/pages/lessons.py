@@ -233,6 +233,14 @@ def _check_fences_closed(tokens: list[Token], text: str, path: Path) -> None:
         if end - start < 2 or end > len(lines) or not closing.match(lines[end - 1]):
             raise LessonError(path, start + 1, f"this {token.markup} fence is never closed: add a line "
                                                f"{token.markup} where its code ends")
+        # A line inside that opens a fence as long (an info string after it: it cannot be a closing fence) is
+        # the next fence's opening line, swallowed because this one was left open: the next cell would vanish.
+        # A longer outer fence (````) around a shorter example (```python) is how Markdown nests, and passes.
+        opening = re.compile(r"^[ \t>]*" + re.escape(char) + "{" + str(length) + r",}[ \t]*[^\s" + re.escape(char) + "]")
+        for number in range(start + 1, end - 1):
+            if opening.match(lines[number]):
+                raise LessonError(path, start + 1, f"this {token.markup} fence is not closed before line {number + 1}, "
+                                                   f"which opens the next one: add a line {token.markup} where its code ends")
 
 
 def _check_asides(tokens: list[Token], text: str, path: Path) -> None:

@@ -1,18 +1,13 @@
 // The editor's colours: syntax colours that keep a 4.5:1 contrast (WCAG AA) on the cell's
-// background, light and dark. CodeMirror's default and One Dark palettes do not (axe-core
+// background, light and dark (site.css holds them). CodeMirror's default and One Dark palettes do not (axe-core
 // flagged strings at 3.5:1 and One Dark's line numbers at 3.9:1).
 import { EditorView, HighlightStyle, syntaxHighlighting, tags as t } from "../../vendor/codemirror.js";
 
-const palettes = {
-  light: {
-    keyword: "#7a1fa2", string: "#a31515", number: "#116644", comment: "#5b6270", definition: "#1f4fa0",
-    builtin: "#0b5f86", constant: "#9a3412", invalid: "#b00020",
-  },
-  dark: {
-    keyword: "#d7a6ff", string: "#f3b58a", number: "#86dfb0", comment: "#a9b0bd", definition: "#8ab8ff",
-    builtin: "#7fd8ec", constant: "#ffa6b8", invalid: "#ff8a80",
-  },
-};
+// The colours are the page's CSS custom properties (site.css, --syn-*), light and dark, so a switch of the
+// system's theme while the page is open recolours the editors as it does the page (fixed colours stayed light).
+const colour = (name) => `var(--syn-${name})`;
+const palette = Object.fromEntries(
+  ["keyword", "string", "number", "comment", "definition", "builtin", "constant", "invalid"].map((n) => [n, colour(n)]));
 
 function highlightStyle(c) {
   return HighlightStyle.define([
@@ -43,6 +38,6 @@ export function editorTheme(dark) {
       },
       ".cm-matchingBracket": { outline: "1px solid var(--muted)", backgroundColor: "transparent" },
     }, { dark }),
-    syntaxHighlighting(highlightStyle(dark ? palettes.dark : palettes.light)),
+    syntaxHighlighting(highlightStyle(palette)),
   ];
 }

@@ -6,14 +6,28 @@
 import { inTurn } from "./in-turn.js";
 
 const SETTLE_MS = 1500; // let the reader's first run have the machine first
+const OFFLINE_READY = "Saved in this browser: the lesson now works offline too.";
 
 /** `archives`: the variant of each kind of archive the worker booted from (its init reply). */
 export function keepForOffline(swURL, note, archives = null) {
   if (!("serviceWorker" in navigator) || !swURL) return;
   // after the worker's idle download, if under way: both fetch the standard library's rest (in-turn.js)
-  setTimeout(() => inTurn(() => precache(swURL, note, archives)).catch(() => {}), SETTLE_MS);
+  const attempt = () => inTurn(() => precache(swURL, note, archives)).then((ok) => ok || retryOnline(note, attempt), () => retryOnline(note, attempt));
+  setTimeout(attempt, SETTLE_MS);
 }
 
+/** The connection dropped before the lesson was kept: say so, and try again once the browser is back online
+ *  (it used to stay without offline support, silently, until the next visit). */
+function retryOnline(note, attempt) {
+  if (note) {
+    note.textContent = "Not saved for offline use yet: the connection dropped. The page tries again when you are back online.";
+    note.hidden = false;
+  }
+  document.body.dataset.offline = "retrying";
+  addEventListener("online", () => attempt(), { once: true });
+}
+
+/** Resolves true once the service worker has kept what this lesson needs, false when it could not. */
 async function precache(swURL, note, archives) {
   await navigator.serviceWorker.register(swURL);
   const { active } = await navigator.serviceWorker.ready;
@@ -25,7 +39,11 @@ async function precache(swURL, note, archives) {
     });
   });
   active.postMessage({ type: "precache", archives });
-  if (!(await reply)) return;
+  if (!(await reply)) return false;
   document.body.dataset.offline = "ready";
-  if (note) note.hidden = false;
+  if (note) {
+    note.textContent = OFFLINE_READY;
+    note.hidden = false;
+  }
+  return true;
 }
