@@ -292,22 +292,6 @@ def test_edits_survive_a_reload_and_reset_restores_the_original(fresh_context, s
     assert editor_code(pg, "scores") == original
 
 
-def test_stop_without_isolation_restarts_python_and_replays_earlier_cells(fresh_context, plain_site_url):
-    pg = open_lesson(fresh_context, plain_site_url)
-    assert pg.evaluate("crossOriginIsolated") is False
-    run(pg, "setup", "kept = 41")
-    set_code(pg, "scores", "kept += 1\n" + LOOP)
-    cell(pg, "scores").get_by_role("button", name="Run").click()
-    wait_looping(cell(pg, "scores"))
-    cell(pg, "scores").get_by_role("button", name="Stop").click()
-    expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
-    expect(cell(pg, "scores").locator(CODE)).to_contain_text("while True")  # nothing lost
-    expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-    # The restarted interpreter re-ran cell 1 (kept = 41) but not the interrupted cell.
-    out = run(pg, "softmax", "print('kept is', kept)")
-    expect(out).to_contain_text("kept is 41")
-
-
 def test_no_request_leaves_the_local_server(fresh_context, site_url):
     seen = []
 
@@ -331,19 +315,6 @@ def test_no_request_leaves_the_local_server(fresh_context, site_url):
     assert seen, "the route guard saw no requests at all"
     assert outside == []
     assert any(u.endswith(".wasm") for u in seen) and any("matplotlib" in u for u in seen)
-
-
-def test_a_crash_of_python_restarts_it_and_replays_earlier_cells(fresh_context, site_url):
-    pg = open_lesson(fresh_context, site_url)
-    errors = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    run(pg, "setup", "survivor = 'back again'")
-    out = run(pg, "scores", "import os\nos._exit(1)")
-    expect(out.locator(".out-error")).to_contain_text("Python crashed")
-    expect(python_status(pg)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-    out = run(pg, "softmax", "print(survivor)")
-    expect(out).to_contain_text("back again")
-    assert not errors
 
 
 def test_an_output_flood_is_capped_and_the_page_stays_usable(page):

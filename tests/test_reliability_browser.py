@@ -62,6 +62,13 @@ def stop(page, cell_id, status="stopped"):
     expect(cell(page, cell_id)).to_have_attribute("data-status", status, timeout=15_000)
 
 
+def isolated(shared_page):
+    """The shared isolated page, for a test whose subject does not depend on isolation ("plain" skips)."""
+    if not shared_page.isolated:
+        pytest.skip("the same without isolation: run once, on the isolated page")
+    return shared_page
+
+
 def number(page, cell_id) -> int:
     """The cell's number on the page ("code cell 3"), as the page's messages name it."""
     return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).index", cell_id)
@@ -73,9 +80,9 @@ def ready(page):
 
 # ---------------------------------------------------------------------------- 1. restarts
 
-def test_a_stopped_workers_late_error_never_touches_the_new_python(fresh_context, any_site):
-    pg = open_lesson(fresh_context, any_site)
-    count_boots(pg)
+def test_a_stopped_workers_late_error_never_touches_the_new_python(shared):
+    pg = shared
+    before = boots(pg)
     run(pg, "setup", "kept = 41")
     start(pg, "scores", STUBBORN)
     pg.evaluate("() => { window.oldWorker = lessonPage.runtime.worker; }")
@@ -86,12 +93,13 @@ def test_a_stopped_workers_late_error_never_touches_the_new_python(fresh_context
     out = run(pg, "softmax", "print('kept is', kept)")
     expect(out).to_contain_text("kept is 41")
     expect(python_status(pg)).to_have_attribute("data-state", "ready")
-    assert boots(pg) == 1
+    assert boots(pg) - before == 1
 
 
 @pytest.fixture(scope="module", params=["isolated", "plain"])
 def shared(request, browser):
-    """One lesson page per isolation mode, shared by the restart-path tests."""
+    """One lesson page per isolation mode, shared by the restart-path tests and by those that need no fresh
+    interpreter (one page each saves a boot per test; those that do not depend on the mode skip "plain")."""
     url = request.getfixturevalue("site_url" if request.param == "isolated" else "plain_site_url")
     ctx = browser.new_context()
     pg = open_lesson(ctx, url)
@@ -115,6 +123,7 @@ def test_stop_ends_the_code_and_keeps_the_readers_variables(shared, code):
     before = boots(pg)
     start(pg, "scores", code)
     stop(pg, "scores")
+    assert editor_code(pg, "scores") == code  # nothing of the reader's code is lost
     ready(pg)
     assert boots(pg) - before <= 1  # an interrupt in place, or exactly one restart
     if not pg.isolated or code == STUBBORN:
@@ -212,8 +221,8 @@ def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
     assert len(out.locator(".out-error").inner_text()) < OUTPUT_CHARS + 1_000
 
 
-def test_a_100_million_character_print_leaves_the_tab_alive(fresh_context, site_url):
-    pg = open_lesson(fresh_context, site_url)
+def test_a_100_million_character_print_leaves_the_tab_alive(shared):
+    pg = isolated(shared)
     out = run(pg, "output", "print('x' * 10**8)")
     expect(out.locator(".out-cut")).to_have_text("[output cut: 99,800,001 more characters were not shown]")
     out = run(pg, "output", "print('still alive')")
@@ -225,8 +234,8 @@ def text_length(locator) -> int:
     return locator.evaluate("e => e.textContent.length")
 
 
-def test_a_huge_exception_message_or_class_name_is_clipped_and_the_page_answers(fresh_context, site_url):
-    pg = open_lesson(fresh_context, site_url)
+def test_a_huge_exception_message_or_class_name_is_clipped_and_the_page_answers(shared):
+    pg = isolated(shared)
     out = run(pg, "output", "def f():\n    raise ValueError('e' * 10**7)\nf()")
     error = out.locator(".out-error")
     assert text_length(error) < 2 * MESSAGE_CHARS  # the message clipped in Python, the traceback kept
@@ -240,8 +249,8 @@ def test_a_huge_exception_message_or_class_name_is_clipped_and_the_page_answers(
     expect(out).to_contain_text("still answering")
 
 
-def test_a_run_shows_at_most_its_figures(fresh_context, site_url):
-    pg = open_lesson(fresh_context, site_url)
+def test_a_run_shows_at_most_its_figures(shared):
+    pg = isolated(shared)
     set_code(pg, "output", f"import matplotlib.pyplot as plt\nfor _ in range({FIGURES_PER_RUN + 5}):\n"
                            "    plt.figure(figsize=(1, 1))")
     cell(pg, "output").get_by_role("button", name="Run").click()

@@ -168,22 +168,6 @@ def test_a_revisit_restores_the_snapshot_and_the_lesson_works_the_same(context, 
     lesson_works(page)
 
 
-@pytest.mark.parametrize("compress, variant", [(True, "stored"), (False, "deflated")])
-def test_the_snapshot_restores_with_either_archive_variant(context, serve_copy, compress, variant):
-    # Made from the deflated archives; the worker restores it with whichever variant it picked, and a
-    # stdlib module the image never imported is then read from the zip as mounted (other offsets if stored).
-    page = context.new_page()
-    first_visit_kept(page, serve_copy(isolate=True, compress=compress))
-    page.reload()
-    ready(page)
-    assert boot(page) == {"from": "snapshot", "note": None}
-    assert page.evaluate("lessonPage.runtime.info.archives") == {"stdlib": variant, "wheels": variant}
-    out = run(page, "setup", "import sys\nfresh = [m for m in ('statistics', 'difflib') if m not in sys.modules]\n"
-                             "import statistics, difflib, numpy as np\n"
-                             "print('stdlib', fresh, statistics.mean([1, 2, 3]), np.linalg.det(np.eye(2)))")
-    expect(out).to_contain_text("stdlib ['statistics', 'difflib'] 2 1.0")
-
-
 SNAPSHOT_URL = "new URL(lessonPage.config.snapshot.url, document.baseURI).href"
 WHEEL_URL = "new URL(lessonPage.config.wheelURL, document.baseURI).href"
 
@@ -248,34 +232,32 @@ def patch_config(context, url, edit):
     context.route(url + LESSON, handle)
 
 
-def test_a_restore_that_throws_falls_back_to_the_normal_boot(context, own_site):
+def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_failed_compile_is_redone(context, own_site):
+    # One first visit, then three revisits, each with its own fault; the kept snapshot stays as it was.
     page = context.new_page()
     first_visit_kept(page, own_site)
+    check = "import numpy as np\nprint('ok', np.eye(2).sum())"
+
+    # 1. The restore throws (a function table that does not match): the normal boot, saying why.
     patch_config(context, own_site, lambda spec: spec.update(tableLength=spec["tableLength"] + 1))
     page.reload()
     ready(page)
     assert boot(page)["from"] == "start"
     assert "function table" in boot(page)["note"]
-    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+    expect(run(page, "setup", check)).to_contain_text("ok 2.0")
+    context.unroute(own_site + LESSON)
 
-
-def test_a_memory_that_differs_from_the_one_the_image_builds_on_falls_back_to_the_normal_boot(context, own_site):
-    # The image leaves out the pages the wasm module initialises (sitebuild/startup/snapshot_image.py); when the page's
-    # memory does not hold them as the build saw them (here: another hash expected), nothing of the image is used.
-    page = context.new_page()
-    first_visit_kept(page, own_site)
+    # 2. The image leaves out the pages the wasm module initialises (sitebuild/startup/snapshot_image.py); when the
+    # page's memory does not hold them as the build saw them (here: another hash expected), nothing of it is used.
     patch_config(context, own_site, lambda spec: spec.update(baseSha256="0" * 64))
     page.reload()
     ready(page)
     assert boot(page) == {"from": "start", "note": "snapshot: the memory it builds on differs from the build's"}
-    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+    expect(run(page, "setup", check)).to_contain_text("ok 2.0")
+    context.unroute(own_site + LESSON)
 
-
-def test_when_the_early_compile_of_the_wasm_fails_the_restore_compiles_it_once_more(context, own_site):
-    # The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
+    # 3. The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
     # is the first for that file. Failing it, the restore fetches and compiles it again, and still happens.
-    page = context.new_page()
-    first_visit_kept(page, own_site)
     requests = []
 
     def first_fails(route):
@@ -313,8 +295,9 @@ def large_file_requests(page, reload) -> list[str]:
     return sorted(names)
 
 
-@pytest.mark.parametrize("compress", [True, False], ids=["stored", "deflated"])
-def test_a_revisit_reads_the_kept_files_and_fetches_the_wasm_once(context, serve_copy, compress):
+@pytest.mark.parametrize("compress, variant", [(True, "stored"), (False, "deflated")], ids=["stored", "deflated"])
+def test_a_revisit_restores_with_either_archive_variant_from_the_kept_files_and_the_wasm_once(
+        context, serve_copy, compress, variant):
     # The service worker keeps Pyodide's files decoded in Cache Storage: a restore reads the standard
     # library, the lock, numpy's wheel, the lesson's wheel and the image there (kept.js), not from the
     # HTTP cache, which decodes them again on every read. The wasm alone comes from the HTTP cache, where
@@ -329,6 +312,13 @@ def test_a_revisit_reads_the_kept_files_and_fetches_the_wasm_once(context, serve
 
     assert large_file_requests(page, revisit) == ["pyodide.asm.wasm"]
     assert boot(page) == {"from": "snapshot", "note": None}
+    # The image is made from the deflated archives; the worker restores it with whichever variant it picked,
+    # and a stdlib module the image never imported is then read from the zip as mounted (other offsets if stored).
+    assert page.evaluate("lessonPage.runtime.info.archives") == {"stdlib": variant, "wheels": variant}
+    out = run(page, "setup", "import sys\nfresh = [m for m in ('statistics', 'difflib') if m not in sys.modules]\n"
+                             "import statistics, difflib, numpy as np\n"
+                             "print('stdlib', fresh, statistics.mean([1, 2, 3]), np.linalg.det(np.eye(2)))")
+    expect(out).to_contain_text("stdlib ['statistics', 'difflib'] 2 1.0")
 
     # A cache that lacks them (evicted, say): the same files come from the network and the restore happens.
     expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)  # nothing kept after this
