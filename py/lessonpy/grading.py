@@ -148,11 +148,15 @@ def deadline(seconds: float) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _interrupt_at(seconds: float) -> Iterator[None]:
-    """Interrupt the main thread after *seconds* (raising GradingTimeout there), unless the block ended first.
+    """Raise GradingTimeout in the main thread after *seconds*, unless the block ended first.
 
-    Nothing where there are no threads (Pyodide: the page stops the worker instead) or off the main thread.
-    A reader's own Ctrl-C (KeyboardInterrupt before the deadline) is left as it is.
+    A timer thread raises SIGINT's handler in the main thread (``_thread.interrupt_main``); the handler is
+    this block's own for its length, since an inherited one may ignore SIGINT (a process started in the
+    background does) and the simulated signal then does nothing. A SIGINT that is not the timer's (the
+    reader's Ctrl-C, Jupyter's "Interrupt") stays a KeyboardInterrupt. Nothing where there are no threads
+    (Pyodide: the page stops the worker instead) or off the main thread (signal handlers live there).
     """
+    import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
@@ -161,39 +165,43 @@ def _interrupt_at(seconds: float) -> Iterator[None]:
     import _thread
 
     lock = threading.Lock()
-    state = {"done": False, "fired": False}
+    state = {"done": False, "fired": False, "delivered": False}
 
     def expire():
         with lock:
             if not state["done"]:
                 state["fired"] = True
-                _thread.interrupt_main()
+                _thread.interrupt_main(signal.SIGINT)
+
+    def on_sigint(signum, frame):
+        if not state["fired"]:
+            raise KeyboardInterrupt
+        state["delivered"] = True
+        raise GradingTimeout
 
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
+    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        timer.start()
-    except RuntimeError:  # no threads here
-        yield
-        return
-    try:
-        yield
-    except KeyboardInterrupt:
-        with lock:
-            state["done"] = True
-        if state["fired"]:
-            raise GradingTimeout from None
-        raise
-    finally:
-        with lock:
-            state["done"] = True
-        timer.cancel()
-    if state["fired"]:  # fired as the block ended: its interrupt is still on its way; take it here
         try:
-            for _ in range(10_000_000):
+            timer.start()
+        except RuntimeError:  # no threads here
+            yield
+            return
+        try:
+            yield
+        finally:
+            with lock:
+                state["done"] = True
+            timer.cancel()
+        if state["fired"] and not state["delivered"]:  # fired as the block ended: take its signal here, not later
+            try:
+                for _ in range(10_000_000):
+                    pass
+            except GradingTimeout:
                 pass
-        except KeyboardInterrupt:
-            pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:
