@@ -55,6 +55,18 @@ def wait_until(page, predicate, what, timeout_ms=RUN_TIMEOUT_MS):
     raise AssertionError(f"waited {timeout_ms} ms for {what}")
 
 
+def until_output(look, text, what, timeout_ms=BOOT_TIMEOUT_MS):
+    """Call `look()` (a cell's run -> its output locator) until that output holds `text`, for what comes in the
+    page's idle time. Idle-time work starts only once no run is pressed (settled.js), so the looks leave it gaps of
+    1.5 s: 0.5 s apart, a loaded machine's runs left it none within 30 s (two tests failed so)."""
+    import time
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while text not in look().inner_text():
+        assert time.monotonic() < deadline, f"{what} (looked for {timeout_ms / 1000:g} s)"
+        time.sleep(1.5)
+
+
 def chromium_path() -> str:
     """The Chromium binary to drive, with a clear message when it is missing."""
     path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from browser import RUN_TIMEOUT_MS
+from browser import RUN_TIMEOUT_MS, until_output
 from test_snapshot_browser import LESSON, boot, patch_config, ready, run
 
 pytestmark = pytest.mark.browser
@@ -101,11 +100,8 @@ def test_once_the_rest_has_come_in_idle_time_imports_read_it(browser, built_site
         page.goto(url + LESSON)
         ready(page)
         expect(run(page, "setup", "print('first', 1 + 1)")).to_contain_text("first 2")
-        deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
         code = "import sys\nprint('mounted', '/lib/python312-rest.zip' in sys.path)"
-        while "mounted True" not in run(page, "scores", code).inner_text():
-            assert time.monotonic() < deadline, "the rest never came in idle time"
-            time.sleep(0.5)
+        until_output(lambda: run(page, "scores", code), "mounted True", "the rest never came in idle time")
         expect_rest_prints(run(page, "softmax", REST_CODE))
         assert made == ["fetch"]  # the idle fetch only
     finally:

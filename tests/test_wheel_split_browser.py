@@ -11,12 +11,11 @@ snapshot spec says so), a restart, an offline revisit, and a restore that fails 
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import RUN_TIMEOUT_MS, until_output
 from test_snapshot_browser import (LESSON, RESTART, boot, cell, first_visit_kept, new_interpreter, patch_config, ready,
                                    run, serve_copy)  # noqa: F401 (serve_copy: a fixture)
 from test_stdlib_rest_browser import page_config
@@ -107,14 +106,9 @@ def run_failing(page, cell_id, code):
 
 
 def wait_for_rest(page):
-    """Until the worker's idle download has unpacked numpy's rest (a file of it is in site-packages). The download
-    starts once no run is pressed (settled.js): each look is a run, so the looks leave gaps of 1.5 s (at 0.5 s, a
-    loaded machine's runs left it hardly any), within a boot's time."""
+    """Until the worker's idle download has unpacked numpy's rest (a file of it is in site-packages)."""
     code = "import os\nprint('came', os.path.isfile('/lib/python3.12/site-packages/numpy/polynomial/__init__.pyc'))"
-    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
-    while "came True" not in run(page, "scores", code).inner_text():
-        assert time.monotonic() < deadline, "numpy's rest never came in idle time"
-        time.sleep(1.5)
+    until_output(lambda: run(page, "scores", code), "came True", "numpy's rest never came in idle time")
 
 
 def test_once_the_rest_has_come_imports_read_it_and_a_restart_restores_again(browser, built_site, serve):
