@@ -264,6 +264,28 @@ def test_a_run_shows_at_most_its_figures(shared):
     expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
 
 
+def test_a_first_visit_whose_download_failed_sets_up_offline_support_after_try_again(browser, site_url):
+    # The lesson's wheel does not download (503): Python could not start, and says so; "Try again" boots it, and the
+    # page then keeps the lesson for offline use as any visit does (after a failed first start it never did).
+    context = browser.new_context()
+    try:
+        failing = [True]
+        context.route(re.compile(r".*/lessonpy-[^/]+\.whl$"),
+                      lambda route: route.fulfill(status=503, body="unavailable") if failing[0] else route.continue_())
+        pg = context.new_page()
+        pg.goto(site_url + "lessons/attention/")
+        status = python_status(pg)
+        expect(status).to_contain_text("Python could not start: ", timeout=BOOT_TIMEOUT_MS)
+        expect(status).to_contain_text("503")
+        failing[0] = False
+        status.get_by_role("button", name="Try again").click()
+        ready(pg)
+        expect(run(pg, "setup", "print('after the retry', 1 + 1)")).to_contain_text("after the retry 2")
+        expect(pg.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)
+    finally:
+        context.close()
+
+
 # ---------------------------------------------------------------------------- 4. storage
 
 def open_without_python(context, url):

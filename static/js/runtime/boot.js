@@ -7,12 +7,20 @@ export const config = JSON.parse(document.getElementById("page-config").textCont
 // start-python.js (a classic script in <head>) has already started the worker; adopt it.
 const early = globalThis.earlyPython;
 export const runtime = new PythonRuntime(early.config, early.interruptBuffer);
-runtime.start().then(
-  // Offline support waits for Python: it must not compete with the start-up it caches.
-  (info) => import("./offline.js").then((m) =>
-    m.keepForOffline(config.serviceWorkerURL, document.querySelector(".offline-note"), info?.archives)),
-  () => {}, // the status line reports failures
-);
+// Offline support waits for Python: it must not compete with the start-up it caches. A start that failed (the
+// status line says so and offers "Try again") waits for the start the reader's retry makes: offline support
+// used to be left out after one.
+const keepOffline = (info) => import("./offline.js").then((m) =>
+  m.keepForOffline(config.serviceWorkerURL, document.querySelector(".offline-note"), info?.archives));
+const nextReady = () => new Promise((resolve) => {
+  runtime.addEventListener("status", function onStatus({ detail }) {
+    if (detail.state !== "ready") return;
+    runtime.removeEventListener("status", onStatus);
+    resolve();
+  });
+});
+const whenStarted = () => runtime.start().then(keepOffline, () => nextReady().then(whenStarted));
+whenStarted();
 
 // Arrays and other events from Python reach the page's components as DOM events, so
 // components stay independent of the runtime (they only listen for "lesson:<type>").
