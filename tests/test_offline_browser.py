@@ -156,3 +156,20 @@ def test_a_first_visit_cut_off_before_it_was_kept_says_so_and_keeps_it_once_back
         ready(page)
     finally:
         context.close()
+
+
+def test_a_lesson_the_browser_will_not_keep_online_says_so_without_blaming_the_connection(browser, site_url):
+    # Online, the service worker's precache fails for another reason (here the site's index answers 503 to it;
+    # a full storage quota does the same): the page says the browser did not keep the files, and does not wait
+    # for an "online" that will never come.
+    context = browser.new_context()
+    try:
+        context.route(site_url + "index.html", lambda route: route.fulfill(status=503, body="unavailable"))
+        page = context.new_page()
+        page.goto(site_url + LESSON)
+        ready(page)
+        expect(page.locator("body")).to_have_attribute("data-offline", "failed", timeout=60_000)
+        expect(page.locator(".offline-note")).to_have_text(
+            "Not saved for offline use: this browser did not keep the lesson's files (its storage may be full).")
+    finally:
+        context.close()

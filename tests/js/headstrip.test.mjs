@@ -4,7 +4,7 @@
 // or query that is not there.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSelection, moveHead, queryRows, stripHeight, topKeys } from "../../static/js/page/components/headstrip.js";
+import { checkSelection, queryRows, stripHeight, topKeys } from "../../static/js/page/components/headstrip.js";
 
 /** A (L, H, T, T) grid whose value at (l, h, i, j) encodes its own index, so a wrong stride shows. */
 function codedGrid(L, H, T) {
@@ -41,17 +41,6 @@ test("a causal row's keys stop at the query: its zeros after it are the mask, no
   const row = Float32Array.from([0.3, 0.2, 0.5]);
   assert.deepEqual(topKeys(row, 1, false).map((k) => k.key), [2, 0]);
   assert.deepEqual(topKeys(row, 1, true).map((k) => k.key), [0, 1]);
-});
-
-test("Up and Down move one head and stop at the ends; Home and End jump; other keys are not the strip's", () => {
-  assert.equal(moveHead(3, "ArrowDown", 12), 4);
-  assert.equal(moveHead(3, "ArrowUp", 12), 2);
-  assert.equal(moveHead(0, "ArrowUp", 12), 0);
-  assert.equal(moveHead(11, "ArrowDown", 12), 11);
-  assert.equal(moveHead(5, "Home", 9), 0);
-  assert.equal(moveHead(5, "End", 9), 8);
-  assert.equal(moveHead(5, "ArrowLeft", 9), null);
-  assert.equal(moveHead(5, "Enter", 9), null);
 });
 
 test("the height depends on the number of heads only, and grows with it", () => {

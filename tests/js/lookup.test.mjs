@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  checkLookup, describeKey, describeLookup, dotRadius, moveKey, nearestStep, niceStep, planeFrame, stepDecimals, temperatureText, valueText,
+  checkLookup, describeKey, describeLookup, dotRadius, nearestStep, niceStep, planeFrame, stepDecimals, temperatureText, valueText,
 } from "../../static/js/page/components/lookupdata.js";
 import { LIMITS } from "../../static/js/shared/limits.js";
 
@@ -96,17 +96,6 @@ test("a dot's area is proportional to its weight", () => {
   assert.ok(Math.abs(area(0.6) / area(0.2) - 3) < 1e-12);
   assert.equal(dotRadius(1.5, 28), 28); // clamped to what a weight can be
   assert.equal(dotRadius(-0.1, 28), 0);
-});
-
-test("arrow keys move the focus along the keys and stop at the ends", () => {
-  assert.equal(moveKey(0, "ArrowRight", 3), 1);
-  assert.equal(moveKey(1, "ArrowDown", 3), 2);
-  assert.equal(moveKey(2, "ArrowRight", 3), 2);
-  assert.equal(moveKey(1, "ArrowLeft", 3), 0);
-  assert.equal(moveKey(0, "ArrowUp", 3), 0);
-  assert.equal(moveKey(1, "End", 3), 2);
-  assert.equal(moveKey(2, "Home", 3), 0);
-  assert.equal(moveKey(1, "Enter", 3), null);
 });
 
 test("axis ticks are 1, 2 or 5 times a power of ten, far enough apart", () => {

@@ -12,19 +12,23 @@ const OFFLINE_READY = "Saved in this browser: the lesson now works offline too."
 export function keepForOffline(swURL, note, archives = null) {
   if (!("serviceWorker" in navigator) || !swURL) return;
   // after the worker's idle download, if under way: both fetch the standard library's rest (in-turn.js)
-  const attempt = () => inTurn(() => precache(swURL, note, archives)).then((ok) => ok || retryOnline(note, attempt), () => retryOnline(note, attempt));
+  const attempt = () => inTurn(() => precache(swURL, note, archives)).catch(() => false).then((ok) => ok || notKept(note, attempt));
   setTimeout(attempt, SETTLE_MS);
 }
 
-/** The connection dropped before the lesson was kept: say so, and try again once the browser is back online
- *  (it used to stay without offline support, silently, until the next visit). */
-function retryOnline(note, attempt) {
+/** The lesson could not be kept. Offline, the connection dropped: say so, and try again once the browser is back
+ *  online (it used to stay without offline support, silently, until the next visit). Online, something else
+ *  refused it (a full storage quota): say that, and leave it to the next visit. */
+function notKept(note, attempt) {
+  const offline = navigator.onLine === false;
   if (note) {
-    note.textContent = "Not saved for offline use yet: the connection dropped. The page tries again when you are back online.";
+    note.textContent = offline
+      ? "Not saved for offline use yet: the connection dropped. The page tries again when you are back online."
+      : "Not saved for offline use: this browser did not keep the lesson's files (its storage may be full).";
     note.hidden = false;
   }
-  document.body.dataset.offline = "retrying";
-  addEventListener("online", () => attempt(), { once: true });
+  document.body.dataset.offline = offline ? "retrying" : "failed";
+  if (offline) addEventListener("online", () => attempt(), { once: true });
 }
 
 /** Resolves true once the service worker has kept what this lesson needs, false when it could not. */

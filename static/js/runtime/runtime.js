@@ -377,9 +377,10 @@ export class PythonRuntime extends EventTarget {
   }
 
   /**
-   * Is `req` still running after its Stop's grace? Not merely "has its reply not been handled yet": on a
-   * loaded machine this thread can be busy (building editors) past the grace while the interrupt took long
-   * before, and a restart then cost the reader a replay and the idle preload. So the worker is pinged: it
+   * Is `req` still running after its Stop's grace? Not merely "has its reply not been handled yet": a reply
+   * already posted may wait behind this thread's own work, and a restart then costs the reader a replay and
+   * the idle preload (CI once lost its preload so, cause inferred: Chromium handled a reply queued behind 3 s
+   * of script before the grace's timer when tried here). So the worker is pinged: it
    * answers once its thread is free, after its reply to `req` (a worker's messages arrive in order). No
    * answer within ANSWER_WAIT_MS: still in Python. A wait that ended late (this thread was busy) is no
    * verdict: the ping is sent again. An answer while `req` is still unfinished means it awaits something

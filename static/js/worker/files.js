@@ -66,11 +66,11 @@ async function readBody(response, url, expectedSize, progress) {
 /**
  * Put the file at `url` into `fs` (Pyodide's FS) at `path`: from there if it is already there (checked
  * when written), else from the kept copy if that is whole, else downloaded, checked, kept and written.
- * `expected`: {size, sha256} from the build (null: unchecked). `progress(loaded, total)` is called while
+ * `expected`: {size, sha256} from the build (either null or absent: unchecked). `progress(loaded, total)` is called while
  * it downloads. Returns {bytes, source: "python"|"cache"|"network", kept: whether the browser keeps it,
  * damaged?: why the kept copy was dropped and downloaded again}.
  */
-export async function fetchFile({ url, path, expected = null, fs, progress }) {
+export async function fetchFile({ url, path, expected = {}, fs, progress }) {
   if (fs.analyzePath(path).exists) return { bytes: fs.stat(path).size, source: "python" };
   const cache = globalThis.caches ? await caches.open(FILE_CACHE).catch(() => null) : null;
   let bytes = null;
@@ -79,7 +79,7 @@ export async function fetchFile({ url, path, expected = null, fs, progress }) {
   const cached = cache ? await cache.match(url).catch(() => null) : null;
   if (cached) {
     bytes = await cached.arrayBuffer().then((buffer) => new Uint8Array(buffer), () => null);
-    damaged = bytes ? await damage(bytes, expected ?? {}) : "it could not be read";
+    damaged = bytes ? await damage(bytes, expected) : "it could not be read";
     if (damaged) {
       bytes = null;
       await cache.delete(url).catch(() => {});
@@ -95,8 +95,8 @@ export async function fetchFile({ url, path, expected = null, fs, progress }) {
         "Check your connection and run it again.");
     }
     if (!response.ok) throw new Error(`could not download ${fileName(url)}: the site answered HTTP ${response.status}`);
-    bytes = await readBody(response, url, expected?.size ?? 0, progress);
-    const bad = await damage(bytes, expected ?? {});
+    bytes = await readBody(response, url, expected.size ?? 0, progress);
+    const bad = await damage(bytes, expected);
     if (bad) throw new Error(`the download of ${fileName(url)} is not whole: ${bad}. Run it again to download it again.`);
     // only a whole, checked file is kept: nothing bad is left behind to be mistaken for it
     kept = cache ? await cache.put(url, new Response(bytes, { headers: { "content-length": String(bytes.length) } }))

@@ -10,6 +10,7 @@
 import { SEQUENTIAL_LUT, lutIndex } from "./colormap.js";
 import { canvasLifecycle, drawnApi, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
 import { checkGrid } from "./headgrid.js";
+import { stepFocus } from "./listfocus.js";
 import { tokenName } from "./table.js";
 import { checkTokens } from "./validate.js";
 
@@ -60,15 +61,6 @@ export function topKeys(row, query, causal, n = 2) {
   const keys = Array.from({ length: last + 1 }, (_, j) => j);
   keys.sort((a, b) => row[b] - row[a] || a - b);
   return keys.slice(0, n).map((key) => ({ key, weight: row[key] }));
-}
-
-/** The focused head after a key among H heads (Up, Down, Home, End), or null when the key is not the strip's. */
-export function moveHead(head, key, H) {
-  if (key === "ArrowUp") return Math.max(0, head - 1);
-  if (key === "ArrowDown") return Math.min(H - 1, head + 1);
-  if (key === "Home") return 0;
-  if (key === "End") return H - 1;
-  return null;
 }
 
 const viridis = (w) => {
@@ -239,7 +231,7 @@ export function createHeadStrip(canvas, options = {}) {
       keydown: (ev) => {
         if (!showing()) return;
         if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); choose(focus); return; }
-        const next = moveHead(focus, ev.key, grid.H);
+        const next = stepFocus(focus, ev.key, grid.H); // Up, Down, Home, End
         if (next === null) return;
         ev.preventDefault();
         focus = next;

@@ -5,7 +5,11 @@
 // one, so a slider moves it without asking Python. Arrow keys move a focus between the keys.
 
 import { canvasLifecycle, drawnApi, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme } from "./canvas.js";
-import { checkLookup, describeKey, describeLookup, dotRadius, moveKey, niceStep, planeFrame, stepDecimals, valueText, weightAt } from "./lookupdata.js";
+import { checkLookup, describeKey, describeLookup, dotRadius, niceStep, planeFrame, stepDecimals, valueText, weightAt } from "./lookupdata.js";
+import { stepFocus } from "./listfocus.js";
+
+// the keys lie along the plane's points: every arrow steps (Right and Down forward, Left and Up back)
+const ALONG_KEYS = { forward: ["ArrowRight", "ArrowDown"], back: ["ArrowLeft", "ArrowUp"] };
 
 /** The canvas's height in CSS pixels, whatever its width, data or temperature: nothing below it moves. */
 export const LOOKUP_HEIGHT = 320;
@@ -130,7 +134,7 @@ export function createLookup(canvas, options = {}) {
       pointerleave: () => { if (hover !== null) { hover = null; life.request(); } },
       keydown: (ev) => {
         if (!data) return;
-        const next = moveKey(focus, ev.key, data.N);
+        const next = stepFocus(focus, ev.key, data.N, ALONG_KEYS);
         if (next === null) return;
         ev.preventDefault();
         moveTo(next);

@@ -121,15 +121,6 @@ export const stepDecimals = (step) => Math.max(0, -Math.floor(Math.log10(step) +
 /** A key's dot radius for weight w: its area is proportional to w, a whole weight of 1 fills rMax. */
 export const dotRadius = (w, rMax) => rMax * Math.sqrt(Math.min(1, Math.max(0, w)));
 
-/** The key the arrow keys move focus to from `focus` among N keys (null: not a key that moves it). */
-export function moveKey(focus, key, N) {
-  if (key === "ArrowRight" || key === "ArrowDown") return Math.min(N - 1, focus + 1);
-  if (key === "ArrowLeft" || key === "ArrowUp") return Math.max(0, focus - 1);
-  if (key === "Home") return 0;
-  if (key === "End") return N - 1;
-  return null;
-}
-
 /** A number with three significant digits, for temperatures and spreads (0.0625, 53.8, 4). */
 export const sig = (v) => String(Number(v.toPrecision(3))).replace("-", "−");
 

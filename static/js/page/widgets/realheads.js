@@ -303,9 +303,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
             section.dataset.progress = String(bar.value);
             say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
           };
-          const expected = liveFiles[name] ?? {};
-          const reply = await runtime.fetchFile(new URL(name, folder).href, path,
-            { onEvent, signal, size: expected.size, sha256: expected.sha256 });
+          const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal, ...liveFiles[name] });
           sources.add(reply.source);
           section.dataset.liveSource = [...sources].join(" "); // python, cache or network, per file: a test reads it
           if (reply.damaged) notes.push(`Your browser's copy of ${name} was damaged (${reply.damaged}), so it was downloaded again.`);
