@@ -148,8 +148,32 @@ def test_the_lesson_numbers_of_the_ablation_come_from_the_data():
     assert values["ablation_baseline_loss"] == f"{data['baseline'].mean():.2f}"
 
 
+def test_the_lesson_numbers_of_changed_minilm_heads_come_from_the_data():
+    """The numbers next to the live panel's "Change heads" are what the shipped data says, and of the sentences
+    the panel shows first (lessonpy.live): the lesson's words and the panel's table are about the same thing."""
+    from lessonpy import live, sentence_changes
+
+    values, data = realheads.numbers(), sentence_changes.load()
+    assert (data["sentence"], data["others"]) == (live.SENTENCE, list(live.OTHERS))
+    trained = np.asarray(data["trained"])
+    assert [values[f"changes_trained_{i}"] for i in range(len(trained))] == [f"{c:.2f}" for c in trained]
+    off = data["changes"]["off"]
+    moved = np.abs(off["single"][..., :-1] - trained).max(-1)  # (L, H): the most one head moves any cosine
+    layer, head = np.unravel_index(moved.argmax(), moved.shape)
+    assert (values["changes_off_single_layer"], values["changes_off_single_head"]) == (str(layer), str(head))
+    assert values["changes_off_single_max"] == f"{moved.max():.2f}"
+    assert values["changes_off_layer_max"] == f"{np.abs(off['layer'][:, :-1] - trained).max():.2f}"
+    worst = off["layer"][:, -1].argmin()
+    assert (values["changes_off_self_layer"], values["changes_off_layer_self_min"]) == (str(worst), f"{off['layer'][worst, -1]:.2f}")
+    # what the prose says of them: the reordered words beat the paraphrase; a single head moves less than a layer
+    assert trained[2] > trained[0]
+    assert float(values["changes_off_single_max"]) < float(values["changes_off_layer_max"])
+
+
 def test_the_head_test_and_ablation_data_are_small():
-    for path in (head_tests.DATA_PATH, ablation.DATA_PATH):
+    from lessonpy import sentence_changes
+
+    for path in (head_tests.DATA_PATH, ablation.DATA_PATH, sentence_changes.DATA_PATH):
         assert len(gzip.compress(path.read_bytes())) <= MAX_BYTES, path.name
 
 

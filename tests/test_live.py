@@ -56,6 +56,7 @@ def test_benchmark_times_each_length(folder):
 
 MINILM_FILE = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
 SENTENCE = "the cat sat on the mat"
+SIGNATURE = "def forward(W, ids, knock=None):\n"
 HEADS_LINE = next(n for n, line in enumerate(MINILM_FILE.splitlines(), 1) if "heads = weights @ v" in line)
 
 
@@ -127,14 +128,103 @@ def test_the_readers_forward_cannot_change_the_weights(folder):
     lesson = live.heads(SENTENCE, folder=folder)["arrays"]["weights"]
     writes = ("    W['embeddings.word_embeddings.weight'][:] = 0\n"
               "    W['embeddings.LayerNorm.weight'] *= 2\n")
-    namespace = run_cell(edited("def forward(W, ids):\n", "def forward(W, ids):\n" + writes), "minilm-forward",
+    namespace = run_cell(edited(SIGNATURE, SIGNATURE + writes), "minilm-forward",
                          {"__name__": "__main__"})
     with pytest.raises(live.ForwardError, match=rf"raised ValueError at line \d+: assignment destination is read-only "
                                                 r"\(MiniLM's weights are read-only.*W\[name\]\.copy\(\)\)$"):
         live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
     # replacing an entry of the dict it was given changes only its own dict
-    namespace = run_cell(edited("def forward(W, ids):\n", "def forward(W, ids):\n"
+    namespace = run_cell(edited(SIGNATURE, SIGNATURE +
                                 "    W['embeddings.word_embeddings.weight'] = 0 * W['embeddings.word_embeddings.weight']\n"),
                          "minilm-forward", {"__name__": "__main__"})
     live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
     np.testing.assert_array_equal(live.heads(SENTENCE, folder=folder)["arrays"]["weights"], lesson)
+
+
+# ---------------------------------------------------------------------------- changed heads, and what the model says
+
+def changed(layer, head, change):
+    return {"layer": layer, "head": head, "change": change}
+
+
+def test_without_changes_the_model_compares_as_trained(folder):
+    out = live.heads(SENTENCE, folder=folder)
+    W, tokenizer = live.model(folder)
+    mine = minilm.embed(minilm.forward(W, tokenizer.encode(SENTENCE)[0])["hidden"])
+    assert abs(np.linalg.norm(mine) - 1) < 1e-12
+    assert out["changes"] == [] and out["similarity"]["self"] == pytest.approx(1)
+    assert [o["text"] for o in out["similarity"]["others"]] == list(live.OTHERS)
+    for o in out["similarity"]["others"]:
+        theirs = minilm.embed(minilm.forward(W, tokenizer.encode(o["text"])[0])["hidden"])
+        assert o["trained"] == o["changed"] == pytest.approx(float(mine @ theirs))
+
+
+def test_changes_apply_to_the_heads_shown_and_to_every_sentence_compared(folder):
+    W, tokenizer = live.model(folder)
+    ids = tokenizer.encode(SENTENCE)[0]
+    plain = live.heads(SENTENCE, folder=folder)
+    out = live.heads(SENTENCE, folder=folder, changes=[changed(2, 1, 0), changed(4, 7, "off"), changed(2, 1, 0.0)])
+    assert out["changes"] == [changed(2, 1, 0.0), changed(4, 7, "off")]  # a head listed twice keeps its last change
+    knock = {(2, 1): 0.0, (4, 7): "off"}
+    want = minilm.forward(W, ids, knock)
+    np.testing.assert_array_equal(out["arrays"]["weights"], want["weights"])
+    w, before = out["arrays"]["weights"], plain["arrays"]["weights"]
+    np.testing.assert_allclose(w[2, 1], 1 / len(ids), rtol=1e-6)  # scores x 0: every key the same weight
+    np.testing.assert_array_equal(w[:2], before[:2])  # nothing before layer 2 moves
+    np.testing.assert_array_equal(w[2, 0], before[2, 0])  # nor the other heads of layer 2 (their inputs are the same)
+    assert np.abs(w[3:] - before[3:]).max() > 1e-4  # the layers after it read a changed stream
+    similarity = out["similarity"]
+    assert similarity["self"] == pytest.approx(float(minilm.embed(want["hidden"]) @ minilm.embed(
+        minilm.forward(W, ids)["hidden"])))
+    assert similarity["self"] < 1 - 1e-6
+    for o, p in zip(similarity["others"], plain["similarity"]["others"]):
+        assert o["trained"] == p["trained"]  # the "as trained" column stays
+        theirs = minilm.embed(minilm.forward(W, tokenizer.encode(o["text"])[0], knock)["hidden"])
+        assert o["changed"] == pytest.approx(float(minilm.embed(want["hidden"]) @ theirs))  # both sentences changed
+
+
+def test_a_knocked_out_head_keeps_its_pattern_and_passes_nothing_on(folder):
+    W, tokenizer = live.model(folder)
+    ids = tokenizer.encode(SENTENCE)[0]
+    plain, off = minilm.forward(W, ids), minilm.forward(W, ids, {(5, 3): "off"})
+    np.testing.assert_array_equal(off["weights"], plain["weights"])  # the last layer's pattern is drawn as it was
+    assert np.abs(off["hidden"] - plain["hidden"]).max() > 1e-4  # but the output moved
+    np.testing.assert_array_equal(minilm.forward(W, ids, {(5, 3): 1})["hidden"], plain["hidden"])  # x 1 is no change
+
+
+@pytest.mark.parametrize("changes, message", [
+    ("off", "changes must be a list"),
+    ([{"layer": 0, "head": 0}], "each change is {layer, head, change}"),
+    ([changed(6, 0, "off")], "layer 6: MiniLM's layers are 0 to 5"),
+    ([changed(0, -1, "off")], "head -1: MiniLM's heads are 0 to 11"),
+    ([changed(0, 1.0, "off")], "head 1.0"),
+    ([changed(0, 0, "none")], "is 'none': \"off\", or a factor"),
+    ([changed(0, 0, -0.5)], "is -0.5"),
+    ([changed(0, 0, 1e9)], "from 0 to 100"),
+    ([changed(0, 0, float("inf"))], "is inf"),
+    ([changed(0, 0, True)], "is True"),
+])
+def test_a_bad_change_is_refused_in_words(folder, changes, message):
+    with pytest.raises(ValueError, match=message.replace("(", "\\(").replace("{", "\\{")):
+        live.heads(SENTENCE, folder=folder, changes=changes)
+
+
+def test_the_readers_forward_gets_the_changes_and_must_give_the_vectors(folder):
+    changes = [changed(1, 2, "off"), changed(3, 4, 2)]
+    lesson = live.heads(SENTENCE, folder=folder, changes=changes)
+    namespace = run_cell(MINILM_FILE, "minilm-forward", {"__name__": "__main__"})
+    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace, changes=changes)
+    assert mine["forward"] == "yours"
+    np.testing.assert_array_equal(mine["arrays"]["weights"], lesson["arrays"]["weights"])
+    assert mine["similarity"] == pytest.approx(lesson["similarity"])
+    # a forward without knock= runs as long as nothing is changed, and says what changes need
+    namespace = run_cell(edited(SIGNATURE, "def forward(W, ids):\n    knock = None\n"), "minilm-forward", {"__name__": "__main__"})
+    assert live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)["forward"] == "yours"
+    with pytest.raises(live.ForwardError, match="takes no knock= argument, which changing heads needs"):
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace, changes=changes)
+    # a forward that leaves out the last layer's vectors, or zeroes them, cannot be compared
+    for new, message in (("    return {'weights': out['weights']}\n", "returned 'hidden' NoneType"),
+                         ("    out['hidden'] = 0 * out['hidden']\n    return out\n", "all zeros")):
+        namespace = run_cell(edited("    return out\n", new), "minilm-forward", {"__name__": "__main__"})
+        with pytest.raises(live.ForwardError, match=message):
+            live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)

@@ -309,7 +309,9 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
 
     url, folder = live_site
     source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
-    writes = source.replace("def forward(W, ids):\n", "def forward(W, ids):\n    W['embeddings.word_embeddings.weight'][:] = 0\n")
+    signature = "def forward(W, ids, knock=None):\n"
+    assert signature in source
+    writes = source.replace(signature, signature + "    W['embeddings.word_embeddings.weight'][:] = 0\n")
     line = next(n for n, text in enumerate(writes.splitlines(), 1) if "[:] = 0" in text)
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
@@ -335,6 +337,82 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
         layer, head = map(int, real.get_attribute("data-open").split(","))
         lesson = live.heads(SENTENCE, folder=folder)["arrays"]["weights"][layer, head]
         np.testing.assert_allclose(real_table(real), lesson, atol=1e-5)  # the weights the lesson shipped
+        check_clean(page)
+    finally:
+        context.close()
+
+
+def similarity_rows(real):
+    """The similarity table as [(compared with, as trained, with the changes)], the numbers as the page holds them."""
+    return real.locator(".realheads-similarity tbody tr").evaluate_all("""rows => rows.map(r => [
+      r.cells[0].textContent, ...[1, 2].map(i => Number(r.cells[i].dataset.value))])""")
+
+
+def test_changed_heads_change_what_the_model_says_and_stop_loses_nothing(browser, live_site):
+    """The reader changes heads (one opened in the grid, one picked by number), runs, and sees the changed
+    model's patterns and its cosines next to the trained ones, as CPython computes them; Stop during a run
+    with changes keeps the list and the interpreter."""
+    url, folder = live_site
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        page = ready_page(context, url)
+        real = widget(page, "real")
+        real.scroll_into_view_if_needed()
+        panel = real.locator(".realheads-changes")
+        expect(panel).to_contain_text("No head is changed: the model runs as trained.")
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
+        plain = live.heads(SENTENCE, folder=folder)
+        rows = similarity_rows(real)
+        assert rows[0] == ["your sentence itself", 1, pytest.approx(1)]
+        assert [r[0] for r in rows[1:]] == list(live.OTHERS)
+        for (_, trained, same), want in zip(rows[1:], plain["similarity"]["others"]):
+            assert trained == same == pytest.approx(want["trained"], abs=1e-6)
+        # open a head in the grid: the change controls follow it; make its attention uniform
+        featured = real.locator(".realheads-featured-head").first
+        featured.click()
+        layer, head = int(featured.get_attribute("data-layer")), int(featured.get_attribute("data-head"))
+        expect(panel.get_by_label("Layer", exact=True)).to_have_value(str(layer))
+        expect(panel.get_by_label("Head", exact=True)).to_have_value(str(head))
+        panel.get_by_label("What to do", exact=True).select_option(label="same weight on every key (scores × 0)")
+        panel.get_by_role("button", name="Add this change").click()
+        # and knock out one picked by number
+        panel.get_by_label("Layer", exact=True).select_option("0")
+        panel.get_by_label("Head", exact=True).select_option("3")
+        panel.get_by_label("What to do", exact=True).select_option(label="knock it out (its output is zero)")
+        panel.get_by_role("button", name="Add this change").click()
+        expect(panel).to_have_attribute("data-changes", "2")
+        expect(panel.locator(".realheads-changes-list")).to_contain_text("layer 0, head 3: knocked out")
+        expect(panel.locator(".realheads-changes-list")).to_contain_text(f"layer {layer}, head {head}: scores × 0, uniform")
+        run_changed = panel.get_by_role("button", name="Run MiniLM with these changes")
+        run_changed.click()  # the panel's run, from next to the list
+        expect(real.locator(".realheads-live-status")).to_contain_text("with these heads changed", timeout=RUN_TIMEOUT_MS * 2)
+        expect(run_changed).to_be_focused()  # focus went to Stop while it ran, and came back
+        changes = [{"layer": 0, "head": 3, "change": "off"}, {"layer": layer, "head": head, "change": 0}]
+        want = live.heads(SENTENCE, folder=folder, changes=changes)
+        assert real.get_attribute("data-open") == f"{layer},{head}"  # the open head stays open
+        np.testing.assert_allclose(real_table(real), 1 / len(want["tokens"]), atol=1e-6)  # its pattern, now uniform
+        rows = similarity_rows(real)
+        assert rows[0][2] == pytest.approx(want["similarity"]["self"], abs=1e-6) and rows[0][2] < 1 - 1e-4
+        for (_, trained, now), expected in zip(rows[1:], want["similarity"]["others"]):
+            assert (trained, now) == (pytest.approx(expected["trained"], abs=1e-6), pytest.approx(expected["changed"], abs=1e-6))
+        caption = real.locator(".realheads-similarity caption")
+        expect(caption).to_contain_text("layer 0, head 3 knocked out")
+        expect(caption).to_contain_text(f"layer {layer}, head {head} scores × 0, uniform")
+        # Stop during a run with changes: the list stays, Python stays, the next run works
+        real.get_by_role("textbox", name="Your sentence").fill(" ".join(["the cat sat on the mat because it was tired ."] * 11))
+        real.get_by_role("button", name="Run MiniLM on it").click()
+        expect(real).to_have_attribute("data-live", "running", timeout=RUN_TIMEOUT_MS)
+        real.get_by_role("button", name="Stop").click()
+        expect(real).to_have_attribute("data-live", "stopped", timeout=RUN_TIMEOUT_MS)
+        expect(panel).to_have_attribute("data-changes", "2")
+        panel.get_by_role("button", name="Remove the change of layer 0, head 3").click()
+        expect(panel).to_have_attribute("data-changes", "1")
+        run_live(real, "it was tired")
+        expect(real.locator(".realheads-similarity caption")).to_contain_text(
+            f"(layer {layer}, head {head} scores × 0, uniform)", timeout=RUN_TIMEOUT_MS)
+        panel.get_by_role("button", name="Remove every change").click()
+        expect(panel).to_contain_text("No head is changed")
         check_clean(page)
     finally:
         context.close()

@@ -196,6 +196,70 @@ def test_the_shipped_ablation_recomputes_in_transformers_with_a_hook(smol_refere
         assert abs(got - data["loss"][layer, head, 0]) <= LOSS_TOL, (layer, head, got)
 
 
+@needs_torch
+def test_changed_minilm_heads_and_sentence_vectors_match_transformers_with_hooks(minilm_folder, minilm_weights):
+    """lessonpy.minilm.forward's knock against transformers with hooks: a head knocked out is its slice of the
+    attention's merged output zeroed before the output projection (what BERT's head_mask did); scores x c are
+    its slice of the query projection times c (q.k / sqrt(d) scales with q). The sentence vector is the model
+    card's: mean pooling over the tokens of the last hidden state, then F.normalize."""
+    import torch
+    from transformers import BertModel
+
+    model = BertModel.from_pretrained(str(minilm_folder), attn_implementation="eager").eval()
+    ids = realheads.load("minilm").ids(0)
+    knock = {(1, 4): "off", (2, 7): 2.0, (3, 3): 0.0, (5, 11): "off"}
+    D = minilm.WIDTH // minilm.HEADS
+    hooks = []
+    for (layer, head), change in knock.items():
+        cut, attention = slice(head * D, (head + 1) * D), model.encoder.layer[layer].attention
+        if change == "off":
+            def zero(mod, args, cut=cut):
+                x = args[0].clone()
+                x[..., cut] = 0
+                return (x,)
+            hooks.append(attention.output.dense.register_forward_pre_hook(zero))
+        else:
+            def scale(mod, args, out, cut=cut, c=change):
+                out = out.clone()
+                out[..., cut] *= c
+                return out
+            hooks.append(attention.self.query.register_forward_hook(scale))
+    try:
+        want, ref = reference_attention(model, ids)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    mine = minilm.forward(minilm_weights, ids, knock)
+    assert np.abs(mine["weights"] - want).max() <= REFERENCE_TOL
+    np.testing.assert_allclose(mine["weights"][3, 3], 1 / len(ids), atol=1e-6)
+    pooled = torch.nn.functional.normalize(ref.last_hidden_state.mean(1), p=2, dim=1)[0].numpy()
+    np.testing.assert_allclose(minilm.embed(mine["hidden"]), pooled, atol=1e-5)
+    assert float(pooled @ minilm.embed(minilm.forward(minilm_weights, ids)["hidden"])) < 0.999  # the changes mattered
+
+
+def test_the_changed_heads_data_recomputes_from_the_pinned_weights(minilm_folder):
+    """A sample of sentence_changes.json recomputed: the trained cosines, the head that moves one most, and
+    the last layer knocked out (the whole file takes about a minute: sitebuild.realheads.sentences)."""
+    from lessonpy import sentence_changes
+    from lessonpy.wordpiece import WordPiece
+
+    from sitebuild.realheads import sentences
+
+    data = sentence_changes.load()
+    W = read_safetensors((minilm_folder / "model.safetensors").read_bytes())
+    tokenizer = WordPiece((minilm_folder / "vocab.txt").read_text(encoding="utf-8"))
+    ids = [tokenizer.encode(text)[0] for text in (data["sentence"], *data["others"])]
+    np.testing.assert_allclose(sentences.cosines(W, ids, {})[:-1], data["trained"], atol=1e-4)
+    values = realheads.numbers()
+    for name, change in sentence_changes.CHANGES.items():
+        layer, head = int(values[f"changes_{name}_single_layer"]), int(values[f"changes_{name}_single_head"])
+        np.testing.assert_allclose(sentences.cosines(W, ids, {(layer, head): change}),
+                                   data["changes"][name]["single"][layer, head], atol=1e-4)
+    last = minilm.LAYERS - 1
+    np.testing.assert_allclose(sentences.cosines(W, ids, {(last, h): "off" for h in range(minilm.HEADS)}),
+                               data["changes"]["off"]["layer"][last], atol=1e-4)
+
+
 # ---------------------------------------------------------------------------- the committed data, recomputed
 
 def _assert_reproduces(heads, s, fresh, kv_group):

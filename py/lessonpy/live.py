@@ -10,10 +10,18 @@ browser's Cache Storage) before it calls :func:`heads`. In CPython pass ``folder
 The forward pass is the reader's when they ran the lesson's cell that holds ``py/lessonpy/minilm.py`` (a
 runnable include, edited or not): :func:`heads` takes that cell's id and uses the ``forward`` the cell defined
 in the page's namespace, checks what it returns, and says which one ran.
+
+What the model says: MiniLM is a sentence-embedding model, so :func:`heads` also compares the reader's sentence
+with :data:`OTHERS` by the cosine of their embeddings (:func:`lessonpy.minilm.embed`), as trained and with the
+reader's *changes* to some heads (knocked out, or their scores scaled: ``knock`` of :func:`lessonpy.minilm.forward`)
+applied to every sentence. A head's job is then measured by what the model loses without it, not guessed from
+its pattern.
 """
 
 from __future__ import annotations
 
+import inspect
+import math
 import time
 import traceback
 from pathlib import Path
@@ -30,6 +38,21 @@ from .wordpiece import WordPiece
 FOLDER = "/home/pyodide/minilm-live"
 WEIGHTS_NAME = "minilm-live.safetensors"
 VOCAB_NAME = "vocab.txt"
+
+#: The panel's sentence until the reader types theirs (the build puts it into the widget's options)
+SENTENCE = "The cat sat on the mat because it was tired."
+#: What the reader's sentence is compared with: the same scene in other words, a scene alike in its parts, the
+#: same words in another order (a bag of words would score it 1), and another topic.
+OTHERS = (
+    "A tired kitten was lying on the rug.",
+    "The dog slept on the carpet.",
+    "The mat was tired because the cat sat on it.",
+    "Interest rates rose again this quarter.",
+)
+#: The largest factor a change may multiply a head's scores by: far past saturation (one key takes all the
+#: weight at about x10 on MiniLM's scores); larger only risks overflow.
+MAX_SCALE = 100.0
+
 
 def files():
     """What the page must put into Python's file system first: [{name, path}] (name: under data/minilm-live/)."""
@@ -67,11 +90,53 @@ def reader_forward(cell, namespace=None):
     return found if cell and code is not None and code.co_filename == cell_filename(cell) else None
 
 
-def _call_reader_forward(forward, W, ids):
-    """Run the reader's *forward*; return its attention weights, or raise ForwardError saying what went wrong."""
-    T, mine = len(ids), "your forward (from the MiniLM cell you ran; Reset it and run it to go back to the lesson's)"
+def knocks(changes):
+    """The panel's *changes*, a list of {layer, head, change} (change "off", or a number from 0 to
+    :data:`MAX_SCALE`), as :func:`lessonpy.minilm.forward`'s ``knock`` {(layer, head): change}; ValueError
+    saying which entry is wrong otherwise. A head listed twice keeps its last change."""
+    if not isinstance(changes, (list, tuple)):
+        raise ValueError(f"changes must be a list of {{layer, head, change}}, not {clip(type(changes).__name__)}")
+    knock = {}
+    for entry in changes:
+        if not isinstance(entry, dict) or set(entry) != {"layer", "head", "change"}:
+            raise ValueError(f"each change is {{layer, head, change}}, got {clip(repr(entry))}")
+        where = []
+        for key, size in (("layer", minilm.LAYERS), ("head", minilm.HEADS)):
+            value = entry[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
+                raise ValueError(f"a change names {key} {clip(repr(value))}: MiniLM's {key}s are 0 to {size - 1}")
+            where.append(value)
+        change = entry["change"]
+        if change != "off" and (isinstance(change, bool) or not isinstance(change, (int, float))
+                                or not math.isfinite(change) or not 0 <= change <= MAX_SCALE):
+            raise ValueError(f"the change of layer {where[0]}, head {where[1]} is {clip(repr(change))}: "
+                             f'"off", or a factor for its scores from 0 to {MAX_SCALE:g}')
+        knock[tuple(where)] = change
+    return knock
+
+
+def _takes_knock(forward):
+    """Whether *forward* can be called with knock=... (the lesson's can; a reader may have removed it)."""
     try:
-        out = forward(dict(W), ids)  # a dict of its own: W[name] = ... there leaves the shared one alone
+        parameters = inspect.signature(forward).parameters.values()
+    except (TypeError, ValueError):
+        return True  # no signature to read: let the call say
+    return any(p.name == "knock" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+_MINE = "your forward (from the MiniLM cell you ran; Reset it and run it to go back to the lesson's)"
+
+
+def _call_reader_forward(forward, W, ids, knock=None):
+    """Run the reader's *forward* (with ``knock=`` when there are changes); return its attention weights and
+    the sentence's embedding, or raise ForwardError saying what went wrong."""
+    T, mine = len(ids), _MINE
+    if knock and not _takes_knock(forward):
+        raise ForwardError(f"{mine} takes no knock= argument, which changing heads needs (the lesson's has it): "
+                           "add it back, or remove your changes")
+    try:
+        # a dict of its own: W[name] = ... there leaves the shared one alone
+        out = forward(dict(W), ids, knock=dict(knock)) if knock else forward(dict(W), ids)
     except Exception as exc:  # noqa: BLE001 - the reader's code: say what it raised and where, not a traceback
         raise ForwardError(f"{mine} raised {_what_it_raised(exc)}") from None
     weights = out.get("weights") if isinstance(out, dict) else None
@@ -88,7 +153,38 @@ def _call_reader_forward(forward, W, ids):
     if worst > 1e-3:
         raise ForwardError(f"{mine} returned weights whose rows do not sum to 1 (one is off by {worst:.3g}): "
                            "attention weights come out of a softmax")
-    return weights
+    hidden = out.get("hidden")
+    if not isinstance(hidden, np.ndarray) or hidden.shape != (T, minilm.WIDTH):
+        found = hidden.shape if isinstance(hidden, np.ndarray) else clip(type(hidden).__name__)
+        raise ForwardError(f"{mine} returned 'hidden' {found}; comparing sentences needs the last layer's "
+                           f"token vectors, an array of shape {(T, minilm.WIDTH)}")
+    if not np.isfinite(hidden).all() or not np.abs(hidden).sum(0).any():
+        raise ForwardError(f"{mine} returned a 'hidden' that is not finite, or all zeros: it has no direction to compare")
+    return weights, minilm.embed(hidden)
+
+
+def _one_pass(forward, W, ids, knock):
+    """(weights, embedding) of one sentence's ids: the lesson's forward pass (*forward* None) or the reader's."""
+    if forward is None:
+        out = minilm.forward(W, ids, knock or None)
+        return out["weights"], minilm.embed(out["hidden"])
+    return _call_reader_forward(forward, W, ids, knock)
+
+
+_trained: dict = {}  # (forward, folder, ids) -> embedding with no change: the comparison's other column, once
+
+
+def _trained_key(forward, folder, ids):
+    return forward, folder, tuple(int(i) for i in ids)
+
+
+def _embedding_as_trained(forward, W, folder, ids):
+    key = _trained_key(forward, folder, ids)
+    if key not in _trained:
+        if len(_trained) > 64:
+            _trained.clear()
+        _trained[key] = _one_pass(forward, W, ids, {})[1]
+    return _trained[key]
 
 
 #: What numpy's error says of a write into the weights (model() makes them read-only), and what to do instead.
@@ -108,25 +204,43 @@ def _what_it_raised(exc):
     return f"{exception_name(exc)}{where}: {message}"
 
 
-def heads(text, target=None, folder=FOLDER, cell=None, namespace=None):
+def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=()):
     """Every head of MiniLM on the reader's *text*: a real-heads grid payload (weights float32 (L, H, T, T),
     computed now, each row summing to 1 in float32) with the tokens, the forward pass's time in seconds,
     the heads the shipped data names (their jobs were scored on the lesson's sentences, not on this one), and
     ``forward``: "yours" when the cell *cell* has defined it in *namespace* (:func:`reader_forward`), else
-    "lesson" (:func:`lessonpy.minilm.forward`)."""
+    "lesson" (:func:`lessonpy.minilm.forward`).
+
+    *changes* (see :func:`knocks`) are applied to the pass whose heads are returned and to every sentence
+    compared: ``similarity`` holds ``self``, the cosine between the reader's sentence's embedding with and
+    without the changes, and ``others``, one {text, trained, changed} per sentence of :data:`OTHERS`: its
+    cosine with the reader's sentence as trained, and with the changes."""
     W, tokenizer = model(folder)
     if not isinstance(text, str) or not text.strip():
         raise ValueError("type a sentence first")
+    knock = knocks(changes)
     ids, tokens = tokenizer.encode(text)
     forward = reader_forward(cell, namespace)
     start = time.perf_counter()
-    weights = minilm.forward(W, ids)["weights"] if forward is None else _call_reader_forward(forward, W, ids)
+    weights, mine = _one_pass(forward, W, ids, knock)
     seconds = time.perf_counter() - start
+    folder = str(folder)
+    if not knock:  # this pass was the model as trained: keep it for the runs with changes that follow
+        _trained[_trained_key(forward, folder, ids)] = mine
+    trained = _embedding_as_trained(forward, W, folder, ids)
+    others = []
+    for other in OTHERS:
+        other_ids = tokenizer.encode(other)[0]
+        theirs_trained = _embedding_as_trained(forward, W, folder, other_ids)
+        theirs = _one_pass(forward, W, other_ids, knock)[1] if knock else theirs_trained
+        others.append({"text": other, "trained": float(trained @ theirs_trained), "changed": float(mine @ theirs)})
+    similarity = {"self": float(trained @ mine), "others": others}
     shipped = realheads.load("minilm")
     return {"view": "heads-grid", "widget": "real-heads", "target": target, "model": "minilm",
             "title": shipped.meta["title"], "causal": False, "sentence": None, "tokens": tokens, "text": text,
             "layers": minilm.LAYERS, "heads": minilm.HEADS, "seconds": seconds, "live": True,
-            "forward": "lesson" if forward is None else "yours",
+            "forward": "lesson" if forward is None else "yours", "similarity": similarity,
+            "changes": [{"layer": layer, "head": head, "change": change} for (layer, head), change in knock.items()],
             "featured": [{k: f[k] for k in ("job", "layer", "head", "score")} for f in shipped.featured],
             "arrays": {"weights": weights}}
 

@@ -3,9 +3,10 @@
 6 layers, each: 12 heads of self-attention (width 384, head size 32, no mask:
 every token sees every token), then a 2-layer MLP with GELU; LayerNorm after
 each, as BERT does ("post-norm"). forward(W, ids) returns every layer's and
-head's attention weights, and the Q, K, V they came from. W is a dict
-name -> float32 array (PyTorch's names and shapes); ids are token ids.
-Shapes: T tokens, C = 384 channels, H = 12 heads, D = C // H = 32.
+head's attention weights, and the Q, K, V they came from; forward(W, ids, knock)
+runs it with some heads changed, to measure what the model needs them for.
+W is a dict name -> float32 array (PyTorch's names and shapes); ids are token
+ids. Shapes: T tokens, C = 384 channels, H = 12 heads, D = C // H = 32.
 """
 
 import numpy as np
@@ -44,9 +45,15 @@ def per_head(x):
     return x.reshape(T, HEADS, WIDTH // HEADS).transpose(1, 0, 2)
 
 
-def forward(W, ids):
+def forward(W, ids, knock=None):
     """Run the encoder on token ids (T,). Returns float32 arrays: "weights"
-    (L, H, T, T), rows summing to 1; "q", "k", "v" (L, H, T, D); "hidden" (T, C)."""
+    (L, H, T, T), rows summing to 1; "q", "k", "v" (L, H, T, D); "hidden" (T, C).
+
+    knock changes heads on the way: {(layer, head): change}. "off" knocks the
+    head out: its output is zeros, so the layer's output projection gets
+    nothing from it (BERT's head_mask does the same). A number multiplies the
+    head's scores before the softmax: 0 gives every key the same weight, 2 a
+    sharper pattern; "weights" then holds the changed pattern."""
     ids = np.asarray(ids)
     T, positions = len(ids), len(W["embeddings.position_embeddings.weight"])
     if not 1 <= T <= positions:
@@ -58,15 +65,22 @@ def forward(W, ids):
                    W["embeddings.LayerNorm.bias"])
     saved = {"weights": [], "q": [], "k": [], "v": []}
     for layer in range(LAYERS):
+        changes = {h: c for (l, h), c in (knock or {}).items() if l == layer}
         p = f"encoder.layer.{layer}."
         q = per_head(linear(x, W, p + "attention.self.query"))
         k = per_head(linear(x, W, p + "attention.self.key"))
         v = per_head(linear(x, W, p + "attention.self.value"))
         # (H, T, T), no mask; then a stable softmax over each row
         scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+        for h, change in changes.items():
+            if change != "off":
+                scores[h] = scores[h] * change
         weights = np.exp(scores - scores.max(-1, keepdims=True))
         weights = weights / weights.sum(-1, keepdims=True)
         heads = weights @ v  # (H, T, D)
+        for h, change in changes.items():
+            if change == "off":
+                heads[h] = 0
         merged = heads.transpose(1, 0, 2).reshape(T, WIDTH)
         norm = p + "attention.output.LayerNorm"
         x = layer_norm(x + linear(merged, W, p + "attention.output.dense"),
@@ -80,3 +94,12 @@ def forward(W, ids):
     out = {name: np.stack(vals).astype(np.float32) for name, vals in saved.items()}
     out["hidden"] = x.astype(np.float32)
     return out
+
+
+def embed(hidden):
+    """The sentence's embedding, as all-MiniLM-L6-v2 makes it from forward()'s
+    "hidden" (T, C): the mean over the tokens, scaled to length 1. The model
+    was trained so that sentences of like meaning point the same way: compare
+    two by the dot product of their embeddings (the cosine of their angle)."""
+    mean = np.asarray(hidden, dtype=np.float64).mean(0)
+    return mean / np.linalg.norm(mean)

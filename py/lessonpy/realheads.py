@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import ablation, head_tests
+from . import ablation, head_tests, sentence_changes
 
 LEVELS = 255
 #: Largest error of one decoded weight: half a quantisation step.
@@ -373,4 +373,4 @@ def numbers():
                     f"{key}_sentence": heads.sentences[s]["text"],
                     f"{key}_score": f"{total[f['layer'], f['head']] / count:.2f}", f"{key}_count": count})
     out["realheads_rowsum_max"] = f"{rowsum:.3f}"
-    return out | head_tests.numbers() | ablation.numbers()
+    return out | head_tests.numbers() | ablation.numbers() | sentence_changes.numbers()

@@ -187,6 +187,8 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
     if spec["name"] == "real-heads":  # the build's word, not the author's: the live files' sizes and sha256, None: left out
         spec["options"]["live_files"] = env.get("site", {}).get("live_files")
+        # the sentence the lesson's numbers about changed heads were computed on (lessonpy.sentence_changes)
+        spec["options"]["live_sentence"] = lessonpy("live").SENTENCE
     data = {**spec, "initial": encode_payload(payload)}
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])
     label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])

@@ -4,7 +4,18 @@ run SmolLM2's forward pass, and extract the attention data committed under ``sta
 Nothing here runs in a normal build; ``python3 -m sitebuild.realheads.extract`` regenerates the data.
 """
 
+import json
+from pathlib import Path
+
 from ..project import use_py
 
 # the NumPy code the page runs (lessonpy) lives in py/; the build-time code here reuses it
 use_py()
+
+
+def write_data(path, data) -> int:
+    """Write *data* as compact JSON (one line, UTF-8) to the committed file *path*; say its size; exit status 0."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    Path(path).write_text(text + "\n", encoding="utf-8")
+    print(f"{Path(path).name}: {len(text.encode()):,} bytes")
+    return 0

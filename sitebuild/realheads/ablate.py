@@ -23,16 +23,14 @@ the 9 heads of a layer go as one batch of 9 copies (9 x draws sequences). About 
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from lessonpy import ablation, head_tests, realheads
 
-from . import smollm2, weights
+from . import smollm2, weights, write_data
 
 #: the first position whose head outputs are replaced (see the module's docstring)
 FROM_POSITION = 1
@@ -151,11 +149,7 @@ def run(log=print):
 
 
 def main() -> int:
-    data = run()
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    Path(ablation.DATA_PATH).write_text(text + "\n", encoding="utf-8")
-    print(f"{ablation.DATA_PATH.name}: {len(text.encode()):,} bytes")
-    return 0
+    return write_data(ablation.DATA_PATH, run())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // All the heads of a model at a glance: an L × H grid of small attention patterns drawn from one
 // (L, H, T, T) weights array, one canvas. Arrow keys move a focus across the grid, Enter/Space or a
-// click opens a head (onSelect); featured heads (a job found by Python) get an accent frame. It draws
+// click opens a head (onSelect); featured heads (a job found by Python) get an accent frame, heads the reader
+// changed (the live model's knock) a cross when knocked out and a dashed frame when their scores were scaled. It draws
 // the numbers it is given and computes nothing about them.
 //
 // The longer of the two axes runs across, so a 30-layer model is a wide strip rather than a tall
@@ -62,14 +63,16 @@ export function checkGrid(weights) {
 
 /**
  * createHeadGrid(canvas, {onSelect({layer, head}), onFocus({layer, head}), describe({layer, head}) -> text})
- *   -> {update({weights, featured, causal}), select({layer, head} | null), focused(), layout(), destroy()}
- * featured: [{job, layer, head}] framed in the accent colour; causal: zeros above the diagonal are
+ *   -> {update({weights, featured, changed, causal}), select({layer, head} | null), focused(), layout(), destroy()}
+ * featured: [{job, layer, head}] framed in the accent colour; changed: [{layer, head, change}] ("off": crossed,
+ * a factor: a dashed frame); causal: zeros above the diagonal are
  * drawn as "masked" (the model never computes them), not as weight 0.
  */
 export function createHeadGrid(canvas, options = {}) {
   let grid = null; // checkGrid's result
   let error = "";
   let featured = [];
+  let changed = [];
   let causal = false;
   let selected = null;
   let focus = { layer: 0, head: 0 };
@@ -157,6 +160,22 @@ export function createHeadGrid(canvas, options = {}) {
       const r = at(f);
       if (r) frame(r.x, r.y, theme.accent, 2);
     }
+    for (const c of changed) {
+      const r = at(c);
+      if (!r) continue;
+      if (c.change === "off") {
+        ctx.save();
+        ctx.strokeStyle = theme.messageBorder;
+        ctx.lineWidth = 2;
+        ctx.beginPath();
+        ctx.moveTo(r.x + 2, r.y + 2); ctx.lineTo(r.x + thumb - 2, r.y + thumb - 2);
+        ctx.moveTo(r.x + thumb - 2, r.y + 2); ctx.lineTo(r.x + 2, r.y + thumb - 2);
+        ctx.stroke();
+        ctx.restore();
+      } else {
+        frame(r.x, r.y, theme.messageBorder, 2, [4, 3]);
+      }
+    }
     if (selected) { const r = at(selected); frame(r.x, r.y, theme.select, 3); }
     if (focused) { const r = at(focus); frame(r.x, r.y, theme.fg, 1.5, [3, 2]); }
     if (hover) {
@@ -218,7 +237,7 @@ export function createHeadGrid(canvas, options = {}) {
   life.now();
 
   return {
-    update({ weights, featured: marks = [], causal: isCausal = false }) {
+    update({ weights, featured: marks = [], changed: edits = [], causal: isCausal = false }) {
       if (life.destroyed) return;
       const checked = checkGrid(weights);
       image = null;
@@ -227,6 +246,7 @@ export function createHeadGrid(canvas, options = {}) {
       grid = checked;
       error = "";
       featured = marks;
+      changed = edits ?? [];
       causal = Boolean(isCausal);
       if (selected && (selected.layer >= grid.L || selected.head >= grid.H)) selected = null;
       if (focus.layer >= grid.L || focus.head >= grid.H) focus = { layer: 0, head: 0 };

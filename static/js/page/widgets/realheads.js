@@ -5,13 +5,15 @@
 // layer, with a table of each head's strongest keys; a line of it opens that head. Python
 // (lessonpy.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
 // the build's picture (before Python loads) is one featured head, as stored in the committed data. Below,
-// the ablation view (realheads-ablation.js): what SmolLM2 loses without each head.
+// the ablation view (realheads-ablation.js): what SmolLM2 loses without each head. The live panel runs MiniLM on
+// the reader's sentence, with the heads they changed (realheads-changes.js) and what the model then says.
 import { createHeadGrid } from "../components/headgrid.js";
 import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
 import { createListTable, createTable, tokenName } from "../components/table.js";
 import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, watchPython } from "./common.js";
 import { createAblationView } from "./realheads-ablation.js";
+import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
 /** What each job of lessonpy.realheads.job_scores means, in words. */
 const JOBS = {
@@ -29,6 +31,8 @@ const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
 
 /** The featured entry of {layer, head}, or undefined. */
 const featuredAt = (featured, { layer, head }) => featured.find((f) => f.layer === layer && f.head === head);
+/** The change of {layer, head} in a live reply's `changes`, or undefined. */
+const changedAt = (changes, { layer, head }) => changes?.find((c) => c.layer === layer && c.head === head);
 
 /** One head's (T, T) weights out of a (L, H, T, T) array, as a view array (no copy). */
 function headWeights(weights, { layer, head }) {
@@ -84,7 +88,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     onSelect: (head) => openHead(head),
     describe: (head) => {
       const f = featuredAt(payload.featured, head);
-      return `${headName(head)}${f ? `: the ${jobName(f.job)} head` : ""}`;
+      const c = changedAt(payload.changes, head);
+      return `${headName(head)}${f ? `: the ${jobName(f.job)} head` : ""}${c ? ` (${changeName(c.change)})` : ""}`;
     },
   });
   view.store.subscribe((row) => { table?.select(row); showStrip(); });
@@ -152,6 +157,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     if (!weights) return;
     open = { layer: head.layer, head: head.head };
     grid.select(open);
+    if (payload.model === "minilm") live.pick(open); // the head-change controls follow MiniLM's open head
     const f = featuredAt(payload.featured, open);
     const name = `${payload.title}, ${headName(open)} (counted from 0)`;
     openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job)} head` : ""}`;
@@ -178,10 +184,12 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     gridCaption.textContent = `${payload.title} on ${where}: all ${L * H} heads, ${L} layers × ${H} heads, ` +
       "counted from 0. Each square is one head's pattern (rows: queries, columns: keys; dark 0, yellow 1); " +
       `featured heads have a coloured frame.${payload.causal ? " Grey above the diagonal: a causal model never looks ahead." : ""} ` +
-      (payload.live ? "Computed just now by the NumPy forward pass in your browser, with float16 weights."
+      (payload.live ? "Computed just now by the NumPy forward pass in your browser, with float16 weights." +
+        (payload.changes?.length ? " Heads you changed are marked: a cross, knocked out; a dashed frame, scores scaled." : "")
         : "The weights are stored in steps of 1/255, so a row sums to 1 within T/510.");
     if (payload.arrays?.weights) {
-      grid.update({ weights: payload.arrays.weights, featured: payload.featured, causal: payload.causal });
+      grid.update({ weights: payload.arrays.weights, featured: payload.featured, causal: payload.causal,
+        changed: payload.live ? payload.changes : [] });
       section.dataset.heads = String(L * H);
     }
     const keep = open.layer < L && open.head < H && payload.arrays?.weights;
@@ -246,7 +254,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const input = el("input", "realheads-live-text");
     input.type = "text";
     input.maxLength = 500;
-    input.value = "The cat sat on the mat because it was tired.";
+    input.value = spec.options.live_sentence ?? ""; // the build's: the one the lesson's numbers were computed on
     labelled(row, input, "Your sentence");
     const runButton = el("button", "realheads-live-run", "Run MiniLM on it");
     runButton.type = "button";
@@ -262,6 +270,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const note = el("p", "widget-status realheads-live-status");
     note.setAttribute("role", "status");
     element.append(row, bar, note);
+    // MiniLM's layers and heads, as lessonpy.minilm has them; its Run is this panel's (run is hoisted)
+    const changes = createHeadChanges({ layers: 6, heads: 12, onRun: () => run() });
     const folder = new URL("../../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/page/widgets/
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
@@ -279,13 +289,16 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         "(it was built with --no-live-model, or offline: python3 build.py adds them when it can fetch the model).", "absent");
       runButton.disabled = input.disabled = true;
     }
+    if (available) element.append(changes.element);
 
     let controller = null; // the live run's own Stop (it stops this work, nothing else)
     async function run() {
       if (!available || controller) return; // one live run at a time (Enter pressed twice is one run)
       // the control under the reader's focus is about to be disabled: focus moves to its counterpart, as in cells
-      const focusedRun = document.activeElement === runButton;
+      const runs = [runButton, changes.runButton];
+      const focusedRun = runs.find((button) => document.activeElement === button);
       runButton.disabled = true;
+      changes.busy(true);
       stopButton.hidden = false;
       if (focusedRun) stopButton.focus();
       controller = new AbortController();
@@ -312,17 +325,23 @@ export function createRealHeads({ section, spec, runtime, initial }) {
           }
         }
         bar.hidden = true;
-        say("Running MiniLM's forward pass in Python…", "running");
+        const asked = changes.list();
+        say(asked.length ? `Running MiniLM's forward pass in Python with ${asked.length} changed head${asked.length === 1 ? "" : "s"}…`
+          : "Running MiniLM's forward pass in Python…", "running");
         const reply = await runtime.call("lessonpy.live", "heads",
-          { text: input.value, target: spec.id, cell: spec.options.forward ?? null }, { signal });
-        open = { layer: Infinity, head: Infinity };
+          { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked }, { signal });
+        if (payload.model !== "minilm") open = { layer: Infinity, head: Infinity }; // else the open head stays open
         render(reply);
         section.dataset.forward = reply.forward; // yours or lesson: a test reads it
+        changes.show(reply);
         const which = reply.forward === "yours" ? "your forward from the MiniLM cell you ran"
           : `the lesson's forward (lessonpy/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
         say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
-          `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser. The framed heads are the ones ` +
-          "the lesson names from its tests on repeated random tokens; see whether they do the same job on yours." +
+          `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser` +
+          (reply.changes.length ? `, with these heads changed: ${describeChanges(reply.changes)} (marked in the grid; ` +
+            "the patterns are the changed model's)." : ".") +
+          " The framed heads are the ones the lesson names from its tests on repeated random tokens; see whether " +
+          "they do the same job on yours. The table below says how the model compares your sentence with others." +
           notes.map((text) => ` ${text}`).join(""), "done");
         status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
       } catch (err) {
@@ -336,14 +355,15 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         const focusedStop = document.activeElement === stopButton;
         controller = null;
         runButton.disabled = false;
+        changes.busy(false);
         stopButton.hidden = true;
-        if (focusedStop) runButton.focus();
+        if (focusedStop) (focusedRun ?? runButton).focus(); // back where the run was started
       }
     }
     runButton.addEventListener("click", run);
     input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); run(); } });
     stopButton.addEventListener("click", () => controller?.abort());
-    return { element };
+    return { element, pick: (head) => changes.pick(head) };
   }
 
   render(initial);

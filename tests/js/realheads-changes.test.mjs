@@ -1,0 +1,27 @@
+// The head-change list's rules (static/js/page/widgets/realheads-changes.js): one change per head, in grid
+// order, named in the words the panel and the table caption use.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CHANGES, changeName, describeChanges, withChange } from "../../static/js/page/widgets/realheads-changes.js";
+
+test("a head changed again keeps only its last change, and the list stays in grid order", () => {
+  let list = withChange([], { layer: 3, head: 4 }, "off");
+  list = withChange(list, { layer: 0, head: 7 }, 0.5);
+  list = withChange(list, { layer: 3, head: 4 }, 2);
+  assert.deepEqual(list, [{ layer: 0, head: 7, change: 0.5 }, { layer: 3, head: 4, change: 2 }]);
+});
+
+test("changes are named as the panel offers them, and any other factor by its value", () => {
+  assert.equal(changeName("off"), "knocked out");
+  assert.equal(changeName(0), "scores × 0, uniform");
+  assert.equal(changeName(Math.sqrt(32)), "scores × √32"); // the value Python echoes back is the same double
+  assert.equal(changeName(3), "scores × 3.00");
+  assert.equal(describeChanges([]), "none");
+  assert.equal(describeChanges([{ layer: 0, head: 3, change: "off" }, { layer: 2, head: 1, change: 0.5 }]),
+    "layer 0, head 3 knocked out; layer 2, head 1 scores × 0.5");
+});
+
+test("every offered change is one Python accepts: \"off\" or a factor from 0 to 100", () => {
+  for (const { change } of CHANGES) assert.ok(change === "off" || (change >= 0 && change <= 100), String(change));
+  assert.equal(new Set(CHANGES.map((c) => c.short)).size, CHANGES.length);
+});
