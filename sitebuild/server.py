@@ -14,8 +14,9 @@ served folder and parses HTTP for us):
   interrupt Python through a SharedArrayBuffer instead of restarting the worker;
 * the pages' Content-Security-Policy as a header too (there it can refuse framing);
 * no file reached through a symlink that leads out of the served folder;
-* a cap on connections and a time limit on idle ones, so a few open sockets cannot
-  pile up threads; and no Python version in the ``Server`` header.
+* a cap on connections, a time limit on idle ones and one on the whole of a request's headers,
+  so a few open sockets cannot pile up threads, nor clients that trickle a byte at a time hold every
+  slot (each byte restarts the idle limit); and no Python version in the ``Server`` header.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import socket
 import threading
+import time
 from functools import lru_cache, partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from io import BytesIO
@@ -34,6 +37,8 @@ from .policy import CSP_HEADER
 COMPRESSIBLE = {".wasm", ".js", ".mjs", ".json", ".ipynb", ".zip", ".whl", ".css", ".html", ".svg", ".map", ".txt", ".tar", ".snapshot"}
 #: Seconds a connection may sit without sending a request before it is closed.
 IDLE_TIMEOUT_S = 30
+#: Seconds a request's line and headers may take to arrive, all of them: a browser sends them at once.
+HEADERS_DEADLINE_S = 10
 #: Connections served at once; more wait (up to IDLE_TIMEOUT_S) for a free slot.
 MAX_CONNECTIONS = 32
 VERSIONED_PATH = re.compile(r"^/(?:[^?#]*/)?(?:pyodide/\d+\.\d+\.\d+-[0-9a-f]{8,}|assets/[0-9a-f]{8,}|snapshot/[0-9a-f]{8,})/")
@@ -65,7 +70,22 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
     isolate = True  # overridden per server by make_server
     compress = True
     quiet = False
-    timeout = IDLE_TIMEOUT_S  # socket timeout: an idle (or trickling) connection is dropped
+    timeout = IDLE_TIMEOUT_S  # socket timeout: an idle connection is dropped
+    headers_deadline = HEADERS_DEADLINE_S  # a trickling one too, once its headers take longer than this
+
+    def handle_one_request(self) -> None:
+        # The socket timeout starts again with every byte, so it cannot end a request trickled a byte at a
+        # time: the server's watch can. It ends when the headers are in (parse_request), not while a body is sent.
+        self.server.watch.start(self, self.headers_deadline)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.watch.end(self)
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()  # reads the headers
+        self.server.watch.end(self)
+        return parsed
 
     def version_string(self) -> str:
         return "lesson-dev-server"  # not BaseHTTPServer's "SimpleHTTP/x Python/3.y.z"
@@ -129,6 +149,43 @@ class LessonRequestHandler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class HeadersWatch:
+    """One thread for the whole server that hangs up on each connection whose request headers are not in by
+    its deadline (a thread per connection would double the threads the cap allows)."""
+
+    POLL_S = 0.2
+
+    def __init__(self):
+        self._due: dict = {}  # handler -> monotonic deadline
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        threading.Thread(target=self._run, daemon=True, name="headers-watch").start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def start(self, handler, seconds: float) -> None:
+        with self._lock:
+            self._due[handler] = time.monotonic() + seconds
+
+    def end(self, handler) -> None:
+        with self._lock:
+            self._due.pop(handler, None)
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self.POLL_S):
+            now = time.monotonic()
+            with self._lock:
+                late = [handler for handler, due in self._due.items() if due <= now]
+                for handler in late:
+                    del self._due[handler]
+            for handler in late:
+                try:
+                    handler.connection.shutdown(socket.SHUT_RDWR)  # its blocked read returns, the handler ends
+                except OSError:
+                    pass  # already closed
+
+
 class CappedThreadingServer(ThreadingHTTPServer):
     """One thread per connection, but at most *max_connections* of them at a time."""
 
@@ -138,6 +195,11 @@ class CappedThreadingServer(ThreadingHTTPServer):
         super().__init__(address, handler)
         self._slots = threading.BoundedSemaphore(max_connections)
         self._wait = wait
+        self.watch = HeadersWatch()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.watch.stop()
 
     def process_request(self, request, client_address) -> None:
         if not self._slots.acquire(timeout=self._wait):  # still full: drop this one rather than pile up
@@ -158,10 +220,12 @@ class CappedThreadingServer(ThreadingHTTPServer):
 
 def make_server(site: Path, host: str = "127.0.0.1", port: int = 8000, isolate: bool = True,
                 quiet: bool = False, idle_timeout: float = IDLE_TIMEOUT_S,
-                max_connections: int = MAX_CONNECTIONS, compress: bool = True) -> ThreadingHTTPServer:
+                max_connections: int = MAX_CONNECTIONS, compress: bool = True,
+                headers_deadline: float = HEADERS_DEADLINE_S) -> ThreadingHTTPServer:
     """Create (not start) a server for *site*; port 0 picks a free port."""
     handler = type("Handler", (LessonRequestHandler,),
-                   {"isolate": isolate, "quiet": quiet, "timeout": idle_timeout, "compress": compress})
+                   {"isolate": isolate, "quiet": quiet, "timeout": idle_timeout, "compress": compress,
+                    "headers_deadline": headers_deadline})
     return CappedThreadingServer((host, port), partial(handler, directory=str(site)),
                                  max_connections=max_connections, wait=idle_timeout)
 

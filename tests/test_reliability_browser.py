@@ -266,19 +266,44 @@ def test_a_run_shows_at_most_its_figures(shared):
     expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
 
 
-def test_a_first_visit_whose_download_failed_sets_up_offline_support_after_try_again(browser, site_url):
-    # The lesson's wheel does not download (503): Python could not start, and says so; "Try again" boots it, and the
-    # page then keeps the lesson for offline use as any visit does (after a failed first start it never did).
+def test_a_page_older_than_its_site_says_to_reload(shared):
+    # After a rebuild, Pyodide's versioned folder of an open tab is gone: the server answers 404 for what the
+    # page asks next. The cell says the site changed and to reload, not only "No module named 'micropip'".
+    pg = isolated(shared)
+    gone = re.compile(r".*/pyodide/.+/micropip-[^/]+\.whl$")  # in an archive variant's folder too
+    pg.context.route(gone, lambda route: route.fulfill(status=404, body="File not found"))
+    try:
+        out = run(pg, "output", "import micropip")
+        expect(out).to_contain_text("The site was rebuilt after this page was opened: micropip-")
+        expect(out).to_contain_text("Reload the page to get the new version")
+    finally:
+        pg.context.unroute(gone)
+    expect(run(pg, "output", "print('still here', 2 + 2)")).to_contain_text("still here 4")
+
+
+FAILED_DOWNLOADS = {
+    # the lesson's wheel answers 503: the status names the answer
+    "wheel-503": (re.compile(r".*/lessonpy-[^/]+\.whl$"), lambda route: route.fulfill(status=503, body="unavailable"), "503"),
+    # the wasm's connection drops: Pyodide's own instantiation only warned and the page sat at 25 % for 180 s
+    "wasm-dropped": (re.compile(r".*/pyodide\.asm\.wasm$"), lambda route: route.abort("connectionreset"),
+                     "the download of Python's engine (pyodide.asm.wasm) failed: the connection was lost"),
+}
+
+
+@pytest.mark.parametrize("case", FAILED_DOWNLOADS)
+def test_a_first_visit_whose_download_failed_says_so_and_try_again_boots_it(browser, site_url, case):
+    # A file Python needs does not download: Python could not start, and says so at once; "Try again" boots it,
+    # and the page then keeps the lesson for offline use as any visit does (after a failed first start it never did).
+    pattern, fail, message = FAILED_DOWNLOADS[case]
     context = browser.new_context()
     try:
         failing = [True]
-        context.route(re.compile(r".*/lessonpy-[^/]+\.whl$"),
-                      lambda route: route.fulfill(status=503, body="unavailable") if failing[0] else route.continue_())
+        context.route(pattern, lambda route: fail(route) if failing[0] else route.continue_())
         pg = context.new_page()
         pg.goto(site_url + "lessons/attention/")
         status = python_status(pg)
-        expect(status).to_contain_text("Python could not start: ", timeout=BOOT_TIMEOUT_MS)
-        expect(status).to_contain_text("503")
+        expect(status).to_contain_text("Python could not start: ", timeout=60_000)  # not the 180 s stall timer
+        expect(status).to_contain_text(message)
         failing[0] = False
         status.get_by_role("button", name="Try again").click()
         ready(pg)

@@ -177,6 +177,41 @@ def test_idle_connections_are_closed_and_connections_are_capped(site):
         srv.server_close()
 
 
+def test_clients_that_trickle_their_headers_cannot_starve_a_reader(site):
+    # Each byte restarts the idle limit, so only a deadline on the whole of the headers frees their slots:
+    # with every slot held by such clients, a reader is still served soon after that deadline.
+    import socket
+    import threading
+    import time
+    srv, url = serve_in_thread(site, port=0, quiet=True, idle_timeout=5, max_connections=2, headers_deadline=1)
+    host, port = srv.server_address[:2]
+    stop = threading.Event()
+
+    def trickle():
+        try:
+            with socket.create_connection((host, port), timeout=10) as sock:
+                for byte in b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 200:
+                    if stop.wait(0.2):
+                        return
+                    sock.sendall(bytes([byte]))
+        except OSError:
+            pass  # hung up on: the deadline did its job
+
+    clients = [threading.Thread(target=trickle, daemon=True) for _ in range(4)]
+    try:
+        for client in clients:
+            client.start()
+        time.sleep(0.5)  # both slots are taken by tricklers
+        started = time.perf_counter()
+        response, body = request(url, "/")
+        assert response.status == 200 and b"home" in body
+        assert time.perf_counter() - started < 4, "a reader waited for the tricklers"
+    finally:
+        stop.set()
+        srv.shutdown()
+        srv.server_close()
+
+
 def test_a_brotli_sidecar_is_sent_to_browsers_that_accept_br(site):
     import brotli
 

@@ -104,3 +104,15 @@ test("on another Pyodide the seams are inert: every install goes to Python's own
   assert.equal(pyodide.python.length, 1);
   assert.equal(pyodide.files.size, 0);
 });
+
+test("the wasm's failures are said in words: a lost connection, an error status, a file cut short", async () => {
+  const { instantiateWasm } = await import("../../static/js/worker/install.js");
+  await assert.rejects(instantiateWasm(Promise.reject(new TypeError("Failed to fetch")), {}),
+    /the download of Python's engine \(pyodide\.asm\.wasm\) failed: the connection was lost or the site did not answer/);
+  await assert.rejects(instantiateWasm(Promise.resolve({ ok: false, status: 503 }), {}), /failed: the site answered 503/);
+  const cut = async () => { throw new Error("CompileError: section was shorter than expected"); };
+  await assert.rejects(instantiateWasm(Promise.resolve({ ok: true, status: 200 }), {}, cut),
+    /is not whole or not Pyodide's \(CompileError: section was shorter than expected\): a connection cut short/);
+  const fine = async (response, imports) => ({ instance: imports, module: response.status });
+  assert.deepEqual(await instantiateWasm(Promise.resolve({ ok: true, status: 200 }), "imports", fine), { instance: "imports", module: 200 });
+});

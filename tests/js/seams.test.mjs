@@ -83,3 +83,24 @@ test("live seams hook, and undo what they swapped", () => {
   seams.setInvalidateCaches(pyodide, () => "narrow");
   assert.equal(pyodide._api.importlib.invalidate_caches(), "narrow");
 });
+
+test("a wasm that fails to instantiate fails the boot instead of leaving it waiting", async () => {
+  const live = seamsFor(PYODIDE_VERSION);
+  const settings = { instantiateWasm: () => { throw new Error("Pyodide's own: never called"); } };
+  const failed = live.replaceInstantiateWasm(settings, async () => { throw new Error("no wasm"); });
+  assert.deepEqual(settings.instantiateWasm({}, () => assert.fail("no success")), {}); // under way, as Emscripten expects
+  await assert.rejects(failed, /no wasm/);
+  // a success reaches Emscripten's callback with the instance and the module; the failure promise stays pending
+  const ok = { instantiateWasm: () => {} };
+  const pending = live.replaceInstantiateWasm(ok, async () => ({ instance: "i", module: "m" }));
+  const got = await new Promise((resolve) => ok.instantiateWasm({}, (instance, module) => resolve([instance, module])));
+  assert.deepEqual(got, ["i", "m"]);
+  assert.equal(await Promise.race([pending.then(() => "settled", () => "settled"), Promise.resolve("pending")]), "pending");
+  // settings without one (Node reads the file itself) stay as they are; inert seams touch nothing
+  const none = {};
+  live.replaceInstantiateWasm(none, async () => ({}));
+  assert.deepEqual(none, {});
+  const theirs = { instantiateWasm: () => "theirs" };
+  seamsFor("0.0.1").replaceInstantiateWasm(theirs, async () => ({}));
+  assert.equal(theirs.instantiateWasm(), "theirs");
+});

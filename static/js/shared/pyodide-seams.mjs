@@ -56,6 +56,7 @@ const LIVE = {
   setInvalidateCaches,
   swapFetch,
   swapInstantiate,
+  replaceInstantiateWasm,
 };
 
 /** Seams that leave Pyodide as it is: every hook is a no-op, and `live` is false (no restore). */
@@ -71,6 +72,7 @@ function inert(version) {
     setInvalidateCaches: () => false,
     swapFetch: nothing,
     swapInstantiate: nothing,
+    replaceInstantiateWasm: () => new Promise(() => {}), // Pyodide's own, as it is: nothing to race
   };
 }
 
@@ -145,6 +147,26 @@ export function hookUnpackBuffer(pyodide, unpack) {
 export function setInvalidateCaches(pyodide, invalidate) {
   pyodide._api.importlib = { invalidate_caches: invalidate };
   return true;
+}
+
+/**
+ * The wasm's instantiation. Pyodide's (0.27.7: getInstantiateWasmFunc, Emscripten's settings.instantiateWasm)
+ * only warns on the console when the download or the compile fails, and loadPyodide then never settles: the
+ * page would wait for ever. `settings.instantiateWasm` becomes `instantiate(imports)`, which resolves to
+ * {instance, module}; returns a promise that rejects with its failure, for the caller to race the module's
+ * creation with. Settings without one (Node, which reads the file itself) are left as they are.
+ */
+export function replaceInstantiateWasm(settings, instantiate) {
+  let fail;
+  const failed = new Promise((_, reject) => (fail = reject));
+  failed.catch(() => {}); // raced by the caller; unraced (no instantiateWasm) it never settles
+  if (settings.instantiateWasm) {
+    settings.instantiateWasm = (imports, success) => {
+      instantiate(imports).then(({ instance, module }) => success(instance, module)).catch(fail);
+      return {}; // Emscripten's sign that instantiation is under way
+    };
+  }
+  return failed;
 }
 
 /** globalThis.fetch is `fetchFn` (given the fetch it replaces) while loadPyodide runs; returns what undoes it. */

@@ -111,8 +111,17 @@ export function unpackWithoutPython(pyodide, seams, mark = () => {}) {
  * then). numpy's wheel in Python: ≈0.25 s of a cold start, most of it the unpack.
  */
 export async function loadPyodideUnpacking(loadPyodide, options, seams, mark) {
+  const wasmURL = new URL(WASM, options.indexURL).href;
+  let download = null; // Pyodide's own fetch of the wasm, made as it sets up its module, before createModule
+  const unfetch = seams.swapFetch((network) => (resource, init) => {
+    const response = network(resource, init);
+    if (String(resource instanceof Request ? resource.url : resource) === wasmURL) download = response;
+    return response;
+  });
   const unhook = seams.hookCreateModule((create) => async (settings) => {
-    const module = await create(settings);
+    // the same download instantiated, but a failure fails the boot at once, in words (pyodide-seams.mjs)
+    const failed = seams.replaceInstantiateWasm(settings, (imports) => instantiateWasm(download ?? fetch(wasmURL), imports));
+    const module = await Promise.race([create(settings), failed]);
     seams.afterFinalizeBootstrap(module, (finalize, args) => {
       const pyodide = finalize(...args);
       unpackWithoutPython(pyodide, seams, mark);
@@ -124,5 +133,27 @@ export async function loadPyodideUnpacking(loadPyodide, options, seams, mark) {
     return await loadPyodide(options);
   } finally {
     unhook();
+    unfetch();
+  }
+}
+
+/** Pyodide's engine, the file a normal boot instantiates (Pyodide's own name for it in 0.27.7). */
+const WASM = "pyodide.asm.wasm";
+
+/** Instantiate the wasm from its `download` (a fetch's promise): {instance, module}, or an error that says
+ *  which step failed, and what a reader can do, instead of the browser's "Failed to fetch". */
+export async function instantiateWasm(download, imports, instantiate = WebAssembly.instantiateStreaming) {
+  const what = `the download of Python's engine (${WASM})`;
+  let response;
+  try {
+    response = await download;
+  } catch {
+    throw new Error(`${what} failed: the connection was lost or the site did not answer. Check the connection and try again.`);
+  }
+  if (!response.ok) throw new Error(`${what} failed: the site answered ${response.status}. Try again in a moment.`);
+  try {
+    return await instantiate(response, imports);
+  } catch (err) {
+    throw new Error(`${what} is not whole or not Pyodide's (${err?.message ?? err}): a connection cut short does this. Try again.`);
   }
 }

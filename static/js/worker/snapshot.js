@@ -184,22 +184,15 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   const unhook = seams.hookCreateModule((createModule) => async (settings) => {
     settings.noInitialRun = true; // as loadPyodide does for its own (build-time only) snapshots
     settings.INITIAL_MEMORY = spec.memoryBytes;
-    let wasmFailed;
-    const failed = new Promise((_, reject) => (wasmFailed = reject));
-    if (settings.instantiateWasm) {
-      // Pyodide's would fetch and compile the wasm; startRuntime's compile is used instead, and if it
-      // failed the wasm is fetched and compiled once more (a second failure ends the restore).
-      settings.instantiateWasm = (imports, success) => {
-        runtime.wasm.catch(() => {
-          mark("wasm compiled again");
-          return WebAssembly.compileStreaming(network(runtime.wasmURL));
-        }).then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
-          mark("wasm instantiated");
-          success(instance, compiled);
-        })).catch(wasmFailed);
-        return {}; // Emscripten's sign that instantiation is under way
-      };
-    }
+    // Pyodide's would fetch and compile the wasm; startRuntime's compile is used instead, and if it
+    // failed the wasm is fetched and compiled once more (a second failure ends the restore).
+    const failed = seams.replaceInstantiateWasm(settings, (imports) => runtime.wasm.catch(() => {
+      mark("wasm compiled again");
+      return WebAssembly.compileStreaming(network(runtime.wasmURL));
+    }).then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
+      mark("wasm instantiated");
+      return { instance, module: compiled };
+    })));
     const module = await Promise.race([createModule(settings), failed]);
     mark("module created");
     await loadLibraries(module, spec, await archives, await libraries, seams, mark);

@@ -3,6 +3,7 @@
 // within its limit and passes the page's Stop to Python.
 import { bootPython } from "./boot.js";
 import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
+import { noticingGone, siteChanged } from "./gone.js";
 import { canonicalName, writeFiles } from "./install.js";
 import { damage, fetchFile as fetchInto } from "./files.js";
 import { dropKept, fetchKept, keptCopy } from "./kept.js";
@@ -19,8 +20,10 @@ const OUTPUT_BURST = 20;
 
 // Every fetch of the worker, Pyodide's own among them, is served a wheel the idle prefetch downloaded
 // (downloads.js); the worker's own downloads (fetchOk) go to the browser's.
+// A 404 from Pyodide's (versioned) folder means the site was rebuilt under this page (gone.js).
 const network = globalThis.fetch;
-globalThis.fetch = fetchingKept(network);
+const gone = { url: null };
+globalThis.fetch = noticingGone(fetchingKept(network), () => [packageIndex?.indexURL], gone);
 
 let pyodide = null;
 let glue = null; // lessonpy.pyodide_glue, once installed
@@ -227,6 +230,7 @@ function placeFontCache() {
 async function loadImports(code) {
   // matplotlib (and anything else Pyodide ships) loads the first time a cell imports it.
   const runId = currentRunId; // a stopped run's loading goes on after it (importsStopped): then it is quiet
+  gone.url = null;
   try {
     await pyodide.loadPackagesFromImports(code, {
       messageCallback: (msg) => {
@@ -237,6 +241,8 @@ async function loadImports(code) {
   } finally {
     forgetDownloads(pyodide.loadedPackages);
   }
+  // before the import's own "No module named …": what happened, and what to do
+  if (gone.url && currentRunId === runId) post(Event.STDERR, { text: siteChanged(gone.url) + "\n" });
   await placeFontCache();
 }
 
