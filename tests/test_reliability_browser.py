@@ -341,7 +341,20 @@ def test_an_edit_storage_refuses_is_kept_and_the_reader_told_once(fresh_context,
     assert editor_code(pg, "softmax") == "another_edit = 2"
 
 
+#: In a page: at the wall-clock time `at` (ms), replace the cell's code through its editor (the change goes
+#: through the editor's onChange, as typing and Reset do, so the page saves it), then keep the page busy for a
+#: second, so that a storage event from the other tab cannot come in between: both tabs type before either
+#: has seen the other's save.
+TYPE_AT = """([cellId, code, at]) => { setTimeout(() => {
+  lessonPage.cells.cells.find((c) => c.id === cellId).editor.setCode(code);
+  const until = Date.now() + 1000;
+  while (Date.now() < until) {}
+}, at - Date.now()); }"""
+
+
 def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
+    import time
+
     a = open_without_python(fresh_context, site_url)
     b = open_without_python(fresh_context, site_url)
     # An edit in one tab reaches a tab that has no edits of its own.
@@ -349,15 +362,25 @@ def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
     expect(cell(b, "scores").locator(CODE)).to_have_text("from_a = 1")
     set_code(b, "scores", "from_b = 2")
     expect(cell(a, "scores").locator(CODE)).to_have_text("from_b = 2")
-    # A write made on another version (two tabs typing at once) is not taken silently.
-    key = "attn-lesson:v1:attention:cell:scores"
-    a.evaluate("([key]) => localStorage.setItem(key, JSON.stringify({ code: 'from_elsewhere = 3', from: 'not-b' }))", [key])
+    # Both tabs change the cell at once, each on the version it had: neither follows the other silently,
+    # each keeps its own text and asks which to keep.
+    at = time.time() * 1000 + 1500
+    a.evaluate(TYPE_AT, ["scores", "typed_in_a = 3", at])
+    b.evaluate(TYPE_AT, ["scores", "typed_in_b = 4", at])
+    for page, mine in ((a, "typed_in_a = 3"), (b, "typed_in_b = 4")):
+        expect(cell(page, "scores").get_by_role("alert")).to_contain_text("You changed this in another tab too", timeout=10_000)
+        assert editor_code(page, "scores") == mine
+    # b takes a's version: it is saved, whichever tab's save storage held, and a, which has it, is asked no more
     notice = cell(b, "scores").get_by_role("alert")
-    expect(notice).to_contain_text("You changed this in another tab too")
-    assert editor_code(b, "scores") == "from_b = 2"
     notice.get_by_role("button", name="Use the other tab's version").click()
     expect(notice).to_have_count(0)
-    assert editor_code(b, "scores") == "from_elsewhere = 3"
+    assert editor_code(b, "scores") == "typed_in_a = 3"
+    expect(cell(a, "scores").get_by_role("alert")).to_have_count(0)
+    assert editor_code(a, "scores") == "typed_in_a = 3"
+    key = "attn-lesson:v1:attention:cell:scores"
+    assert '"typed_in_a = 3"' in b.evaluate("(key) => localStorage.getItem(key)", key)
+    b.reload()
+    assert editor_code(b, "scores") == "typed_in_a = 3"  # what the reader chose, not the save that came last
 
 
 # ---------------------------------------------------------------------------- 5. replay

@@ -78,6 +78,9 @@ export class TabSync {
     use.textContent = "Use the other tab's version";
     use.addEventListener("click", () => {
       this.#adopt(theirs);
+      // saved as the reader's choice: storage may hold this tab's save (the later one), which a reload would
+      // bring back, and the other tab, which has this version, then sees it chosen and is asked no more
+      this.edited(theirs);
       this.editor.focus?.();
     });
     notice.append(text, keep, " ", use);
