@@ -28,7 +28,7 @@ from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar,
 from sitebuild.files import link_or_copy
 from sitebuild.startup.fontcache import FontCache, build_font_cache
 from sitebuild.pages.course import course_entries, neighbours, read_course
-from sitebuild.pages.lessons import Lesson, LessonError, read_lessons
+from sitebuild.pages.lessons import Lesson, LessonError, read_lessons, toc_tree
 from sitebuild.pages.markup import json_for_script, pygments_css
 from sitebuild.pages.notebook import notebook_name, write_notebook
 from sitebuild.pages.page_copies import write_page_copies
@@ -167,6 +167,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
     wheel_sha256 = hashlib.sha256((staging / wheel).read_bytes()).hexdigest()
     for lesson in lessons:
         prev, nxt = neighbours(entries, lesson.slug)
+        summary = next((e["summary"] for e in entries if e["slug"] == lesson.slug), "")  # course.yml's, else the lesson's
         config = {
             "lesson": lesson.slug,
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
@@ -189,7 +190,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
                     "data": [{"name": f.name, "href": f"{assets}/{f.relative_to((opts.root / 'static').resolve()).as_posix()}"}
                              for f in data]}
         page = env.get_template("lesson.html").render(
-            root="../../", lesson=lesson, body=bodies[lesson.slug], toc=lesson.headings,
+            root="../../", lesson=lesson, body=bodies[lesson.slug], toc=toc_tree(lesson.headings), description=summary,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
 

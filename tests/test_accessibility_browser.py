@@ -12,7 +12,7 @@ from browser import BOOT_TIMEOUT_MS
 pytestmark = pytest.mark.browser
 AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
 RUN_AXE = """async () => {
-  const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+  const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } });
   return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
     targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
 }"""

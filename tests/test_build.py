@@ -50,6 +50,16 @@ def test_builds_index_and_lesson_pages_with_course_frame(tmp_path):
     assert 'href="#part"' in lesson  # table of contents
 
 
+def test_every_page_has_a_description_the_lessons_own_where_it_has_one(tmp_path):
+    """What a search engine shows under the title: course.yml's summary of the lesson, else the course's."""
+    lessons = make_lessons(tmp_path / "lessons")
+    (lessons / "course.yml").write_text("title: Test course\nsummary: A course & more.\nlessons:\n"
+                                        "  - slug: one\n    summary: The first <one>.\n  - slug: two\n")
+    site = quick_build(tmp_path, lessons)
+    assert '<meta name="description" content="The first &lt;one&gt;.">' in (site / "lessons/one/index.html").read_text()
+    assert '<meta name="description" content="A course &amp; more.">' in (site / "index.html").read_text()
+
+
 def test_all_urls_are_relative(tmp_path):
     site = quick_build(tmp_path)
     for page in site.rglob("*.html"):
@@ -350,3 +360,15 @@ def test_without_the_splits_the_site_ships_whole_archives_and_the_plan_fetches_n
         stdlib, wheels = config["plan"]["kinds"]["stdlib"][variant], config["plan"]["kinds"]["wheels"][variant]
         assert stdlib["later"] == stdlib["restore"] == stdlib["restored"] == []
         assert wheels["restore"] == [wheel["file"] for wheel in wheels["normal"]]  # whole wheels, for a restore
+
+
+def test_the_table_of_contents_numbers_sections_and_nests_subsections():
+    """A flat list numbered every heading (1, 2, 3, 4, 6, 7, 14…, the subsections taking numbers): sections
+    are the numbered items, each with its subsections in a list of its own."""
+    from sitebuild.pages.lessons import toc_tree
+
+    headings = [(2, "a", "A"), (3, "b", "B"), (3, "c", "C"), (2, "d", "D"), (4, "e", "E")]
+    assert toc_tree(headings) == [
+        {"id": "a", "text": "A", "children": [{"id": "b", "text": "B"}, {"id": "c", "text": "C"}]},
+        {"id": "d", "text": "D", "children": [{"id": "e", "text": "E"}]}]
+    assert toc_tree([(3, "x", "X"), (2, "a", "A")])[0]["id"] == "x"  # a lesson that opens with a subsection

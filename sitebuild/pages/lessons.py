@@ -298,6 +298,18 @@ def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
     return cells
 
 
+def toc_tree(headings: list[tuple[int, str, str]]) -> list[dict]:
+    """The table of contents as sections with their subsections: [{id, text, children: [{id, text}]}], so
+    that the numbered list counts sections only (a flat list numbered 1, 2, 3, 4, 6, 7, 14…)."""
+    tree: list[dict] = []
+    for level, id_, text in headings:
+        if level <= 2 or not tree:
+            tree.append({"id": id_, "text": text, "children": []})
+        else:
+            tree[-1]["children"].append({"id": id_, "text": text})
+    return tree
+
+
 def _collect_headings(tokens: list[Token]) -> list[tuple[int, str, str]]:
     headings = []
     for i, token in enumerate(tokens):
