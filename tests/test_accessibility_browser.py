@@ -101,3 +101,27 @@ def test_on_a_360px_phone_the_page_never_scrolls_sideways_and_tables_scroll_in_t
         page.wait_for_function("(r) => r.scrollLeft > 0", arg=heads.element_handle())
     finally:
         ctx.close()
+
+
+def test_on_a_phone_the_header_is_one_line_and_still_says_everything_to_a_screen_reader(browser, site_url):
+    """375 px: the sticky header (title, status, offline note, restart) took 84 px, then 130 px on three lines.
+    It is one line of at most 56 px while Python loads and once it is ready; what is hidden to fit is still in
+    the accessibility tree: the full status, and the restart button's full name."""
+    ctx = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(site_url + "lessons/attention/")
+        header = page.locator(".site-header")
+        assert header.bounding_box()["height"] <= 56
+        status = page.locator(".site-header").get_by_role("status")
+        expect(status).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+        restart = page.get_by_role("button", name="Restart Python (clear all variables)")
+        expect(restart).to_be_visible()
+        expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)  # its note is there too
+        assert header.bounding_box()["height"] <= 56
+        expect(status.locator(".py-status-short")).to_have_text("Ready")
+        expect(status.locator(".py-status-text")).to_have_text("Python is ready.")  # read, not drawn
+        assert status.locator(".py-status-text").bounding_box()["width"] <= 1
+        assert restart.bounding_box()["height"] >= 24  # a touch target
+    finally:
+        ctx.close()

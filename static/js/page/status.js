@@ -6,6 +6,7 @@
  */
 export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
   const text = el.querySelector(".py-status-text");
+  const short = el.querySelector(".py-status-short"); // what a phone's one-line header shows instead (site.css)
   const bar = el.querySelector(".py-progress");
   let restarted = ""; // what the latest restart did, said with "Python is ready"
   runtime.addEventListener("restarted", ({ detail }) => {
@@ -27,14 +28,16 @@ export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
     if (detail.state === "loading") {
       const percent = Math.round(detail.fraction * 100);
       text.textContent = `Loading Python… ${percent}% (${detail.stage})`;
+      if (short) short.textContent = `Python ${percent}%`;
       bar.hidden = false;
       bar.value = percent;
     } else if (detail.state === "ready") {
       text.textContent = `Python is ready.${restarted}`;
+      if (short) short.textContent = "Ready";
       restarted = "";
       bar.hidden = true;
     } else if (detail.state === "error") {
-      text.textContent = `Python could not start: ${detail.stage}. `;
+      text.textContent = `Python could not start: ${detail.stage}. `; // shown whole on a phone too
       bar.hidden = true;
       const retry = document.createElement("button");
       retry.type = "button";
