@@ -208,6 +208,7 @@ def test_python_files_are_written_whole_other_code_stays_markdown(tmp_path):
     assert "**helper.py**\n\n```python\nb = 2\nc = 3\n```" in text
     assert "```sh\npip install torch\n```" in text
     assert "quiz" not in text.split("\n\n")[1], "the introduction mentions only what the lesson has"
+    assert "no Jupyter yet? `python3 -m pip install jupyterlab`" in text.split("\n\n")[1]  # the reader at home
 
 
 def test_a_runnable_cell_inside_a_list_is_refused_with_its_line(tmp_path):

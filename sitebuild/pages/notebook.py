@@ -69,7 +69,8 @@ def lesson_notebook(lesson: Lesson, wheel_name: str, data_files: Sequence[str] =
     names the *data_files* its cells read from the notebook's folder."""
     builder = _Builder(lesson)
     kinds = {t.info.split(maxsplit=1)[0] for t in lesson.tokens if t.type == "fence" and t.info.strip()}
-    intro = ["This notebook is the lesson's page, to keep experimenting in Jupyter, VS Code or Colab. "
+    intro = ["This notebook is the lesson's page, to keep experimenting in Jupyter, VS Code or Colab "
+             "(no Jupyter yet? `python3 -m pip install jupyterlab`, then `jupyter lab` in this folder). "
              "Run the cells in order (or *Run all*)."]
     if "quiz" in kinds:
         intro.append("The quiz answers are folded under each question.")
