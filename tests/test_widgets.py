@@ -157,6 +157,19 @@ def test_attention_example_is_what_show_attention_sends():
     assert payload["tokens"] == ["the", "cat", "sat", "on", "the", "mat"]
 
 
+def test_a_causal_view_is_drawn_masked_before_python_runs():
+    """A "Causal attention" view of a later lesson: its build-time picture is the masked pattern (scores -inf
+    above the diagonal, weights 0 there), as a cell's show_attention(scores=masked) would send it."""
+    plain = widgets.prerender("attention-view", {"T": 5, "seed": 1})["arrays"]
+    masked = widgets.prerender("attention-view", {"T": 5, "seed": 1, "causal": True})["arrays"]
+    above = np.triu(np.ones((5, 5), dtype=bool), 1)
+    assert np.isneginf(masked["scores"][above]).all()
+    np.testing.assert_array_equal(masked["scores"][~above], plain["scores"][~above])
+    assert (masked["weights"][above] == 0).all() and (plain["weights"][above] > 0).all()
+    np.testing.assert_allclose(masked["weights"].sum(-1), 1, rtol=1e-6)
+    assert masked["weights"][0, 0] == pytest.approx(1)  # the first token sees only itself
+
+
 def test_prerender_knows_every_widget():
     for name in widgets.WIDGETS:
         payload = widgets.prerender(name, {})
@@ -298,6 +311,8 @@ def test_a_real_head_view_prerenders_the_stored_pattern_rows_renormalised(tmp_pa
     ("```widget attention-view id=v\nexample: dog\n```", 8, "example must be one of seeded, cat"),
     ("```widget attention-view id=v\nexample: cat\ntokens: [a, b]\n```", 8, "brings its own tokens"),
     ("```widget attention-view id=v\nexample: real-head-minilm\nT: 4\n```", 8, "brings its own tokens"),
+    ("```widget attention-view id=v\nexample: cat\ncausal: true\n```", 9, "causal masks the seeded example"),
+    ("```widget dk-explorer id=e\ncausal_label: ''\n```", 8, "causal_label must be non-empty text"),
     ("```widget real-heads id=r\nmodel: gpt2\n```", 8, "model must be one of minilm, smollm2"),
     ("```widget real-heads id=r\nsentence: 8\n```", 7, "sentence must be between 0 and 7"),
     ("```widget real-heads id=r\nhead: induction\n```", 7, "has no featured head for 'induction'"),

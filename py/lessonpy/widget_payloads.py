@@ -55,18 +55,23 @@ def _check_int(name, value, lo, hi):
 # attention-view and step-through: a small seeded self-attention problem
 
 
-def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None):
+def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None, causal=False):
     """The show_attention payload of a seeded (T, d_k) example: Q = x W_q, K = x W_k, V = x W_v.
 
     Exactly what a cell calling ``show_attention(Q=Q, K=K, V=V, tokens=...)`` on
-    ``example_inputs(T, d_k, seed)`` would send (scores scaled by 1/sqrt(d_k)).
+    ``example_inputs(T, d_k, seed)`` would send (scores scaled by 1/sqrt(d_k)); with *causal*, what it sends
+    given those scores with -inf above the diagonal (``scores=``), so each query weighs only itself and
+    earlier keys.
     """
     T = _check_int("T", T, *VIEW["T"])
     d_k = _check_int("d_k", d_k, *VIEW["d_k"])
     ex = example_inputs(T, d_k, seed)
     x = ex["x"]  # (T, d_k)
     Q, K, V = x @ ex["W_q"], x @ ex["W_k"], x @ ex["W_v"]  # (T, d_k) each
-    return build_payload(Q=Q, K=K, V=V, tokens=list(tokens) if tokens else ex["tokens"],
+    scores = None
+    if causal:
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), Q @ K.T / math.sqrt(d_k), -np.inf)
+    return build_payload(Q=Q, K=K, V=V, scores=scores, tokens=list(tokens) if tokens else ex["tokens"],
                           title=title, target=target)
 
 
@@ -255,7 +260,8 @@ def prerender(name, options=None, target=None):
         if o.get("example") in realheads.CELL_HEADS:  # a trained head, before its cell runs
             return real_head_example(o["example"], title=o.get("title"), target=target)
         return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
-                                 tokens=o.get("tokens"), title=o.get("title"), target=target)
+                                 tokens=o.get("tokens"), title=o.get("title"), target=target,
+                                 causal=o.get("causal", False))
     if name == "dk-explorer":
         return explore(d_k=o.get("d_k", 64), scale=o.get("scale", True),
                        temperature=o.get("temperature", 1.0), causal=o.get("causal", False),

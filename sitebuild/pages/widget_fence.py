@@ -44,6 +44,8 @@ _V, _E, _H = LIMITS["view"], LIMITS["dk-explorer"], LIMITS["heads"]
 _VIEW = {"title": ("text", None, None, None), "T": ("int", 6, *_V["T"]), "d_k": ("int", 8, *_V["d_k"]),
          "seed": ("int", 0, 0, 2**31 - 1), "tokens": ("tokens", None, None, None),
          "row": ("int", None, 0, _V["T"][1] - 1),
+         # the seeded example with a causal mask (-inf above the diagonal, drawn grey), as a masked cell shows it
+         "causal": ("bool", False, None, None),
          # the picture drawn before Python runs: a seeded random example, the lesson's hand-built one, or
          # the trained head a "your attention on a real head" cell reproduces (from the committed data), or
          # the head the "train-head" cell trains
@@ -55,6 +57,8 @@ OPTIONS: dict[str, dict[str, tuple]] = {
     "dk-explorer": {"title": ("text", None, None, None), "T": ("int", 8, *_E["T"]),
                     "d_k": ("choice", 64, _powers_of_two(*_E["d_k"]), None), "scale": ("bool", True, None, None),
                     "temperature": ("float", 1.0, *_E["temperature"]), "causal": ("bool", False, None, None),
+                    # the causal checkbox's words (a lesson before the mask's own can say it comes next)
+                    "causal_label": ("text", "Causal mask: a token sees only itself and earlier tokens", None, None),
                     "seed": ("int", 0, 0, 2**31 - 1)},
     "heads": {"title": ("text", None, None, None), "C": ("int", 48, *_H["C"]), "T": ("int", 8, *_H["T"]),
               "heads": ("int", 4, 1, _H["C"][1]), "seed": ("int", 0, 0, 2**31 - 1)},
@@ -146,6 +150,9 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
         if v.get("tokens") is not None or "T" in b.data:
             b.error(f"{what}: the {v['example']} example brings its own tokens; drop tokens and T", ("example",))
         v["T"] = len(lessonpy("cat_example").SENTENCE) if v["example"] == "cat" else lessonpy("trained_head").T
+    if v.get("causal") and name != "dk-explorer" and v.get("example", "seeded") != "seeded":
+        b.error(f"{what}: causal masks the seeded example; the {v['example']} example brings its own pattern",
+                ("causal",))
     if v.get("forward") is not None and not CELL_ID_PATTERN.match(v["forward"]):
         b.error(f"{what}: forward must be the id of a runnable cell, got {v['forward']!r}", ("forward",))
     if v.get("row") is not None and v["row"] >= v["T"]:

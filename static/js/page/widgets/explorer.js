@@ -21,7 +21,7 @@ export function createExplorer({ section, spec, runtime, initial }) {
   const temp = Object.assign(el("input"), { type: "range", min: String(log2(tMin)), max: String(log2(tMax)), step: "0.25", value: String(log2(o.temperature)) });
   const tempOut = labelled(controls, temp, "Temperature", { output: true });
   const causal = Object.assign(el("input"), { type: "checkbox", checked: o.causal });
-  labelled(controls, causal, "Causal mask (next lesson: a token sees only itself and earlier tokens)", { after: true });
+  labelled(controls, causal, o.causal_label, { after: true }); // the lesson's words (a default from the build)
   const inputs = [dk, scale, temp, causal];
 
   const status = el("p", "widget-status");
