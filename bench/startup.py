@@ -166,7 +166,12 @@ class Traffic:
         context.on("requestfinished", self.finished)
 
     def finished(self, request):
-        size = max(0, request.sizes()["responseBodySize"])
+        from playwright.sync_api import Error
+
+        try:
+            size = max(0, request.sizes()["responseBodySize"])
+        except Error:  # it finished as its page closed (after the measurements): nothing left to count
+            return
         timing = request.timing
         self.files.append((timing["startTime"] + timing["responseEnd"], file_type(request.url), size))
         self.done[request.url.rsplit("/", 1)[-1]] = (time.perf_counter() - self.start, size)
