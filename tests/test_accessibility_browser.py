@@ -103,7 +103,7 @@ def test_on_a_360px_phone_the_page_never_scrolls_sideways_and_tables_scroll_in_t
         ctx.close()
 
 
-def test_on_a_phone_the_header_is_one_line_and_still_says_everything_to_a_screen_reader(browser, site_url):
+def test_on_a_phone_the_header_is_one_line_and_its_full_status_is_still_read(browser, site_url):
     """375 px: the sticky header (title, status, offline note, restart) took 84 px, then 130 px on three lines.
     It is one line of at most 56 px while Python loads and once it is ready; what is hidden to fit is still in
     the accessibility tree: the full status, and the restart button's full name."""

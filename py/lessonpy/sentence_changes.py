@@ -38,7 +38,7 @@ def numbers(data=None):
     """The lesson's numbers: ``changes_trained_<i>`` the cosine of the sentence with other i as trained (2
     decimals); per change c of :data:`CHANGES`, ``changes_<c>_single_max`` the largest move of any of those
     cosines by one head changed alone, with ``_layer``/``_head`` the head that moves one most, and
-    ``changes_<c>_layer_max``/``_layer_which`` the same for a whole layer changed; ``changes_<c>_layer_self_min``
+    ``changes_<c>_layer_max`` the same for a whole layer changed; ``changes_<c>_layer_self_min``
     the lowest cosine of the sentence with itself unchanged when a whole layer is changed, ``_self_layer``
     which layer."""
     data = data or load()
@@ -51,7 +51,6 @@ def numbers(data=None):
         self_layer = int(change["layer"][:, -1].argmin())
         out.update({f"changes_{name}_single_max": f"{single.max():.2f}", f"changes_{name}_single_layer": str(layer),
                     f"changes_{name}_single_head": str(head), f"changes_{name}_layer_max": f"{whole.max():.2f}",
-                    f"changes_{name}_layer_which": str(int(whole.max(-1).argmax())),
                     f"changes_{name}_layer_self_min": f"{change['layer'][self_layer, -1]:.2f}",
                     f"changes_{name}_self_layer": str(self_layer)})
     return out

@@ -196,6 +196,8 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         spec["options"]["live_files"] = env.get("site", {}).get("live_files")
         # the sentence the lesson's numbers about changed heads were computed on (lessonpy.sentence_changes)
         spec["options"]["live_sentence"] = lessonpy("live").SENTENCE
+        # MiniLM's layers and heads, for the live panel's head choices (lessonpy.minilm's, one definition)
+        spec["options"]["live_shape"] = [lessonpy("minilm").LAYERS, lessonpy("minilm").HEADS]
     data = {**spec, "initial": encode_payload(payload)}
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])
     label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])

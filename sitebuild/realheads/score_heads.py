@@ -9,7 +9,6 @@ pick.) One BLAS thread is faster on a shared machine: OpenBLAS's threads wait on
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import numpy as np
 from lessonpy import head_tests, minilm
 from lessonpy.safetensors import read_safetensors
 
-from . import smollm2, weights
+from . import smollm2, weights, write_data
 
 #: N random tokens written twice, DRAWS sequences, drawn with SEED: the same for both models
 N, DRAWS, SEED = 25, 8, 2022
@@ -91,14 +90,12 @@ def score(name):
 def write(path=head_tests.DATA_PATH):
     data = {"about": "lessonpy.head_tests: every head's score on repeated random tokens; sitebuild.realheads.score_heads",
             "models": {name: score(name) for name in ("minilm", "smollm2")}}
-    text = json.dumps(data, separators=(",", ":"))
-    Path(path).write_text(text + "\n", encoding="utf-8")
-    return data, len(text)
+    write_data(path, data)  # says its size
+    return data
 
 
 def main() -> int:
-    data, size = write()
-    print(f"{head_tests.DATA_PATH.name}: {size:,} bytes")
+    write()
     for name, tests in head_tests.summaries(head_tests.load()).items():
         for test, s in tests.items():
             b, r = s["best"], s["runner_up"]

@@ -35,12 +35,12 @@ export function describeChanges(list) {
 }
 
 /**
- * createHeadChanges({layers, heads, onChange(list), onRun()})
+ * createHeadChanges({layers, heads, onRun()})
  *   -> {element, runButton, list(), pick({layer, head}), show(reply), busy(bool)}
  * pick: the head MiniLM's grid opened (it fills the layer and head choices); show: a live reply's similarities;
  * onRun: its own Run button (the panel's run, next to the list it applies); busy: disable that button.
  */
-export function createHeadChanges({ layers, heads, onChange, onRun }) {
+export function createHeadChanges({ layers, heads, onRun }) {
   const element = el("div", "realheads-changes");
   element.append(el("h5", "", "Change heads, see what the model says"));
   element.append(el("p", "realheads-changes-help",
@@ -113,7 +113,6 @@ export function createHeadChanges({ layers, heads, onChange, onRun }) {
   function set(next) {
     list = next;
     showList();
-    onChange?.(list);
   }
   addButton.addEventListener("click", () => {
     const head = { layer: Number(layerSelect.value), head: Number(headSelect.value) };

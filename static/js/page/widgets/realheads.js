@@ -270,8 +270,9 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const note = el("p", "widget-status realheads-live-status");
     note.setAttribute("role", "status");
     element.append(row, bar, note);
-    // MiniLM's layers and heads, as lessonpy.minilm has them; its Run is this panel's (run is hoisted)
-    const changes = createHeadChanges({ layers: 6, heads: 12, onRun: () => run() });
+    // MiniLM's layers and heads (the build's, from lessonpy.minilm); its Run is this panel's (run is hoisted)
+    const [layers, heads] = spec.options.live_shape;
+    const changes = createHeadChanges({ layers, heads, onRun: () => run() });
     const folder = new URL("../../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/page/widgets/
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
@@ -295,8 +296,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     async function run() {
       if (!available || controller) return; // one live run at a time (Enter pressed twice is one run)
       // the control under the reader's focus is about to be disabled: focus moves to its counterpart, as in cells
-      const runs = [runButton, changes.runButton];
-      const focusedRun = runs.find((button) => document.activeElement === button);
+      const focusedRun = [runButton, changes.runButton].find((button) => document.activeElement === button);
       runButton.disabled = true;
       changes.busy(true);
       stopButton.hidden = false;
