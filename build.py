@@ -29,7 +29,12 @@ from sitebuild.files import link_or_copy
 from sitebuild.startup.fontcache import FontCache, build_font_cache
 from sitebuild.pages.course import course_entries, neighbours, read_course
 from sitebuild.pages.lessons import Lesson, LessonError, read_lessons, toc_tree
+from sitebuild.pages import math as lesson_math
 from sitebuild.pages.markup import json_for_script, pygments_css
+from sitebuild.pages.math_font import FILE_NAME as MATH_FONT
+from sitebuild.pages.math_font import STYLESHEET as MATHS_CSS
+from sitebuild.pages.math_font import stylesheet as maths_stylesheet
+from sitebuild.pages.math_font import write_math_font
 from sitebuild.pages.notebook import notebook_name, write_notebook
 from sitebuild.pages.page_copies import write_page_copies
 from sitebuild.policy import CSP
@@ -49,9 +54,8 @@ SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
 # The service worker, at the site's root so that its scope is the whole site (it keeps Pyodide's runtime
 # and the boot plan's files of the variants the page's worker picked: write_service_worker).
 SERVICE_WORKER = "sw.js"
-# Not kept for offline use: sidecars (the browser asks for the file), and KaTeX's older font
-# formats (every browser with service workers takes woff2).
-NOT_PRECACHED = {SIDECAR, ".ttf", ".woff"}
+# Not kept for offline use: sidecars (the browser asks for the file).
+NOT_PRECACHED = {SIDECAR}
 # When a page restores Python from the build's memory snapshot instead of starting it (README, Speed):
 # "always" (the command line's default): a first visit downloads it too, alongside the wasm, unless the
 # browser asks to save data or the host sends it uncompressed (snapshot.js, findSnapshot): that visit then
@@ -108,9 +112,10 @@ def content_hash(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def build_assets(opts: Options, staging: Path, font_cache: FontCache | None) -> tuple[str, str, dict | None]:
-    """Write static files, the editor bundle, the lessonpy wheel and matplotlib's font cache
-    into assets/<hash>/; return the folder and the wheel's path (site-relative), and where the
+def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
+                 lessons: list[Lesson]) -> tuple[str, str, dict | None]:
+    """Write static files, the editor bundle, the lessonpy wheel, the maths font and its stylesheet
+    (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/; return the folder and the wheel's path (site-relative), and where the
     font cache is and belongs ({url, path}) for the page's worker."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
@@ -120,10 +125,11 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None) -> 
         shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)
     (work / "css" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
     bundle_codemirror(opts.root, work / "vendor" / "codemirror.js")
-    katex_dist = opts.root / "node_modules" / "katex" / "dist"
-    if katex_dist.is_dir():
-        shutil.copy2(katex_dist / "katex.min.css", work / "css" / "katex.min.css")
-        shutil.copytree(katex_dist / "fonts", work / "css" / "fonts")
+    temml_dist = opts.root / lesson_math.TEMML_IN_ROOT / "dist"
+    (work / "css" / MATHS_CSS).write_text(maths_stylesheet((temml_dist / "Temml-Local.css").read_text("utf-8")), "utf-8")
+    shutil.copy2(temml_dist / "Temml.woff2", work / "css" / "Temml.woff2")  # Temml's primes and script capitals
+    write_math_font(opts.root, opts.cache_dir, [m for lesson in lessons for m in lesson_math.rendered(lesson.tokens)],
+                    work / "css" / MATH_FONT)
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
@@ -160,7 +166,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
     the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
     env = templates(opts)
     entries = course_entries(course, lessons)
-    common = {"course": course, "assets": assets, "csp": CSP}
+    common = {"course": course, "assets": assets, "csp": CSP, "math_font": MATH_FONT, "maths_css": MATHS_CSS}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
     pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
@@ -252,7 +258,7 @@ def build(opts: Options) -> Path:
                                     precompile=opts.precompile, log=opts.log)
             # From the whole standard library: matplotlib's imports under Node need more than the core.
             font_cache = build_font_cache(whole, opts.cache_dir, opts.log)
-        assets, wheel, fonts = build_assets(opts, staging, font_cache)
+        assets, wheel, fonts = build_assets(opts, staging, font_cache, lessons)
         if whole:
             dist, rest_modules = split_pyodide(opts, whole, lessons, staging / wheel)
             plan = boot_plan(dist, BOOT_PACKAGES, rest_modules, restore=opts.snapshot != "off")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what the lesson site needs on a fresh Debian machine (Python 3.11, Node 20).
-#   ./setup.sh          Python build requirements + npm packages (Pyodide, CodeMirror, KaTeX, esbuild)
+#   ./setup.sh          Python build requirements + npm packages (Pyodide, CodeMirror, Temml, esbuild)
 #   ./setup.sh --test   the above, plus the test tools: pytest, Playwright for Python, Debian's
 #                       Chromium (Playwright's own browser download is not used), CPU PyTorch with
 #                       transformers (the reference for the NumPy models), and the two pinned model

@@ -1,7 +1,7 @@
 """Where the project's parts are, computed once: its root folder and the browser's Python.
 
 ``ROOT`` is the default of ``build.Options.root``; the build passes its root down (includes,
-KaTeX, templates, Pyodide's files are found from it) rather than each module working it out.
+Temml, templates, Pyodide's files are found from it) rather than each module working it out.
 ``py/`` (lessonpy, scaffold) is the builder's one way into the Python the page runs: the build
 computes widget pictures, reads the shared limits and lists the exercise checks with that very
 code, imported here in CPython (lesson numbers run it in a child process with PY_DIR on its path).

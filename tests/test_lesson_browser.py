@@ -93,22 +93,30 @@ def test_the_text_states_the_computed_numbers(page, numbers):
 
 
 def test_maths_is_typeset_with_mathml_and_no_tex_shows(page):
-    katex = page.locator("article .katex")
-    assert katex.count() > 20
-    expect(katex.first.locator("math")).to_have_count(1)
-    display = page.locator(".math-display .katex-display math[display=block]")
+    maths = page.locator("article math")
+    assert maths.count() > 20
+    display = page.locator(".math-display math[display=block]")
     assert display.count() >= 6
-    # what a reader sees: no dollar signs, no backslash commands (the TeX sits only in MathML annotations)
+    # what a reader sees: no dollar signs, no backslash commands
     visible = page.evaluate("""() => {
         const clone = document.querySelector('article.lesson').cloneNode(true);
-        clone.querySelectorAll('.katex-mathml, pre, code, script, .cell').forEach(e => e.remove());
+        clone.querySelectorAll('pre, code, script, .cell').forEach(e => e.remove());
         return clone.innerText;
     }""")
     assert "$" not in visible
     assert not re.search(r"\\(frac|sqrt|operatorname|mathbb|left|right)", visible)
-    # the KaTeX stylesheet and fonts loaded, so the formulas are typeset, not raw spans
-    font = page.locator(".katex .mathnormal").first.evaluate("e => getComputedStyle(e).fontFamily")
-    assert "KaTeX" in font
+    # typeset in the site's maths font (preloaded, so there before first paint), and typeset as maths:
+    # a fraction stacks, a display formula is a block as wide as its column
+    font = page.evaluate("""async () => {
+        await document.fonts.ready;
+        const face = [...document.fonts].find(f => f.family.replace(/"/g, "") === "Lesson Math");
+        return { status: face && face.status, family: getComputedStyle(document.querySelector("article math")).fontFamily };
+    }""")
+    assert font == {"status": "loaded", "family": '"Lesson Math", math'}
+    frac = page.locator(".math-display mfrac").first
+    parts = frac.evaluate("f => [...f.children].map(c => c.getBoundingClientRect().top)")
+    assert parts[1] > parts[0] + 5  # the denominator sits below the numerator
+    assert display.first.evaluate("m => getComputedStyle(m).display") in ("block math", "block")
 
 
 def test_the_included_module_shows_and_copies(page):

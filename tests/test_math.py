@@ -10,6 +10,7 @@ import pytest
 
 import build
 from sitebuild.pages import math as lesson_math
+from sitebuild.pages import math_font
 from sitebuild.pages import numbers as lesson_numbers
 from sitebuild.pages.lessons import LessonError, read_lesson, read_lessons
 from sitebuild.pages.render import render_lesson_body
@@ -31,19 +32,19 @@ def render(path: Path) -> str:
 
 # ---------------------------------------------------------------------------- maths
 
-def test_inline_and_display_maths_become_html_and_mathml(tmp_path):
+def test_inline_and_display_maths_become_mathml_only(tmp_path):
     html = render(write(tmp_path, "Scale by $\\sqrt{d_k}$ here.\n\n$$\n\\frac{QK^\\top}{\\sqrt{d_k}}\n$$\n"))
-    assert html.count('class="katex"') == 2
-    assert html.count("<math") == 2 and 'display="block"' in html
-    assert '<div class="math-display"><span class="katex-display">' in html
-    # the TeX survives only inside MathML's annotation, which is not displayed
-    visible = re.sub(r"<annotation.*?</annotation>", "", html)
-    assert "$" not in visible and "\\sqrt" not in visible
+    assert html.count("<math") == 2 and html.count('display="block"') == 1
+    assert '<div class="math-display"><math display="block"' in html
+    assert "<msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt>" in html and "<mfrac>" in html
+    # one form of each formula: no HTML typesetting beside it, and no TeX (not even as an annotation)
+    assert "katex" not in html and "<span" not in html and "<annotation" not in html
+    assert "$" not in html and "\\sqrt" not in html
 
 
 def test_dollars_that_are_money_or_code_stay_text(tmp_path):
     html = render(write(tmp_path, "It costs $5 and $6 today.\n\n`$x$` is code.\n\n```python\nprint('$y$')\n```\n"))
-    assert "katex" not in html
+    assert "<math" not in html
     assert "$5 and $6" in html and "<code>$x$</code>" in html
 
 
@@ -76,6 +77,27 @@ def test_formulas_of_all_lessons_are_typeset_in_one_node_call(tmp_path, monkeypa
     assert time.perf_counter() - started < 10
 
 
+def test_the_maths_font_keeps_what_the_formulas_draw_and_its_math_table(tmp_path):
+    from fontTools.ttLib import TTFont
+
+    mathml = lesson_math.render_tex([("\\sqrt{\\sum_{j} e^{s_j}} \\in \\mathbb{R}", False)], ROOT / lesson_math.TEMML_IN_ROOT)
+    mathml = [item["html"] for item in mathml]
+    chars = math_font.characters(mathml)
+    assert {ord("∑"), ord("ℝ"), ord("√"), 0x1D452} <= chars  # drawn, the radical <msqrt> draws, italic e
+    out = math_font.write_math_font(ROOT, tmp_path / "cache", mathml, tmp_path / "site" / math_font.FILE_NAME)
+    font = TTFont(out)
+    assert "MATH" in font  # what MathML Core needs to stretch, stack and shrink
+    cmap = font.getBestCmap()
+    assert ord("∑") in cmap and ord("ℝ") in cmap and ord("∫") not in cmap  # cut to the formulas
+    names = {r.nameID: r.toUnicode() for r in font["name"].names if r.langID in (0, 0x409)}
+    assert names[1] == math_font.FAMILY and "STIX" not in names[1] + names[4] + names[6]  # OFL: no reserved name
+    assert "STIX" in names[0] and "Open Font License" in names[13]  # the copyright and licence stay
+    assert out.stat().st_size < 50_000
+    # made once: the same formulas take the cached cut, byte for byte
+    again = math_font.write_math_font(ROOT, tmp_path / "cache", mathml, tmp_path / "again.woff2")
+    assert again.read_bytes() == out.read_bytes() and len(list((tmp_path / "cache" / "mathfont").iterdir())) == 1
+
+
 # ---------------------------------------------------------------------------- numbers
 
 def test_number_placeholders_fill_prose_and_maths(tmp_path):
@@ -83,7 +105,7 @@ def test_number_placeholders_fill_prose_and_maths(tmp_path):
     html = render(write(tmp_path, "Std {{ num.std }}, count {{num.n}}, $N = {{ num.n }}$.\n\n"
                                   "`{{ num.std }}` stays code.\n", front="numbers: demo_numbers_a\n"))
     assert "Std 1.02, count 2,359,296," in html
-    assert "<annotation encoding=\"application/x-tex\">N = 2{,}359{,}296</annotation>" in html
+    assert "<mi>N</mi><mo>=</mo><mn>2,359,296</mn>" in html
     assert "<code>{{ num.std }}</code>" in html
 
 
@@ -208,14 +230,16 @@ def test_the_authoring_fixture_builds_into_a_page(tmp_path):
     assert "A fixture course" in index and 'href="lessons/mean/"' in index and "Variance" in index
     page = (out / "lessons" / "mean" / "index.html").read_text()
     assert page.count('data-cell="') == 2 and 'data-cell="mean"' in page and 'data-cell="sum"' in page
-    assert page.count('class="katex"') >= 3 and "<math" in page
+    assert page.count("<math") >= 3 and "katex" not in page
     assert "For the numbers one to ten it is 5.5, and their sum is 55." in page
     assert 'data-source="tests/fixtures/authoring/helper.py"' in page and "The arithmetic mean" in page
     assert "hello.py" in page and page.count("data-copy") == 2
     assert 'data-lang="widget"' in page or "data-widget" in page  # a widget fence: rendered either way
-    assert "katex.min.css" in page
-    css = next((out / "assets").glob("*/css/katex.min.css"))
-    assert any(css.parent.joinpath("fonts").glob("KaTeX_Main-Regular.woff2"))
+    assert "css/maths.css" in page and 'href="../../assets/' in page
+    css = next((out / "assets").glob("*/css/maths.css"))
+    assert '@font-face { font-family: "Lesson Math"' in css.read_text() and ".tml-display" in css.read_text()
+    assert f'href="../../assets/{css.parent.parent.name}/css/math-font.woff2" as="font"' in page  # preloaded
+    assert (css.parent / "math-font.woff2").stat().st_size < 60_000  # cut to the fixture's formulas
 
 
 def test_the_fixture_cells_run(tmp_path):

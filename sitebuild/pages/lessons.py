@@ -208,7 +208,7 @@ def _fill_numbers(tokens: list[Token], path: Path, meta: dict[str, Any], text: s
 
 
 def render_maths(lessons: list[Lesson], root: Path = ROOT) -> None:
-    """Typeset every formula of *lessons* with KaTeX (from *root*) in one go; a bad one is a LessonError."""
+    """Typeset every formula of *lessons* with Temml (from *root*) in one go; a bad one is a LessonError."""
     found = [(lesson, f) for lesson in lessons for f in lesson_math.find_formulas(lesson.tokens)]
     try:
         failures = lesson_math.render_formulas([f for _, f in found], root)
@@ -358,7 +358,7 @@ def read_lessons(folder: Path, root: Path = ROOT) -> list[Lesson]:
     """Read every ``*.md`` in *folder*, ordered by their ``order`` (then file name)."""
     md = make_parser()
     lessons = [read_lesson(p, md, root=root, maths=False) for p in sorted(folder.glob("*.md"))]
-    render_maths(lessons, root)  # one KaTeX run for the whole course
+    render_maths(lessons, root)  # one Temml run for the whole course
     slugs: dict[str, Path] = {}
     for lesson in lessons:
         if lesson.slug in slugs:

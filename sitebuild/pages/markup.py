@@ -23,20 +23,16 @@ def highlight_code(code: str, lang: str) -> str:
 
 
 def code_standin(code: str) -> str:
-    """An editor's stand-in until the page builds it (static/js/page/lazy-editor.js): the code, highlighted,
-    one ``<span class="line">`` per line (each ending in its newline, so the text is the code, to
+    """An editor's stand-in until the page builds it (static/js/page/lazy-editor.js): the code as plain
+    text, one ``<span class="line">`` per line (each ending in its newline, so the text is the code, to
     select, copy and find), and --digits, the width of the line numbers the stand-in draws as the
-    editor will (the CSS sizes it line for line like CodeMirror, so nothing moves when it takes over)."""
+    editor will (the CSS sizes it line for line like CodeMirror, so nothing moves when it takes over).
+
+    Not highlighted: the editor that replaces it near the viewport colours it, and a highlighted
+    stand-in cost Lesson 4 about 6,500 elements (a ``<span>`` per token) that no reader saw."""
     lines = code.split("\n")
-    try:
-        # stripnl=False: a leading blank line is part of the code and keeps its line.
-        html_lines = highlight(code, get_lexer_by_name("python", stripnl=False), _FORMATTER).split("\n")[:len(lines)]
-    except ClassNotFound:  # pragma: no cover (python is always there)
-        html_lines = []
-    if len(html_lines) != len(lines):  # not line for line after all: plain text is still the code
-        html_lines = [html.escape(line) for line in lines]
-    body = "".join(f'<span class="line">{h}\n</span>' for h in html_lines[:-1])
-    body += f'<span class="line">{html_lines[-1]}</span>'
+    body = "".join(f'<span class="line">{html.escape(line)}\n</span>' for line in lines[:-1])
+    body += f'<span class="line">{html.escape(lines[-1])}</span>'
     return (f'<pre class="highlight code-standin" tabindex="0" style="--digits: {len(str(len(lines)))}">'
             f"<code>{body}</code></pre>")
 

@@ -1,12 +1,13 @@
-"""Maths in lessons: ``$...$`` inline and ``$$...$$`` display, rendered at build time by KaTeX.
+"""Maths in lessons: ``$...$`` inline and ``$$...$$`` display, rendered at build time by Temml.
 
-The page ships HTML and MathML (``output: "htmlAndMathml"``): sighted readers see
-KaTeX's typesetting, screen readers read the MathML, and no TeX and no maths
-JavaScript reach the page. Rendering runs Node once per build for every formula
-of every lesson (JSON on stdin, JSON on stdout), so adding formulas costs
+The page ships MathML Core only, one form of each formula: every current browser typesets it
+(with the site's own maths font, ``math_font``), screen readers read it, and no TeX and no maths
+JavaScript reach the page. (KaTeX's HTML next to its MathML came to about 13,000 elements for
+Lesson 4's 364 formulas; Temml's MathML is about 2,300.) Rendering runs Node once per build for
+every formula of every lesson (JSON on stdin, JSON on stdout), so adding formulas costs
 milliseconds, not a process each.
 
-A formula KaTeX cannot read is reported as ``file:line: bad maths: ...``.
+A formula Temml cannot read is reported as ``file:line: bad maths: ...``.
 """
 
 from __future__ import annotations
@@ -20,24 +21,27 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-#: Where KaTeX is, below the project root the build was given (``npm ci`` puts it there).
-KATEX_IN_ROOT = Path("node_modules") / "katex"
+#: Where Temml is, below the project root the build was given (``npm ci`` puts it there).
+TEMML_IN_ROOT = Path("node_modules") / "temml"
+TEMML_MODULE = Path("dist") / "temml.cjs"  # its CommonJS build (the package's "main" is a browser script)
 MATH_TOKENS = {"math_inline": False, "math_inline_double": True, "math_block": True, "math_block_label": True}
 
 # Reads [{tex, display}, ...] on stdin, writes [{html} | {error}, ...] on stdout.
 _NODE_SCRIPT = r"""
-const katex = require(process.argv[1]);
+const temml = require(process.argv[1]);
 let input = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => { input += chunk; });
 process.stdin.on("end", () => {
   const out = JSON.parse(input).map(({ tex, display }) => {
     try {
-      return { html: katex.renderToString(tex, {
-        displayMode: display, output: "htmlAndMathml", throwOnError: true, strict: "error", trust: false,
+      return { html: temml.renderToString(tex, {
+        displayMode: display, annotate: false, throwOnError: true, strict: true, trust: false,
       }) };
     } catch (err) {
-      return { error: String(err.message || err).replace(/^KaTeX parse error: /, "") };
+      // Temml marks the place with combining low lines (U+0332) under the TeX: say it in words instead
+      const text = String(err.message || err).trim().replace(/^Temml parse error: */, "");
+      return { error: text.replace(/\s*\n[\s\S]*$/, "").replace(/:$/, "") };
     }
   });
   process.stdout.write(JSON.stringify(out));
@@ -46,7 +50,7 @@ process.stdin.on("end", () => {
 
 
 class MathError(Exception):
-    """KaTeX (or Node) could not render; the lessons module turns this into a LessonError."""
+    """Temml (or Node) could not render; the lessons module turns this into a LessonError."""
 
 
 @dataclass
@@ -80,25 +84,25 @@ def find_formulas(tokens: Iterable[Token]) -> Iterator[Formula]:
             yield Formula(token.content.strip(), MATH_TOKENS[token.type], line, token)
 
 
-def render_tex(items: list[tuple[str, bool]], katex_dir: Path) -> list[dict]:
+def render_tex(items: list[tuple[str, bool]], temml_dir: Path) -> list[dict]:
     """Render ``(tex, display)`` pairs in one Node call; each result is ``{"html"}`` or ``{"error"}``."""
     if not items:
         return []
     node = shutil.which("node")
     if node is None:
-        raise MathError("Node.js is needed to render maths (KaTeX): install node, then `npm ci`")
-    if not (katex_dir / "package.json").exists():
-        raise MathError(f"KaTeX is missing at {katex_dir}: run `npm ci`")
+        raise MathError("Node.js is needed to render maths (Temml): install node, then `npm ci`")
+    if not (temml_dir / "package.json").exists():
+        raise MathError(f"Temml is missing at {temml_dir}: run `npm ci`")
     payload = json.dumps([{"tex": tex, "display": display} for tex, display in items])
-    proc = subprocess.run([node, "-e", _NODE_SCRIPT, str(katex_dir)], input=payload, capture_output=True, check=False,
+    proc = subprocess.run([node, "-e", _NODE_SCRIPT, str((temml_dir / TEMML_MODULE).resolve())], input=payload, capture_output=True, check=False,
                           text=True, encoding="utf-8", timeout=120)
     if proc.returncode != 0:
-        raise MathError(f"KaTeX failed: {proc.stderr.strip()[-500:]}")
+        raise MathError(f"Temml failed: {proc.stderr.strip()[-500:]}")
     return json.loads(proc.stdout)
 
 
 def render_formulas(formulas: list[Formula], root: Path) -> list[tuple[Formula, str]]:
-    """Store KaTeX's HTML in each formula's token (``token.meta["html"]``); return the failures.
+    """Store Temml's MathML in each formula's token (``token.meta["html"]``); return the failures.
 
     Identical formulas are rendered once. Tokens that already carry HTML are skipped,
     so rendering again is free.
@@ -107,7 +111,7 @@ def render_formulas(formulas: list[Formula], root: Path) -> list[tuple[Formula, 
     if not todo:
         return []
     unique = list(dict.fromkeys((f.tex, f.display) for f in todo))
-    results = dict(zip(unique, render_tex(unique, root / KATEX_IN_ROOT)))
+    results = dict(zip(unique, render_tex(unique, root / TEMML_IN_ROOT)))
     failures = []
     for f in todo:
         result = results[(f.tex, f.display)]
@@ -116,3 +120,8 @@ def render_formulas(formulas: list[Formula], root: Path) -> list[tuple[Formula, 
         else:
             f.token.meta["html"] = result["html"]
     return failures
+
+
+def rendered(tokens: Iterable[Token]) -> list[str]:
+    """The MathML of every typeset formula among *tokens* (what the maths font must draw)."""
+    return [f.token.meta["html"] for f in find_formulas(tokens) if "html" in f.token.meta]
