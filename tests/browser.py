@@ -67,6 +67,18 @@ def until_output(look, text, what, timeout_ms=BOOT_TIMEOUT_MS):
         time.sleep(1.5)
 
 
+def open_tables(scope) -> None:
+    """Open every closed <details> in *scope* (a page or a locator) that holds a widget's tables, with a
+    click on its summary, as a reader does: a table in a closed <details> is built only when it opens."""
+    closed = scope.locator("details:not([open]):has(.attn-table-wrap) > summary")
+    unbuilt = scope.locator("details[open] .attn-table-wrap[data-deferred]")  # built on the toggle event, a task later
+    while closed.count():
+        before = closed.count()
+        closed.first.click()
+        expect(closed).not_to_have_count(before)
+        expect(unbuilt).to_have_count(0)
+
+
 def chromium_path() -> str:
     """The Chromium binary to drive, with a clear message when it is missing."""
     path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

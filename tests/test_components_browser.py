@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from browser import RUN_TIMEOUT_MS
+from browser import RUN_TIMEOUT_MS, open_tables
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,12 +134,16 @@ def luminance(rgb):
 
 def test_tables_hold_exactly_the_input_values(page):
     arrays, tokens = mount(page)
+    # closed, the tables are not built (the DOM grows with the reader); opened, they hold the latest data
+    assert page.locator(".attn-tables:not([open])").count() == 1 and page.locator(".attn-tables table").count() == 0
+    assert page.locator(".attn-table-wrap[data-deferred]").count() == 5
+    open_tables(page)
     for key, name in [("weights", "weights"), ("scores", "scores"), ("V", "V"), ("out", "out")]:
         cells = page.locator(f".attn-table-{name} tbody td")
         values = np.array(cells.evaluate_all("tds => tds.map(td => Number(td.dataset.value))"), dtype=np.float32)
         expected = arrays[key].ravel()
         assert np.array_equal(values, expected), key
-        texts = cells.all_text_contents()  # the tables sit in a closed <details>
+        texts = cells.all_text_contents()
         assert texts == [shown(v) for v in expected.astype(np.float64)], key
     caption = page.locator(".attn-table-weights caption").text_content()
     assert "Attention weights" in caption and "6×6" in caption
@@ -193,6 +197,7 @@ def test_causal_mask_is_drawn_grey_and_listed(page):
     assert np.all(colours[masked] == [int(grey[i:i + 2], 16) for i in (1, 3, 5)])
     assert not np.any(np.all(colours[~masked] == [int(grey[i:i + 2], 16) for i in (1, 3, 5)], axis=-1))
     assert "masked" in page.locator(".attn-figure-scores figcaption").inner_text()
+    open_tables(page)
     assert page.locator(".attn-table-scores tbody tr").first.locator("td").nth(1).text_content() == "−∞ (masked)"
 
 
@@ -200,6 +205,7 @@ def test_causal_mask_is_drawn_grey_and_listed(page):
 
 def test_click_a_row_then_arrow_key_moves_the_selection_everywhere(page):
     arrays, tokens = mount(page)
+    open_tables(page)
     w = arrays["weights"]
 
     def expected_sentence(i):
@@ -281,6 +287,7 @@ def test_T512_draws_pooled_with_work_bounded_by_the_blocks_not_the_cells(page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "components-T512.png"), full_page=True)
     # The table lists only the selected row instead of 262,144 cells.
+    open_tables(page)
     page.evaluate("fx.view.select(100)")
     assert page.locator(".attn-table-weights tbody tr").count() == 1
     assert page.locator(".attn-table-weights tbody td").count() == 512

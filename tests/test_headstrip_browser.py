@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import RUN_TIMEOUT_MS
+from browser import RUN_TIMEOUT_MS, open_tables
 from lessonpy import realheads
 from test_widgets_browser import LESSON, page, widget, widgets_url  # noqa: F401 (fixtures)
 
@@ -56,6 +56,7 @@ def token_name(tokens, i):
 
 def strip_table(real):
     """The strip's table: [(head, strongest key, its weight, second key, its weight)], isolates removed."""
+    open_tables(real)
     rows = real.locator(".realheads-strip-table tbody tr").evaluate_all("""trs => trs.map((tr) => [...tr.children].map(
         (c) => (c.dataset.value !== undefined ? Number(c.dataset.value) : c.textContent.replace(/[\\u2068\\u2069]/g, ''))))""")
     return rows

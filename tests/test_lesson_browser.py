@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser import BOOT_TIMEOUT_MS, protocol_errors
+from browser import BOOT_TIMEOUT_MS, open_tables, protocol_errors
 from lessonpy import lesson_numbers
 from playwright.sync_api import expect
 
@@ -143,6 +143,7 @@ def test_config_and_laptop_script_have_copy_buttons(page):
 
 def weights_by_label(page, view_id):
     """The weights table of an attention view, as {query label: {key label: weight}}, read from the page."""
+    open_tables(page.locator(f"#widget-{view_id}"))
     table = page.locator(f"#widget-{view_id} .attn-table-weights table")
     keys = table.locator("thead th").evaluate_all("ths => ths.slice(1).map(th => th.textContent)")
     rows = table.locator("tbody tr").evaluate_all(
@@ -198,6 +199,7 @@ def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_han
     expect(hand.nth(1)).to_contain_text("same token")
     # the tables behind the hand-built panels hold what Python computes
     expected = widgets.heads(4)["arrays"]["hand_weights"]
+    open_tables(heads)
     tables = heads.locator(".heads-table")
     expect(tables).to_have_count(6)
     for i in range(2):
@@ -207,6 +209,7 @@ def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_han
 
 def view_table(page, view_id):
     """An attention view's weights table as a float array (rows x cols), from the cells' exact data-value."""
+    open_tables(page.locator(f"#widget-{view_id}"))
     rows = page.locator(f"#widget-{view_id} .attn-table-weights tbody tr")
     return np.array(rows.evaluate_all(
         "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))

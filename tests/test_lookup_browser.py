@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lessonpy.lookup import EXAMPLE, build_lookup_payload, temperature_grid
+from browser import open_tables
 from test_components_browser import _open, base_url, page, sample_data  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
@@ -36,6 +37,7 @@ def mount(page, temperature=1.0, **arrays) -> dict:
 
 def table(page) -> np.ndarray:
     """The table's numbers (N, 5): x, y, score, weight, value, from the cells' exact data-value."""
+    open_tables(page.locator("#lookup"))
     rows = page.locator("#lookup .attn-table tbody tr")
     return np.array(rows.evaluate_all("trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
 
@@ -118,6 +120,7 @@ def test_a_new_payload_keeps_the_readers_temperature(page):
 
 def test_arrow_keys_move_between_the_keys_and_the_table_follows(page):
     mount(page)
+    open_tables(page.locator("#lookup"))
     canvas = page.locator("#lookup canvas")
     canvas.focus()
     for key, focus in [("ArrowRight", 1), ("ArrowDown", 2), ("ArrowRight", 2), ("Home", 0), ("ArrowLeft", 0), ("End", 2)]:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, protocol_errors
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, open_tables, protocol_errors
 from lessonpy import lookup, realheads, widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import build_payload
@@ -73,6 +73,7 @@ def widget(page, wid):
 
 def table_values(page, wid, name):
     """The values of a view's table (rows x cols) from the cells' exact data-value."""
+    open_tables(widget(page, wid))
     rows = widget(page, wid).locator(f".attn-table-{name} tbody tr")
     return np.array(rows.evaluate_all(
         "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
@@ -222,6 +223,7 @@ def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
     expect(steps.locator(".attn-summary-host")).to_contain_text("sends 33% of its attention")
     sends, attention = page.evaluate(WORD_X, ["steps", ["sends", "attention"]])
     assert sends < attention, "the words after the label were laid out right to left"
+    open_tables(steps)
     headers = steps.locator(".attn-table-weights th[scope=row]")
     expect(headers.nth(2)).to_have_attribute("dir", "auto")
 
@@ -260,6 +262,7 @@ def test_explorer_saturates_without_scaling_and_stays_soft_with_it(page):
 def test_causal_toggle_greys_the_future_and_rows_still_sum_to_one(page):
     explorer, entropy, _, row_sum = explorer_settings(page, 64, scale=True, causal=True)
     np.testing.assert_allclose(row_sum, 1, atol=1e-6)
+    open_tables(explorer)
     scores = explorer.locator(".attn-table-scores tbody tr")
     assert scores.first.locator("td").nth(1).text_content() == "−∞ (masked)"
     weights = table_values(page, "explorer", "weights")
@@ -295,6 +298,7 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
         expect(heads.locator(".heads-params")).to_have_attribute("data-count", count)
         expect(heads.locator(".heads-params")).to_contain_text("4 × 48² = 9,216")
     expected = widgets.heads(3)["arrays"]["weights"]
+    open_tables(heads)
     shown = heads.locator(".heads-table").nth(2).locator("tbody td").evaluate_all(
         "tds => tds.map(td => Number(td.dataset.value))")
     np.testing.assert_allclose(np.array(shown).reshape(8, 8), expected[2], atol=1e-6)
@@ -304,6 +308,7 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
 
 def real_table(real):
     """The open head's table as float32 (T, T), from the cells' exact data-value."""
+    open_tables(real)
     rows = real.locator(".realheads-table tbody tr")
     return np.array(rows.evaluate_all(
         "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"), dtype=np.float32)
@@ -315,6 +320,7 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
     canvas = real.locator(".realheads-grid canvas")
     expect(canvas).to_have_attribute("data-heads", "72", timeout=RUN_TIMEOUT_MS)  # 6 layers x 12 heads drawn
     minilm = realheads.load("minilm")
+    open_tables(real)
     caption = real.locator(".realheads-table caption")
     # the keyboard: from the open head (0, 2) one right and one down, then Enter
     canvas.focus()
@@ -376,6 +382,7 @@ def lookup_step(tau):
 
 def lookup_table(section):
     """The lookup's table (N, 5): x, y, score q·k, weight at the slider's τ, value, from the cells' data-value."""
+    open_tables(section)
     rows = section.locator(".attn-table tbody tr")
     return np.array(rows.evaluate_all("trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
 

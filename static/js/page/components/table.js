@@ -1,6 +1,8 @@
 // Text alternatives for the pictures: an accessible <table> per matrix (or per list of records, such
 // as each head's strongest keys) and a live summary of the selected row. These build DOM only inside
-// the container they are given.
+// the container they are given, and a table inside a closed <details> (a widget's "Show the numbers as
+// tables") only once it is opened: Lesson 4's widgets held about 4,200 table elements at load that no
+// reader had asked for (whenShown).
 
 import { checkArray } from "./validate.js";
 import { fmt, isolate } from "./canvas.js";
@@ -39,8 +41,9 @@ export function createTable(container, options = {}) {
   const wrap = tableRegion(container, opts.caption);
   let state = null;
   let selected = null;
+  const render = whenShown(wrap, build);
 
-  function render() {
+  function build() {
     wrap.textContent = "";
     const table = document.createElement("table");
     table.className = "attn-table";
@@ -129,6 +132,27 @@ function tableRegion(container, caption) {
   return wrap;
 }
 
+/**
+ * `build` wrapped to run now if `wrap` can be seen, else once the closed <details> around it opens
+ * (only the latest state is built: calls while closed just mark it stale). Nothing is lost by waiting:
+ * the region keeps its name, and the table is built from the latest state as the <details> opens.
+ */
+function whenShown(wrap, build) {
+  const render = () => {
+    const closed = wrap.closest("details:not([open])");
+    if (!closed) { delete wrap.dataset.deferred; build(); return; }
+    if (wrap.dataset.deferred) return; // a listener is waiting already
+    wrap.dataset.deferred = "true"; // said on the page: a test (or a script) can wait for the build
+    closed.addEventListener("toggle", function opened() {
+      if (!closed.open) return;
+      closed.removeEventListener("toggle", opened);
+      delete wrap.dataset.deferred;
+      render(); // built now, or when a closed <details> further out opens
+    });
+  };
+  return render;
+}
+
 /** Highlight the row whose data-row is `row` (null: none) as the selected one. */
 function markRow(wrap, row) {
   wrap.querySelectorAll("tr.attn-selected").forEach((tr) => { tr.classList.remove("attn-selected"); tr.removeAttribute("aria-current"); });
@@ -148,8 +172,9 @@ export function createListTable(container, options = {}) {
   let rows = null;
   let caption = opts.caption;
   let selected = null;
+  const render = whenShown(wrap, build);
 
-  function render() {
+  function build() {
     wrap.textContent = "";
     wrap.setAttribute("aria-label", caption);
     const table = document.createElement("table");
