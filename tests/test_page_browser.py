@@ -222,6 +222,9 @@ def test_matplotlib_figure_appears_under_the_cell(page):
     expect(figure).to_have_attribute("alt", re.compile("Figure 1"))
     width = figure.evaluate("img => img.decode().then(() => img.naturalWidth)")
     assert width > 100
+    # its size is given before it decodes (from the PNG's header), so the page moves once as it comes, not twice
+    assert figure.evaluate("img => [img.getAttribute('width'), img.getAttribute('height')]") == [
+        str(width), str(figure.evaluate("img => img.naturalHeight"))]
     # The build ships matplotlib's font cache: the reader's first figure does not build it.
     assert "font cache" not in out.inner_text()
 

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import cat_example, lookup, realheads, trained_head
+from . import ablation, cat_example, lookup, realheads, trained_head
 from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
                         row_entropy, softmax, split_heads)
 from .score_draws import unit_draws
@@ -233,7 +233,9 @@ def real_head_example(cell, title=None, target=None):
 def real_heads_prerender(model="minilm", sentence=0, job=None, target=None):
     """The real-heads widget's picture before Python loads, computed at build time from the committed data:
     the sentence and the featured head *job* (default: the model's first) as stored, without the whole grid
-    (L x H x T x T numbers would weigh on every page view; the page asks Python for them)."""
+    (L x H x T x T numbers would weigh on every page view; the page asks Python for them), and the whole of its
+    ablation view (:func:`lessonpy.ablation.payload`: fixed data, 2 KB gzipped), drawn with the widget, so it
+    never arrives later to push the page down under the reader."""
     heads = realheads.load(model)
     s = _check_int("sentence", sentence, 0, len(heads.sentences) - 1)
     f = heads.featured_head(job or heads.featured[0]["job"])
@@ -242,7 +244,8 @@ def real_heads_prerender(model="minilm", sentence=0, job=None, target=None):
     return {**grid, "widget": "real-heads", "sentences": [x["text"] for x in heads.sentences],
             "models": [{"name": name, "title": realheads.load(name).meta["title"]} for name in realheads.MODELS],
             "open": {"layer": f["layer"], "head": f["head"], "job": f["job"],
-                     "weights": heads.pattern(s, f["layer"], f["head"])}}
+                     "weights": heads.pattern(s, f["layer"], f["head"])},
+            "ablation": ablation.payload(target=target)}
 
 
 # -----------------------------------------------------------------------------

@@ -6,6 +6,13 @@ import { Event, cutNote } from "../shared/protocol.js";
 import * as storage from "./storage.js";
 import { TabSync } from "./tabsync.js";
 
+/** A PNG's size in pixels, from its header (null: not a PNG). */
+function pngSize(bytes) {
+  const data = ArrayBuffer.isView(bytes) ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new DataView(bytes);
+  if (data.byteLength < 24 || data.getUint32(0) !== 0x89504e47 || data.getUint32(12) !== 0x49484452) return null; // "\x89PNG", "IHDR"
+  return { width: data.getUint32(16), height: data.getUint32(20) };
+}
+
 class Output {
   /** The output area of one cell: text only (textContent), never HTML from Python. */
   constructor(el, label) {
@@ -68,6 +75,10 @@ class Output {
     const img = document.createElement("img");
     img.className = "out-figure";
     img.alt = `Figure ${this.figures} drawn by ${this.label}`;
+    // Its box is laid out at once, at its size (site.css scales it down to fit): what follows moves once, as the
+    // figure comes, and not again a frame later, when its pixels are decoded.
+    const size = pngSize(bytes);
+    if (size) Object.assign(img, size);
     img.src = URL.createObjectURL(new Blob([bytes], { type: "image/png" }));
     this.el.append(img);
     this.last = null;

@@ -14,6 +14,20 @@ import { checkArray } from "./validate.js";
 const GAP = 3;
 const MAX_THUMB = 56;
 const MIN_THUMB = 12;
+const LEFT = 64; // "layer 29"
+const TOP = 22; // the columns' names
+
+/** Whether layers run across (the longer axis does) in a grid of L layers and H heads. */
+const layersRunAcross = (L, H) => L > H;
+
+/** How the grid of L layers and H heads is laid out `width` CSS pixels wide: the same with the weights or before. */
+function gridLayout(width, L, H) {
+  const layersAcross = layersRunAcross(L, H);
+  const rows = layersAcross ? H : L;
+  const cols = layersAcross ? L : H;
+  const thumb = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.floor((width - LEFT - 4) / cols) - GAP));
+  return { layersAcross, rows, cols, thumb, height: TOP + rows * (thumb + GAP) + 4 };
+}
 
 /** Where head (layer, head) sits: {row, col}, for the orientation `layersAcross`. */
 export function gridCell(layer, head, layersAcross) {
@@ -63,7 +77,8 @@ export function checkGrid(weights) {
 
 /**
  * createHeadGrid(canvas, {onSelect({layer, head}), onFocus({layer, head}), describe({layer, head}) -> text})
- *   -> {update({weights, featured, changed, causal}), select({layer, head} | null), focused(), layout(), destroy()}
+ *   -> {update({weights, featured, changed, causal}), reserve(L, H), select({layer, head} | null), focused(), layout(),
+ *       destroy()}
  * featured: [{job, layer, head}] framed in the accent colour; changed: [{layer, head, change}] ("off": crossed,
  * a factor: a dashed frame); causal: zeros above the diagonal are
  * drawn as "masked" (the model never computes them), not as weight 0.
@@ -78,12 +93,13 @@ export function createHeadGrid(canvas, options = {}) {
   let focus = { layer: 0, head: 0 };
   let hover = null;
   let focused = false;
+  let reserved = null; // {L, H} of the grid to come, before its weights (reserve)
   let image = null; // every pattern side by side, one pixel per weight, made once per update and theme
   let imageTheme = null;
   let geometry = null;
   const describe = options.describe ?? (({ layer, head }) => `layer ${layer}, head ${head}`);
 
-  const across = () => grid.L > grid.H; // layers run across when there are more layers than heads
+  const across = () => layersRunAcross(grid.L, grid.H);
 
   function makeImage() {
     const { L, H, T, data } = grid;
@@ -110,16 +126,13 @@ export function createHeadGrid(canvas, options = {}) {
   }
 
   function render() {
-    if (drawStatus(canvas, error, grid ? "" : "The heads appear when Python has loaded.")) return;
+    // the placeholder takes the height the grid will have, so its weights arriving move nothing below it
+    const room = !grid && reserved ? gridLayout(canvasWidth(canvas), reserved.L, reserved.H).height : undefined;
+    if (drawStatus(canvas, error, grid ? "" : "The heads appear when Python has loaded.", room)) return;
     const { L, H, T } = grid;
-    const layersAcross = across();
-    const rows = layersAcross ? H : L;
-    const cols = layersAcross ? L : H;
-    const left = 64;
-    const top = 22;
-    const width0 = canvasWidth(canvas);
-    const thumb = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.floor((width0 - left - 4) / cols) - GAP));
-    const height = top + rows * (thumb + GAP) + 4;
+    const { layersAcross, rows, cols, thumb, height } = gridLayout(canvasWidth(canvas), L, H);
+    const left = LEFT;
+    const top = TOP;
     const { ctx, width } = prepareCanvas(canvas, height);
     const theme = readTheme();
     if (imageTheme !== theme) image = null; // masked cells take the theme's grey
@@ -252,6 +265,11 @@ export function createHeadGrid(canvas, options = {}) {
       if (focus.layer >= grid.L || focus.head >= grid.H) focus = { layer: 0, head: 0 };
       label();
       life.request();
+    },
+    /** The size of the grid to come (L layers, H heads), before its weights: the placeholder keeps its room. */
+    reserve(L, H) {
+      reserved = Number.isInteger(L) && Number.isInteger(H) && L > 0 && H > 0 ? { L, H } : null;
+      if (!grid) life.now();
     },
     /** Frame a head as the open one (null: none) without calling onSelect. */
     select(head) {

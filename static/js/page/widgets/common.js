@@ -64,6 +64,17 @@ export function pythonNote(state) {
 }
 
 /**
+ * Put `stopButton` (a caller's) at the end of the widget's status line `status`, which is in the page. The line
+ * keeps its height and its text its width whether the Stop shows or not (widgets.css), so a call starting or
+ * ending moves nothing below it.
+ */
+export function statusWithStop(status, stopButton) {
+  const line = el("div", "widget-status-line");
+  status.replaceWith(line);
+  line.append(status, stopButton);
+}
+
+/**
  * A debounced caller of one lessonpy.widget_payloads function. request(kwargs) schedules a call
  * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
  * newest request (its arrays, tokens and stats in one piece): replies to requests made since

@@ -4,7 +4,7 @@
 // scores / weights pictures sliding from soft to one-hot.
 import { createAttentionView } from "../components/linked.js";
 import { LIMITS } from "../../shared/limits.js";
-import { createCaller, el, labelled, num, pythonNote, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, pythonNote, statusWithStop, watchPython } from "./common.js";
 
 const log2 = Math.log2;
 
@@ -124,7 +124,7 @@ export function createExplorer({ section, spec, runtime, initial }) {
     onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
     onStopped() { status.textContent = "Stopped. Change a setting to compute again."; section.dataset.state = "stopped"; },
   });
-  status.after(caller.stopButton);
+  statusWithStop(status, caller.stopButton);
   for (const input of inputs) {
     input.addEventListener("input", () => { showSettings(); caller.request(settings()); });
   }

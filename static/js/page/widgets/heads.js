@@ -6,7 +6,7 @@
 import { createHeatmap } from "../components/heatmap.js";
 import { createSelectionStore } from "../components/linked.js";
 import { createTable } from "../components/table.js";
-import { createCaller, el, labelled, num, pythonNote, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, pythonNote, statusWithStop, watchPython } from "./common.js";
 
 const shape = (dims) => `(${dims.join(", ")})`;
 const int = (n) => n.toLocaleString("en");
@@ -100,7 +100,7 @@ export function createHeads({ section, spec, runtime, initial }) {
     onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
     onStopped() { status.textContent = "Stopped. Change a setting to compute again."; section.dataset.state = "stopped"; },
   });
-  status.after(caller.stopButton);
+  statusWithStop(status, caller.stopButton);
   select.addEventListener("change", () => caller.request({ n_head: Number(select.value), C: o.C, T: o.T, seed: o.seed, target: spec.id }));
 
   watchPython(runtime, (state) => {

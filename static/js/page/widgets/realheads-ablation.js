@@ -1,10 +1,11 @@
 // The real-heads widget's ablation view: what SmolLM2 loses on repeated random tokens when one head is knocked
 // out (lessonpy.ablation, computed at build time by sitebuild.realheads.ablate). One bar per head, for the heads
 // that cost most and the ones the lesson names (framed), then one repeated sequence token by token, with the
-// tokens the model gets wrong as it is and without the top induction and previous-token heads. Python sends it
-// (lessonpy.ablation.payload, 12 KB of data downloaded by the worker), only once the view comes near the screen.
+// tokens the model gets wrong as it is and without the top induction and previous-token heads. The data are fixed,
+// so the build computes them (lessonpy.ablation.payload, in the widget's first payload) and the view is drawn whole
+// with the widget: asked of Python when it came near, it arrived as the reader read, and pushed the page down.
 import { createListTable } from "../components/table.js";
-import { el, num, onceNear, pythonMessage, watchPython } from "./common.js";
+import { el, num } from "./common.js";
 
 const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
 
@@ -13,12 +14,11 @@ function runName(knocked) {
   return knocked ? `without ${headName(knocked)} (the ${knocked.test} test's best)` : "as it is";
 }
 
-export function createAblationView(host, { runtime, target }) {
+/** The view, drawn from `payload` (lessonpy.ablation.payload, decoded), at the end of `host`. */
+export function createAblationView(host, payload) {
   const section = el("section", "realheads-ablation");
   section.append(el("h4", "realheads-ablation-title", "Knock one head out (SmolLM2)"));
   const status = el("p", "widget-status realheads-ablation-status");
-  status.setAttribute("role", "status");
-  status.textContent = "The ablation results load when you scroll here.";
   const bars = el("ul", "realheads-ablation-bars");
   const example = el("div", "realheads-ablation-example");
   const details = el("details", "realheads-ablation-table");
@@ -82,22 +82,6 @@ export function createAblationView(host, { runtime, target }) {
     section.dataset.state = "ready";
   }
 
-  let asked = false;
-  let near = false;
-  let ready = false;
-  async function askOnce() {
-    if (asked || !near || !ready) return;
-    asked = true;
-    status.textContent = "Loading the ablation results in Python…";
-    section.dataset.state = "busy";
-    try {
-      render(await runtime.call("lessonpy.ablation", "payload", { target }));
-    } catch (err) {
-      status.textContent = `Python could not load the ablation results: ${pythonMessage(err)}`;
-      section.dataset.state = "error";
-    }
-  }
-  onceNear(section, () => { near = true; askOnce(); });
-  watchPython(runtime, (state) => { ready = state === "ready"; askOnce(); });
+  render(payload);
   return { element: section };
 }

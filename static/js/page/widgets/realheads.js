@@ -11,7 +11,7 @@ import { createHeadGrid } from "../components/headgrid.js";
 import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
 import { createListTable, createTable, tokenName } from "../components/table.js";
-import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
@@ -77,7 +77,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   const live = createLivePanel();
   section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, stripFigure,
     details, stripDetails);
-  createAblationView(section, { runtime, target: spec.id }); // its own data, asked for when it comes near
+  createAblationView(section, initial.ablation); // the build's: fixed data
 
   let payload = initial; // the current model and sentence (the build's, until Python answers)
   let open = { layer: initial.open.layer, head: initial.open.head };
@@ -191,6 +191,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       grid.update({ weights: payload.arrays.weights, featured: payload.featured, causal: payload.causal,
         changed: payload.live ? payload.changes : [] });
       section.dataset.heads = String(L * H);
+    } else {
+      grid.reserve(L, H);
     }
     const keep = open.layer < L && open.head < H && payload.arrays?.weights;
     openHead(keep ? open : { layer: payload.featured[0].layer, head: payload.featured[0].head });
@@ -200,7 +202,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     delay: 0,
     onResult(reply) {
       render(reply);
-      status.textContent = `Computed in Python from the shipped data: ${reply.layers * reply.heads} heads of ${reply.title}.`;
+      status.textContent = `Computed in Python from the shipped data: all ${reply.layers * reply.heads} heads.`; // the model is named above
       section.dataset.state = "ready";
     },
     onError(err) {
@@ -209,7 +211,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     },
     onBusy(busy) { if (busy) { status.textContent = "Loading the heads in Python…"; section.dataset.state = "busy"; } },
   });
-  status.after(caller.stopButton); // like the other widgets: a slow load (SmolLM2's 270 heads) can be stopped
+  statusWithStop(status, caller.stopButton); // like the other widgets: a slow load (SmolLM2's 270 heads) can be stopped
   const request = () => caller.request({ model: modelSelect.value, sentence: Number(sentenceSelect.value), target: spec.id });
   modelSelect.addEventListener("change", () => {
     sentenceSelect.value = "0";
