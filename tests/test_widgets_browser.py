@@ -351,14 +351,14 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
     np.testing.assert_array_equal(real_table(real), smol.pattern(3, ind["layer"], ind["head"]))
 
 
-def test_real_heads_ablation_view_loads_when_near_and_shows_the_shipped_results(page):
+def test_real_heads_ablation_view_comes_with_the_widget_and_shows_the_shipped_results(page):
     from lessonpy import ablation
 
     real = widget(page, "real")
-    real.scroll_into_view_if_needed()  # the widget is made when near; then its ablation view asks when near
+    real.scroll_into_view_if_needed()  # the widget is made when near, its ablation view with it (the build's data)
     view = real.locator(".realheads-ablation")
     view.scroll_into_view_if_needed()
-    expect(view).to_have_attribute("data-state", "ready", timeout=RUN_TIMEOUT_MS)
+    expect(view).to_have_attribute("data-state", "ready")
     p = ablation.payload()
     bars = view.locator(".realheads-ablation-bar")
     expect(bars).to_have_count(len(p["heads"]))
