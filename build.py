@@ -283,17 +283,33 @@ def build(opts: Options) -> Path:
     return opts.out_dir
 
 
+def run_cells(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> set[str]:
+    """Run each lesson's cells in page order in Pyodide under Node (sitebuild.startup.stdlib_split: cached by the
+    cells, the wheel and Pyodide); a cell that fails stops the build at its line, with its traceback. Cells marked
+    needs=page run only in the page (the browser tests run them). Return the standard library's entries the
+    page imports before each lesson's first outputs."""
+    traced: set[str] = set()
+    for lesson in lessons:
+        cells = [(cell.id, cell.code, cell.needs_page) for cell in lesson.cells]
+        report = trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log)
+        if report["failed"]:
+            cell = next(c for c in lesson.cells if c.id == report["failed"]["id"])
+            raise LessonError(lesson.source_path, cell.line, f"cell {cell.id!r} failed when the lesson's cells run "
+                              f"in page order:\n{report['failed']['error'].rstrip()}\n(a cell that needs data the "
+                              "site serves, or a widget, says so: ```python run id=... needs=page)")
+        traced.update(report["entries"])
+    return traced
+
+
 def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, list[str] | None]:
     """The Pyodide folder whose standard library is split in two (sitebuild.startup.stdlib_split): the core, what
-    the boot and each lesson's first outputs import (traced under Node), and the rest; with a snapshot, the
-    boot wheels split too (sitebuild.startup.wheel_split: their libraries, which a restore reads, and the rest);
-    and the dotted names of the standard library rest's modules (None when it is not split: opts.split_stdlib)."""
+    the boot and each lesson's first outputs import (traced under Node, in the run of the cells: run_cells), and
+    the rest; with a snapshot, the boot wheels split too (sitebuild.startup.wheel_split: their libraries, which a
+    restore reads, and the rest); and the dotted names of the standard library rest's modules (None when it is
+    not split: opts.split_stdlib)."""
     dist, modules = whole, None
+    traced = run_cells(opts, whole, lessons, lesson_wheel)  # run whether or not the library is split: the check
     if opts.split_stdlib:
-        traced: set[str] = set()
-        for lesson in lessons:
-            cells = [(cell.id, cell.code) for cell in lesson.cells]
-            traced.update(trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log))
         dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
     if opts.split_wheels and opts.snapshot != "off":  # what a restore reads of the boot wheels first, and the rest
         dist = split_wheels(dist, BOOT_PACKAGES, opts.cache_dir, opts.log)

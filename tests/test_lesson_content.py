@@ -1,10 +1,8 @@
-"""The attention lesson's content is right: its cells run, and the text states what they print.
+"""The attention lesson's science: what its cells and numbers show is what the text says it shows.
 
-The cells are run in order in one namespace, as the page runs them (here in CPython;
-tests/test_lesson_browser.py does the same in Pyodide). Every number the text states
-comes from ``lessonpy.lesson_numbers``; its ``CELL_PRINTS`` says which cell prints which
-number, and these tests check the printed output contains it, so a cell and the text
-cannot drift apart unnoticed.
+What every lesson gets (its cells run in page order without error, print the numbers the text quotes,
+and print the same when run again) is in tests/test_every_lesson.py. Here the cells run too, in CPython,
+every one of them in one namespace (``run_cells``), for the checks particular to this lesson.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ import sweep_reference as experiments
 from lessonpy import lesson_numbers
 
 from sitebuild.pages.lessons import read_lesson
-from sitebuild.pages.numbers import PLACEHOLDER, format_value
+from sitebuild.pages.numbers import PLACEHOLDER
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lessons" / "attention.md"
@@ -49,22 +47,6 @@ def run_cells(lesson):
     return outputs, namespace
 
 
-def test_every_cell_prints_the_same_when_run_again_after_all_the_others(lesson, run_cells):
-    """A reader scrolls back and presses Run: after every cell has run, running them again from the last
-    to the first (each then sees what the later cells left behind) must print what the first pass printed."""
-    first, _ = run_cells
-    namespace: dict = {"__name__": "__lesson__"}
-    for cell in lesson.cells:
-        run_cell(cell, namespace)
-    for cell in reversed(lesson.cells):
-        assert_same_when_rerun(cell.id, run_cell(cell, namespace), first[cell.id], lesson_numbers.numbers())
-
-
-def assert_same_when_rerun(cell_id, again, first, numbers):
-    """A re-run prints exactly what the first run printed (no cell prints a timing: they count instead)."""
-    assert again == first, f"cell {cell_id} prints something else when re-run"
-
-
 @pytest.fixture(scope="module")
 def numbers():
     return lesson_numbers.numbers()
@@ -89,23 +71,6 @@ def test_the_first_experiment_keeps_its_cell_ids_in_order(lesson):
     assert ids[:2] == ["average", "running"]
     start = ids.index("setup")
     assert ids[start:start + 4] == ["setup", "scores", "softmax", "output"]
-
-
-def test_every_cell_runs_in_order_without_error_or_warning(lesson):
-    namespace: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # e.g. an overflow the lesson did not mean to show
-        for cell in lesson.cells:
-            run_cell(cell, namespace)
-
-
-def test_each_cell_prints_the_numbers_the_text_states(run_cells, numbers):
-    outputs, _ = run_cells
-    assert set(lesson_numbers.CELL_PRINTS) <= set(outputs), "CELL_PRINTS names a cell the lesson lacks"
-    for cell_id, keys in lesson_numbers.CELL_PRINTS.items():
-        for key in keys:
-            value = format_value(key, numbers[key])  # as the text shows it
-            assert value in outputs[cell_id], f"cell {cell_id!r} should print {key} = {value!r}:\n{outputs[cell_id]}"
 
 
 def test_every_placeholder_in_the_text_is_a_known_number(numbers):
@@ -300,29 +265,6 @@ def test_every_large_number_typed_in_the_lesson_is_a_computed_one():
 
 # ---------------------------------------------------------------------------- the new sections
 # (issue 7 part 4): the warm-up's averages, the hand-built cat, order, and the T^2 cost
-
-NEW_CELLS = ["average", "running", "cat", "cat-break", "permute", "cost", "kv-cache"]
-#: what the text says these cells print, besides numbers
-NEW_CELLS_SAY = {"running": "same as a running mean: True", "permute": "shuffled the same way: True"}
-
-
-def test_the_new_cells_print_the_same_when_rerun_after_any_other_cell(lesson, numbers):
-    """Run the whole lesson, then each new cell again (last first): each still prints what the text says."""
-    cells = {c.id: c for c in lesson.cells}
-    namespace: dict = {"__name__": "__lesson__"}
-    for cell in lesson.cells:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(cell.code, f"cell {cell.id}", "exec"), namespace)  # noqa: S102 (running the lesson is the test)
-    for cell_id in reversed(NEW_CELLS):
-        buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer):
-            exec(compile(cells[cell_id].code, f"cell {cell_id}", "exec"), namespace)  # noqa: S102
-        printed = buffer.getvalue()
-        for key in lesson_numbers.CELL_PRINTS.get(cell_id, []):
-            value = format_value(key, numbers[key])
-            assert value in printed, f"re-run cell {cell_id!r} should print {key} = {value!r}:\n{printed}"
-        assert NEW_CELLS_SAY.get(cell_id, "") in printed
-
 
 def test_the_warm_up_averages_are_the_mean_and_the_running_mean(run_cells):
     outputs, ns = run_cells

@@ -1,5 +1,7 @@
 """Reading lesson sources: cells, front matter, and errors reported as file:line."""
 
+import re
+
 import pytest
 
 from sitebuild.pages.lessons import LessonError, read_lesson, read_lessons
@@ -184,3 +186,56 @@ def test_a_longer_fence_may_show_a_fence_and_a_closing_line_inside_is_code(tmp_p
             "```python run id=b\ny = 2\n```\n")
     lesson = read_lesson(write(tmp_path, text))
     assert [cell.id for cell in lesson.cells] == ["b"]
+
+
+# ---------------------------------------------------------------------------- what runs where, and numbers in code
+
+def test_a_cell_marked_needs_page_is_left_to_the_page(tmp_path):
+    """needs=page: the build's run and the CPython tests skip the cell; the browser tests run it."""
+    from sitebuild.pages.lessons import runs_outside_the_page
+
+    lesson = read_lesson(write(tmp_path, GOOD.replace("```python run id=two", "```python run id=two needs=page")))
+    assert [(c.id, c.needs_page) for c in lesson.cells] == [("one", False), ("two", True)]
+    assert [c.id for c in runs_outside_the_page(lesson.cells)] == ["one"]
+
+
+def test_an_unknown_needs_value_is_refused_at_its_line(tmp_path):
+    path = write(tmp_path, GOOD.replace("```python run id=two", "```python run id=two needs=browser"))
+    with pytest.raises(LessonError, match=r"demo\.md:16: needs=browser is not known: needs=page"):
+        read_lesson(path)
+
+
+@pytest.mark.parametrize("fence", ["python run id=three", "python", "text"])
+def test_a_number_placeholder_inside_code_is_refused_at_its_own_line(tmp_path, fence):
+    """{{ num.x }} is filled in prose and maths only: in code the reader would run the braces as written."""
+    body = GOOD + f"\n```{fence}\na = 1\nprint({{{{ num.std }}}})\n```\n"
+    path = write(tmp_path, body)
+    line = body.splitlines().index("print({{ num.std }})") + 1
+    with pytest.raises(LessonError, match=rf"demo\.md:{line}: {{{{ num\.std }}}} inside code"):
+        read_lesson(path)
+
+
+NUMBERS_MODULE = '''
+def numbers():
+    return {"std": "1.00"}
+
+CELL_PRINTS = %s
+'''
+
+
+@pytest.mark.parametrize("prints, says", [
+    ({"nowhere": ["std"]}, "CELL_PRINTS names cells the lesson does not have: nowhere"),
+    ({"one": ["mean"]}, "CELL_PRINTS names numbers that numbers() does not return: mean"),
+    ({"one": "std"}, "CELL_PRINTS must be a dict from cell id to a list of number names"),
+])
+def test_a_cell_prints_declaration_that_names_no_cell_or_no_number_is_refused_at_the_numbers_line(tmp_path, prints, says):
+    (tmp_path / "demo_prints.py").write_text(NUMBERS_MODULE % repr(prints), encoding="utf-8")
+    path = write(tmp_path, GOOD.replace("order: 2\n", "order: 2\nnumbers: demo_prints\n"))
+    with pytest.raises(LessonError, match=rf"demo\.md:4: .*{re.escape(says)}"):
+        read_lesson(path)
+
+
+def test_the_cell_prints_declaration_is_read_with_the_lesson(tmp_path):
+    (tmp_path / "demo_prints_ok.py").write_text(NUMBERS_MODULE % repr({"one": ["std"]}), encoding="utf-8")
+    lesson = read_lesson(write(tmp_path, GOOD.replace("order: 2\n", "order: 2\nnumbers: demo_prints_ok\n")))
+    assert lesson.prints == {"one": ["std"]}

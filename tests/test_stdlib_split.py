@@ -184,15 +184,18 @@ FAILS_CAUGHT = "try:\n    import multiprocessing.synchronize\nexcept ImportError
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")
 def test_the_trace_keeps_a_module_whose_import_failed_and_not_one_only_looked_up(built_site, tmp_path):
     # A module found in the zip whose import fails and is caught is looked up again in the page: left to
-    # the rest, it would make the finder download the rest before the first output. A cell after the first
-    # that needs a package the page does not boot with is only looked up by the trace, never imported.
+    # the rest, it would make the finder download the rest before the first output. What a cell imports from
+    # the first that needs a package the page does not boot with on is not recorded: that cell and the ones
+    # after it still run (the build's run of the cells in page order), with their packages loaded.
     import build
     from sitebuild.startup.pyodide_assets import prepare_pyodide
 
     whole = prepare_pyodide(REPO, REPO / ".cache", packages=build.SITE_PACKAGES, log=lambda _: None)
     wheel = next(built_site.rglob("lessonpy-*.whl"))
-    cells = [("caught", FAILS_CAUGHT), ("later", "import matplotlib\nimport wave\nprint(wave)")]
-    entries = set(trace(whole, build.BOOT_PACKAGES, wheel, cells, tmp_path / "cache", log=lambda _: None))
+    cells = [("caught", FAILS_CAUGHT, False), ("later", "import matplotlib\nimport wave\nprint(wave)", False)]
+    report = trace(whole, build.BOOT_PACKAGES, wheel, cells, tmp_path / "cache", log=lambda _: None)
+    assert report["ran"] == ["caught", "later"] and report["failed"] is None
+    entries = set(report["entries"])
     assert "multiprocessing/synchronize.pyc" in entries  # looked for, found, failed
     assert "multiprocessing/__init__.pyc" in entries
-    assert not {"wave.pyc", "wave.py"} & entries  # only looked up, after the trace stopped
+    assert not {"wave.pyc", "wave.py"} & entries  # imported after the recording stopped

@@ -15,8 +15,9 @@ A lesson is one ``lessons/<slug>.md`` file::
 Fences whose info string is ``python run`` become runnable cells; other fences are
 highlighted statically. A fence with ``include=path/from/repo/root.py`` shows that
 file (one source for code the lesson also ships); ``python run id=NAME include=FILE`` is a
-*runnable include*, a cell whose code is that file, and ``fold="summary"`` folds a cell
-under a summary line. ``$...$`` and ``$$...$$`` are maths
+*runnable include*, a cell whose code is that file, ``fold="summary"`` folds a cell
+under a summary line, and ``needs=page`` marks a cell that runs only in the page (it reads data the site
+serves, or a widget): the build's run of the cells in page order skips it, the browser tests run it. ``$...$`` and ``$$...$$`` are maths
 (rendered by :mod:`sitebuild.pages.math`), and ``{{ num.name }}`` is a number computed by
 the module named in the front matter's ``numbers:`` (see :mod:`sitebuild.pages.numbers`).
 Everything a lesson author can get wrong is reported as ``file:line: message``
@@ -64,6 +65,17 @@ class Cell:
     line: int  # 1-based line of the opening fence in the source
     include: str | None = None  # a runnable include: the file its code comes from
     fold: str | None = None  # shown folded under this summary (fold="...")
+    needs_page: bool = False  # needs=page: runs only in the page, so only the browser tests run it
+
+
+#: The one value of a cell's ``needs=`` option: what the page has and no other run of the cells does.
+NEEDS = {"page": "data fetched from the site, or a widget"}
+
+
+def runs_outside_the_page(cells: list[Cell]) -> list[Cell]:
+    """The cells that every run of a lesson outside a browser runs, in page order (the build's under Node, the
+    tests' in CPython): all but the ``needs=page`` ones, which the browser tests run in the page."""
+    return [cell for cell in cells if not cell.needs_page]
 
 
 @dataclass
@@ -78,6 +90,8 @@ class Lesson:
     cells: list[Cell] = field(default_factory=list)
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
     data: list[Path] = field(default_factory=list)  # the front matter's data: files, resolved
+    # cell id -> the numbers (names of the numbers module's numbers()) that cell prints: its CELL_PRINTS
+    prints: dict[str, list[str]] = field(default_factory=dict)
 
 
 def make_parser() -> MarkdownIt:
@@ -207,6 +221,31 @@ def _fill_numbers(tokens: list[Token], path: Path, meta: dict[str, Any], text: s
                                           f"has no {missing!r} (it has: {', '.join(sorted(values)) or 'nothing'})")
 
 
+def _cell_prints(meta: dict[str, Any], path: Path, text: str, cells: list[Cell]) -> dict[str, list[str]]:
+    """The numbers module's CELL_PRINTS (which cell prints which number), its cell ids checked against the lesson's."""
+    module = meta.get("numbers")
+    if not module:
+        return {}
+    try:
+        prints = lesson_numbers.load_prints(str(module), (path.parent,))
+    except lesson_numbers.NumbersError as exc:
+        raise LessonError(path, _line_of(text, "numbers:"), str(exc)) from None
+    unknown = sorted(set(prints) - {cell.id for cell in cells})
+    if unknown:
+        raise LessonError(path, _line_of(text, "numbers:"), f"{module}.CELL_PRINTS names cells the lesson does not "
+                                                           f"have: {', '.join(unknown)}")
+    return prints
+
+
+def placeholder_lines(text: str) -> dict[str, int]:
+    """The line where the text first quotes each number, {{ num.name }} -> {name: line}."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        for name in lesson_numbers.PLACEHOLDER.findall(line):
+            lines.setdefault(name, number)
+    return lines
+
+
 def render_maths(lessons: list[Lesson], root: Path = ROOT) -> None:
     """Typeset every formula of *lessons* with Temml (from *root*) in one go; a bad one is a LessonError."""
     found = [(lesson, f) for lesson in lessons for f in lesson_math.find_formulas(lesson.tokens)]
@@ -289,13 +328,30 @@ def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
             raise LessonError(path, line, f"cell id {cell_id!r} is already used by the cell on line {seen[cell_id]}")
         if not token.content.strip():
             raise LessonError(path, line, "a runnable cell is empty")
+        if "needs" in options and options["needs"] not in NEEDS:
+            raise LessonError(path, line, f"needs={options['needs']} is not known: needs=page marks a cell that "
+                                          f"runs only in the page ({NEEDS['page']})")
         if "fold" in options and not options["fold"].strip():
             raise LessonError(path, line, 'fold= needs the summary the folded cell shows, e.g. fold="The whole file"')
         seen[cell_id] = line
         token.meta["cell_id"] = cell_id
         cells.append(Cell(id=cell_id, code=token.content.rstrip("\n"), line=line,
-                          include=token.meta.get("include"), fold=options.get("fold")))
+                          include=token.meta.get("include"), fold=options.get("fold"),
+                          needs_page=options.get("needs") == "page"))
     return cells
+
+
+def _refuse_placeholders_in_code(tokens: list[Token], path: Path) -> None:
+    """``{{ num.x }}`` is filled in prose and maths only: in a fence the reader would see (and run) it as
+    written, so it is refused at its own line."""
+    for token in tokens:
+        if token.type != "fence" or not token.map:
+            continue
+        match = lesson_numbers.PLACEHOLDER.search(token.content)
+        if match:  # (before includes are read: an included file is the project's, not the lesson's)
+            line = token.map[0] + 2 + token.content.count("\n", 0, match.start())  # +1 for 1-based, +1 past the fence
+            raise LessonError(path, line, f"{match.group(0)} inside code: numbers are filled in prose and maths "
+                                          "only; print the value from the code instead")
 
 
 def toc_tree(headings: list[tuple[int, str, str]]) -> list[dict]:
@@ -345,9 +401,11 @@ def read_lesson(path: Path, md: MarkdownIt | None = None, *, root: Path = ROOT, 
     lesson.data = _data_files(meta, path, root)
     _check_fences_closed(tokens, text, path)
     _check_asides(tokens, text, path)
+    _refuse_placeholders_in_code(tokens, path)
     _resolve_includes(tokens, path, root)
     _fill_numbers(tokens, path, meta, text)
     lesson.cells = _collect_cells(tokens, path)
+    lesson.prints = _cell_prints(meta, path, text, lesson.cells)
     lesson.headings = _collect_headings(tokens)
     if maths:
         render_maths([lesson], root)

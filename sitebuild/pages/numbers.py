@@ -11,6 +11,10 @@ thousands separators (``2,359,296``; in maths ``2{,}359{,}296`` so TeX spaces th
 right). Code (cells, code blocks, inline code) is never touched. An unknown name is
 a build error at the placeholder's ``file:line``.
 
+The module also says which cell prints which of those numbers, as ``CELL_PRINTS``: a dict from cell id
+to a list of number names, each of which that cell's output must contain as the text shows it (the
+build checks the names and ids; tests/test_every_lesson.py runs the cells and checks the output).
+
 The module is imported with ``py/`` and the lesson's own folder on the import path, in a
 Python process of its own: an author's module that loops forever, exits or crashes fails
 the build with a message instead of hanging or killing it.
@@ -36,7 +40,7 @@ _CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from sitebuild.pages.numb
 #: ``{{ num.name }}``: cannot be Python (no f-string writes ``{{ num.``) nor TeX.
 PLACEHOLDER = re.compile(r"\{\{\s*num\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
-_cache: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}
+_cache: dict[tuple[str, tuple[str, ...]], dict] = {}
 
 
 class NumbersError(Exception):
@@ -53,6 +57,16 @@ def format_value(name: str, value: object) -> str:
 
 def load_numbers(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[str, str]:
     """Import *module_name* in a child process, call its ``numbers()``, return the formatted values (cached)."""
+    return _load(module_name, extra_paths)["values"]
+
+
+def load_prints(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[str, list[str]]:
+    """The module's ``CELL_PRINTS`` (cell id -> names of the numbers it prints; {} without one), checked
+    against its ``numbers()`` (cached with them)."""
+    return _load(module_name, extra_paths)["prints"]
+
+
+def _load(module_name: str, extra_paths: tuple[Path, ...]) -> dict:
     paths = tuple(str(p) for p in (PY_DIR, *extra_paths))
     key = (module_name, paths)
     if key in _cache:
@@ -71,8 +85,8 @@ def load_numbers(module_name: str, extra_paths: tuple[Path, ...] = ()) -> dict[s
                            f"(exit code {child.returncode}): {said[0]}") from None
     if "error" in reply:
         raise NumbersError(reply["error"])
-    _cache[key] = reply["values"]
-    return _cache[key]
+    _cache[key] = reply
+    return reply
 
 
 def _answer(args: list[str]) -> None:
@@ -81,15 +95,16 @@ def _answer(args: list[str]) -> None:
     reply_to = sys.stdout
     sys.stdout = sys.stderr  # the module's own prints must not be mistaken for the answer
     try:
-        reply = {"values": _compute(module_name, paths)}
+        reply = _compute(module_name, paths)
     except NumbersError as exc:
         reply = {"error": str(exc)}
     reply_to.write("\n" + json.dumps(reply) + "\n")
     reply_to.flush()
 
 
-def _compute(module_name: str, paths: list[str]) -> dict[str, str]:
-    """Import the module, call its ``numbers()`` and format the values (in the child process)."""
+def _compute(module_name: str, paths: list[str]) -> dict:
+    """Import the module, call its ``numbers()``, format the values and read ``CELL_PRINTS`` (in the child
+    process): {"values": {name: text}, "prints": {cell id: [name, ...]}}."""
     sys.path[:0] = paths
     try:
         module = importlib.import_module(module_name)
@@ -104,7 +119,16 @@ def _compute(module_name: str, paths: list[str]) -> dict[str, str]:
         raise NumbersError(f"{module_name}.numbers() failed: {type(exc).__name__}: {exc}") from None
     if not isinstance(values, dict):
         raise NumbersError(f"{module_name}.numbers() must return a dict, got {type(values).__name__}")
-    return {str(k): format_value(str(k), v) for k, v in values.items()}
+    formatted = {str(k): format_value(str(k), v) for k, v in values.items()}
+    prints = getattr(module, "CELL_PRINTS", {})
+    if not (isinstance(prints, dict) and all(isinstance(cell, str) and isinstance(names, (list, tuple))
+                                             and all(isinstance(n, str) for n in names) for cell, names in prints.items())):
+        raise NumbersError(f"{module_name}.CELL_PRINTS must be a dict from cell id to a list of number names, "
+                           "such as {'scores': ['unscaled_std']}")
+    unknown = sorted({n for names in prints.values() for n in names} - set(formatted))
+    if unknown:
+        raise NumbersError(f"{module_name}.CELL_PRINTS names numbers that numbers() does not return: {', '.join(unknown)}")
+    return {"values": formatted, "prints": {cell: list(names) for cell, names in prints.items()}}
 
 
 def substitute(text: str, values: dict[str, str] | None, in_maths: bool = False) -> tuple[str, str | None]:

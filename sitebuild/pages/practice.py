@@ -52,7 +52,9 @@ from .markup import code_standin, highlight_code, json_for_script
 QUIZ_KEYS = {"question": True, "choices": True, "explain": False}  # key -> required
 CHOICE_KEYS = {"text": True, "correct": False, "why": True}
 EXERCISE_KEYS = {"title": True, "prompt": True, "starter": True, "hints": False, "solution": True,
-                 "check": False, "timeout": False}
+                 "check": False, "timeout": False, "wrong": False}
+#: An item of an exercise's ``wrong:`` list: a plausible wrong answer and the words its feedback must hold.
+WRONG_KEYS = {"code": True, "says": True}
 MAX_TIMEOUT = 60
 
 _MD = make_parser()
@@ -242,7 +244,9 @@ def _code(b: Block, key: str, what: str) -> str:
 
 
 def parse_exercise(content: str, options: dict[str, str], env: dict) -> dict:
-    """Validate an exercise fence; return {id, title, prompt, starter, hints, solution, check, timeout}."""
+    """Validate an exercise fence; return {id, title, prompt, starter, hints, solution, check, timeout, wrong}.
+    ``wrong`` ([{code, says, line}]) is for the tests alone (tests/test_every_lesson.py grades each and expects
+    a failure whose feedback holds ``says``); the page never gets it."""
     b = Block("exercise", content, options, env)
     what = f"exercise {b.id!r}"
     b.check_keys(b.data, EXERCISE_KEYS, (), what)
@@ -263,9 +267,21 @@ def parse_exercise(content: str, options: dict[str, str], env: dict) -> dict:
     timeout = b.data.get("timeout", 5)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
         b.error(f"{what}: 'timeout' must be a number of seconds between 0 and {MAX_TIMEOUT}", ("timeout",))
+    wrong = b.data.get("wrong", []) or []
+    if not isinstance(wrong, list):
+        b.error(f"{what}: 'wrong' must be a list of {{code: ..., says: ...}}: wrong answers and what their "
+                "feedback says", ("wrong",))
+    for i, item in enumerate(wrong):
+        if not isinstance(item, dict):
+            b.error(f"{what}: wrong answer {i + 1} must be 'code: ...' and 'says: ...'", ("wrong", i))
+        b.check_keys(item, WRONG_KEYS, ("wrong", i), what)
+        for key in WRONG_KEYS:
+            b.text(item, key, ("wrong", i), what)
     return {"id": b.id, "title": b.text(b.data, "title", (), what).strip(), "prompt": b.text(b.data, "prompt", (), what),
             "starter": _code(b, "starter", what), "hints": hints, "solution": _code(b, "solution", what),
-            "check": check, "timeout": timeout}
+            "check": check, "timeout": timeout,
+            "wrong": [{"code": item["code"], "says": item["says"], "line": b.line_of(("wrong", i))}
+                      for i, item in enumerate(wrong)]}
 
 
 def render_exercise(content: str, options: dict[str, str], env: dict) -> str:

@@ -11,6 +11,10 @@ every run of Pyodide, the page's and the build's snapshot alike, mounts it); eve
 rest (``REST_NAME``), which the page fetches in idle time after the first output and which
 ``lessonpy.stdlib_rest`` fetches synchronously when Python imports a module of it before that.
 
+The same Node run goes on past the trace's stop and runs the lesson's other cells in page order, the
+build's check that they run as the page runs them (``failed`` in the report: the build stops at that
+cell's line); cells marked ``needs=page`` are left to the browser tests.
+
 The trace is cached under ``<cache>/stdlib-trace/<key>.json``, the key naming the Pyodide folder (by its
 content name), the boot packages, the lesson's wheel, the cells, the script and the Node that ran it:
 a change of the lesson or of Pyodide traces again.
@@ -129,19 +133,21 @@ def trace_key(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: l
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
-def trace(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: list[tuple[str, str]],
-          cache_dir: Path, log=print) -> list[str]:
-    """The standard library's entries the page imports before the first outputs of a lesson whose
-    runnable cells are *cells* ([(id, code)] in page order), traced under Node with the whole library of
-    *dist* mounted (made once per key)."""
+def trace(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: list[tuple[str, str, bool]],
+          cache_dir: Path, log=print) -> dict:
+    """Run a lesson's runnable cells (*cells*: [(id, code, needs_page)] in page order) under Node in Pyodide
+    with the whole library of *dist* mounted; return the report (made once per key): ``entries``, the standard
+    library's entries the page imports before the first outputs; ``ran``, the cells that ran; ``stoppedAt``,
+    the cell where recording stopped; ``failed``, None or {id, error} for the cell that failed (its traceback)."""
     try:
         node, node_version = node_and_version()
     except NodeError as exc:
         raise TraceError(f"{SCRIPT.name}: {exc}; install Node.js 18+") from exc
-    cells = [list(cell) for cell in cells]
+    cells = [[cell_id, code, bool(needs_page)] for cell_id, code, needs_page in cells]
     out = Path(cache_dir) / "stdlib-trace" / f"{trace_key(dist, boot_packages, lesson_wheel, cells, node_version)}.json"
     if not out.is_file():
-        log(f"stdlib: tracing what the boot and the first cells import, with Pyodide under Node ({out.stem})")
+        log(f"stdlib: tracing what the boot and the first cells import, and running the cells in page order, "
+            f"with Pyodide under Node ({out.stem})")
         with tempfile.TemporaryDirectory() as tmp, atomic_target(out) as tmp_out:
             cells_file = Path(tmp) / "cells.json"
             cells_file.write_text(json.dumps(cells), encoding="utf-8")
@@ -154,6 +160,7 @@ def trace(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: list[
             if result.returncode != 0:
                 raise TraceError(f"{SCRIPT.name} exited with {result.returncode}: {tail(result.stderr, 3)}")
         report = json.loads(out.read_text(encoding="utf-8"))
-        log(f"stdlib: {len(report['entries'])} files imported; {len(report['ran'])} cells run"
-            + (f", stopped at {report['stoppedAt']}" if report["stoppedAt"] else ""))
-    return json.loads(out.read_text(encoding="utf-8"))["entries"]
+        page_only = [cell_id for cell_id, _, needs_page in cells if needs_page]
+        log(f"stdlib: {len(report['entries'])} files imported before the first outputs; {len(report['ran'])} of "
+            f"{len(cells)} cells ran in page order" + (f" ({len(page_only)} need the page)" if page_only else ""))
+    return json.loads(out.read_text(encoding="utf-8"))

@@ -1,17 +1,21 @@
 // Which files of the standard library zip a page's Python reads before the reader's first outputs: the
 // build puts exactly those (sitebuild/startup/stdlib_split.py) in the archive the page fetches up front.
+// And the build's run of the lesson's cells in page order: a cell that fails here fails the build.
 //
 // Usage: node stdlib_trace.mjs <pyodide dist dir, whole stdlib> <lessonpy wheel> <cells json> <output json> <packages,...>
 //
 // It does what the page's worker does, in its order, with the whole standard library mounted: boot with
 // the boot packages, unpack the lesson's wheel, import the glue and start it, import every lessonpy
 // module the page can call (widgets, graders) that imports with the boot packages alone (they hold
-// what the snapshot's warm-up in sitebuild/startup/snapshot.mjs imports: its snapshot is made with the core only), then the lesson's cells in page order (cells.json: [[id, code], ...]) up to
-// the first one that imports a package the page does not boot with (that cell's own imports load in
-// the page after the first output) or fails. Prints the zip entries of every module the import system
-// looked for and found in the zip (recorded_entries), imported or not: a module whose import fails, caught
-// (`try: import x except ImportError`), is still looked up in the page, and one of the rest's would make
-// lessonpy.stdlib_rest download the rest synchronously, before the first output.
+// what the snapshot's warm-up in sitebuild/startup/snapshot.mjs imports: its snapshot is made with the core only), then the lesson's cells in page order (cells.json: [[id, code, needsPage], ...]).
+// It records the zip entries of every module the import system looked for and found in the zip
+// (recorded_entries), imported or not (a module whose import fails, caught, `try: import x except ImportError`,
+// is still looked up in the page, and one of the rest's would make lessonpy.stdlib_rest download the rest
+// synchronously, before the first output), up to the first cell that imports a package the page does not
+// boot with (that cell's own imports load in the page after the first output) or that only the page can run
+// (needsPage: what it imports there is not known here). The cells after that run too, with their packages
+// loaded and nothing recorded, skipping those that need the page, until one fails: `failed` names it and
+// holds its traceback.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -42,22 +46,32 @@ async function main() {
   const skipped = py("import_page_modules")().toJs();
   const ran = [];
   let stoppedAt = null;
-  for (const [id, code] of JSON.parse(readFileSync(cellsFile, "utf-8"))) {
-    const missing = py("missing_imports")(code).toJs();
-    if (missing.length) {
-      stoppedAt = `${id} (imports ${missing.join(", ")})`;
-      break;
+  let entries = null; // recorded up to stoppedAt
+  let failed = null;
+  for (const [id, code, needsPage] of JSON.parse(readFileSync(cellsFile, "utf-8"))) {
+    if (needsPage) {
+      stoppedAt ??= `${id} (needs the page)`;
+      entries ??= py("recorded_entries")().toJs();
+      continue;
     }
+    if (!entries) {
+      const missing = py("missing_imports")(code).toJs();
+      if (missing.length) {
+        stoppedAt = `${id} (imports ${missing.join(", ")})`;
+        entries = py("recorded_entries")().toJs();
+      }
+    }
+    if (entries) await pyodide.loadPackagesFromImports(code, { messageCallback: () => {} });
     const reply = await glue.run(code, id, pyodide.toPy({})); // a plain object, as the worker gets it
     if (!reply.ok) {
-      stoppedAt = `${id} (failed)`;
+      failed = { id, error: String(reply.error ?? reply.errorName ?? "failed") };
       break;
     }
     ran.push(id);
   }
-  const entries = py("recorded_entries")().toJs();
-  writeFileSync(output, JSON.stringify({ entries, ran, stoppedAt, skipped }));
-  console.log(JSON.stringify({ entries: entries.length, ran: ran.length, stoppedAt, skipped }));
+  entries ??= py("recorded_entries")().toJs();
+  writeFileSync(output, JSON.stringify({ entries, ran, stoppedAt, skipped, failed }));
+  console.log(JSON.stringify({ entries: entries.length, ran: ran.length, stoppedAt, skipped, failed: failed?.id ?? null }));
 }
 
 // One line saying what failed, not Node's dump of the (minified, megabyte-long) line that threw.
