@@ -99,6 +99,19 @@ def test_maths_is_typeset_with_mathml_and_no_tex_shows(page):
     assert display.first.evaluate("m => getComputedStyle(m).display") in ("block math", "block")
 
 
+def test_a_table_of_contents_link_lands_below_the_sticky_header(page):
+    """A heading reached from the table of contents starts below the header, not hidden under it."""
+    link = page.locator("nav.toc a").nth(4)
+    target = link.get_attribute("href")
+    link.click()
+    expect(page).to_have_url(re.compile(re.escape(target) + "$"))
+    page.wait_for_function("() => document.querySelector('" + target + "').getBoundingClientRect().top < innerHeight / 2")
+    header = page.locator(".site-header").bounding_box()
+    heading = page.locator(target).bounding_box()
+    assert header["y"] + header["height"] <= heading["y"] < header["y"] + header["height"] + 60, (header, heading)
+    page.evaluate("scrollTo(0, 0)")
+
+
 def test_the_included_module_shows_and_copies(page):
     block = page.locator('[data-copy][data-source="py/scaffold/attention.py"]')
     expect(block).to_have_count(1)

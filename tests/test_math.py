@@ -238,6 +238,7 @@ def test_the_authoring_fixture_builds_into_a_page(tmp_path):
     assert "css/maths.css" in page and 'href="../../assets/' in page
     css = next((out / "assets").glob("*/css/maths.css"))
     assert '@font-face { font-family: "Lesson Math"' in css.read_text() and ".tml-display" in css.read_text()
+    assert css.read_text().count("font-display: optional") == 2  # ours and Temml's: a late font moves nothing
     assert f'href="../../assets/{css.parent.parent.name}/css/math-font.woff2" as="font"' in page  # preloaded
     assert (css.parent / "math-font.woff2").stat().st_size < 60_000  # cut to the fixture's formulas
 

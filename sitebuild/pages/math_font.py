@@ -86,6 +86,12 @@ def stylesheet(temml_css: str) -> str:
     usual link; when it is not (a slow first visit), the formulas keep the reader's own maths font for
     that view instead of moving the text when it arrives. ``local()`` first: a system that has STIX Two
     Math (macOS, iOS) draws the same glyphs without the download."""
+    # Temml's own face (primes, script capitals) says no font-display: the same rule as ours, so a late
+    # file never moves the text. Its text is matched exactly: a Temml that words it otherwise fails the build.
+    face = "font-family: 'Temml';"
+    if face not in temml_css:
+        raise ValueError(f"Temml's stylesheet no longer declares {face!r}: check font-display in math_font.py")
+    temml_css = temml_css.replace(face, face + "\n  font-display: optional;", 1)
     return (f"{temml_css.rstrip()}\n\n/* The site's maths font (sitebuild/pages/math_font.py) */\n"
             f'@font-face {{ font-family: "{FAMILY}"; src: local("STIX Two Math"), local("STIXTwoMath-Regular"), '
             f'url("{FILE_NAME}") format("woff2"); font-display: optional; }}\n'
