@@ -131,10 +131,22 @@ def test_on_a_phone_the_header_is_one_line_and_its_full_status_is_still_read(bro
         expect(restart).to_be_visible()
         expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)  # its note is there too
         assert header.bounding_box()["height"] <= 56
-        expect(status.locator(".py-status-short")).to_have_text("Ready")
+        short = header.get_by_role("button", name="Python's status in full")
+        expect(short).to_have_text("Ready")
         expect(status.locator(".py-status-text")).to_have_text("Python is ready.")  # read, not drawn
         assert status.locator(".py-status-text").bounding_box()["width"] <= 1
-        assert restart.bounding_box()["height"] >= 24  # a touch target
+        assert restart.bounding_box()["height"] >= 24 and short.bounding_box()["height"] >= 24  # touch targets
+        # the details on demand: a tap on the short word shows the whole status and the offline note, over the
+        # page (nothing moves); Escape closes them
+        details = page.locator("#py-status-details")
+        expect(details).to_be_hidden()
+        short.click()
+        expect(details).to_be_visible()
+        expect(details).to_contain_text("Python is ready.")
+        expect(details).to_contain_text(page.locator(".offline-note").text_content())
+        assert details.bounding_box()["y"] >= header.bounding_box()["height"] - 1  # under the header, not over it
+        page.keyboard.press("Escape")
+        expect(details).to_be_hidden()
         heights = page.evaluate("headerHeights")
         assert len(set(heights)) == 1 and heights[0] <= 56, heights
     finally:

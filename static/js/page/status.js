@@ -6,8 +6,17 @@
  */
 export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
   const text = el.querySelector(".py-status-text");
-  const short = el.querySelector(".py-status-short"); // what a phone's one-line header shows instead (site.css)
   const bar = el.querySelector(".py-progress");
+  // What a phone's one-line header shows instead (site.css): a short word, a button that opens the whole
+  // status and the offline note in a popover (filled as it opens, so it is always the current text).
+  const short = el.parentElement?.querySelector(".py-status-short");
+  const details = short && document.getElementById(short.getAttribute("popovertarget"));
+  details?.addEventListener("beforetoggle", (event) => {
+    if (event.newState !== "open") return;
+    const note = el.parentElement.querySelector(".offline-note");
+    details.replaceChildren(...[text.textContent, note && !note.hidden ? note.textContent : ""]
+      .filter(Boolean).map((line) => Object.assign(document.createElement("p"), { textContent: line })));
+  });
   let restarted = ""; // what the latest restart did, said with "Python is ready"
   runtime.addEventListener("restarted", ({ detail }) => {
     const cells = `${detail.replayed.length} earlier cell${detail.replayed.length === 1 ? "" : "s"}`;
