@@ -84,7 +84,7 @@ def render_code_block(pre: str, title: str, copy: bool, source: str | None = Non
     caption = f'<span class="code-title">{name}</span>' if title else ""
     if copy:
         caption += (f'<button type="button" class="copy-button" hidden aria-label="Copy {name}">Copy</button>'
-                    '<span class="copy-status" aria-live="polite"></span>')
+                    '<span class="copy-status visually-hidden" aria-live="polite"></span>')
     return f'<figure class="code-block"{attrs}>\n<figcaption class="code-caption">{caption}</figcaption>\n{pre}</figure>\n'
 
 

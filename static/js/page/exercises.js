@@ -203,7 +203,7 @@ class Exercise {
         const item = element("li", check.correct ? "check-ok" : "check-fail");
         const mark = element("span", "check-mark", check.correct ? "✓" : "✗");
         mark.setAttribute("aria-hidden", "true");
-        item.append(mark, element("span", "sr-only", check.correct ? "Passed: " : "Failed: "), check.message);
+        item.append(mark, element("span", "visually-hidden", check.correct ? "Passed: " : "Failed: "), check.message);
         list.append(item);
       }
       nodes.push(list);
