@@ -122,6 +122,10 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
         explorer.scroll_into_view_if_needed()  # a widget starts when it comes near the screen
         expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
         expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
+        # within the two lines a phone keeps for the results (widgets.css): nothing below moves when Python is ready
+        lines = explorer.locator(".widget-status").evaluate(
+            "s => Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight))")
+        assert lines == 2, lines
         widget(page, "heads").scroll_into_view_if_needed()
         expect(widget(page, "heads").get_by_label("Number of heads H")).to_be_disabled()
         expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)

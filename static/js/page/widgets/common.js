@@ -45,7 +45,6 @@ export function watchPython(runtime, onChange) {
   return () => runtime.removeEventListener("status", listener);
 }
 
-/** What a widget says while Python is not ready; null when it is. */
 /** Call onNear() once, the first time *element* comes within half a screen of the viewport: a widget's data
  *  that only Python sends is asked for then, not on every visit. */
 export function onceNear(element, onNear) {
@@ -57,10 +56,15 @@ export function onceNear(element, onNear) {
   seen.observe(element);
 }
 
+/**
+ * What a widget says while Python is not ready; null when it is. While loading, one short line: it is
+ * replaced by one line of results when Python is ready, and three lines then became one under the eyes of
+ * a reader already there (a layout shift). That the picture is the build's is said by the picture's note.
+ */
 export function pythonNote(state) {
   if (state === "ready") return null;
   if (state === "error") return "Python could not start (see the status line at the top): the picture below is the one computed when the page was built.";
-  return "Python is loading; until it is ready the controls wait and the picture below is the one computed when the page was built.";
+  return "Python is loading: the controls wait.";
 }
 
 /**
