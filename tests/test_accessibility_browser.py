@@ -131,8 +131,8 @@ def test_on_a_phone_the_header_is_one_line_and_its_full_status_is_still_read(bro
         expect(restart).to_be_visible()
         expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)  # its note is there too
         assert header.bounding_box()["height"] <= 56
-        short = header.get_by_role("button", name="Python's status in full")
-        expect(short).to_have_text("Ready")
+        short = header.get_by_role("button", name="Ready (Python's status in full)", exact=True)  # its words first
+        expect(short.locator(".py-status-word")).to_have_text("Ready")
         expect(status.locator(".py-status-text")).to_have_text("Python is ready.")  # read, not drawn
         assert status.locator(".py-status-text").bounding_box()["width"] <= 1
         assert restart.bounding_box()["height"] >= 24 and short.bounding_box()["height"] >= 24  # touch targets

@@ -10,6 +10,7 @@ export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
   // What a phone's one-line header shows instead (site.css): a short word, a button that opens the whole
   // status and the offline note in a popover (filled as it opens, so it is always the current text).
   const short = el.parentElement?.querySelector(".py-status-short");
+  const word = short?.querySelector(".py-status-word"); // the button's name goes on: the word is its start
   const details = short && document.getElementById(short.getAttribute("popovertarget"));
   details?.addEventListener("beforetoggle", (event) => {
     if (event.newState !== "open") return;
@@ -37,12 +38,12 @@ export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
     if (detail.state === "loading") {
       const percent = Math.round(detail.fraction * 100);
       text.textContent = `Loading Python… ${percent}% (${detail.stage})`;
-      if (short) short.textContent = `Python ${percent}%`;
+      if (word) word.textContent = `Python ${percent}%`;
       bar.hidden = false;
       bar.value = percent;
     } else if (detail.state === "ready") {
       text.textContent = `Python is ready.${restarted}`;
-      if (short) short.textContent = "Ready";
+      if (word) word.textContent = "Ready";
       restarted = "";
       bar.hidden = true;
     } else if (detail.state === "error") {
