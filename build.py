@@ -294,11 +294,19 @@ def run_cells(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: P
         report = trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log)
         if report["failed"]:
             cell = next(c for c in lesson.cells if c.id == report["failed"]["id"])
-            raise LessonError(lesson.source_path, cell.line, f"cell {cell.id!r} failed when the lesson's cells run "
-                              f"in page order:\n{report['failed']['error'].rstrip()}\n(a cell that needs data the "
-                              "site serves, or a widget, says so: ```python run id=... needs=page)")
+            raise LessonError(lesson.source_path, cell.line, cell_failure(cell.id, report["failed"]["error"]))
         traced.update(report["entries"])
     return traced
+
+
+def cell_failure(cell_id: str, error: str) -> str:
+    """What the build says of a cell that failed in page order: the traceback, and for a failure while running
+    (not a mistake in the code's text, which no page could run either) how to say that it needs the page."""
+    error = error.rstrip()
+    last = error.splitlines()[-1] if error else ""
+    hint = "" if last.startswith(("SyntaxError", "IndentationError", "TabError")) else (
+        "\n(a cell that needs data the site serves, or a widget, says so: ```python run id=... needs=page)")
+    return f"cell {cell_id!r} failed when the lesson's cells run in page order:\n{error}{hint}"
 
 
 def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, list[str] | None]:

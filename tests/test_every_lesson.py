@@ -162,3 +162,13 @@ def test_the_build_stops_at_a_cell_that_fails_in_page_order_and_skips_the_page_o
     assert not (tmp_path / "site").exists()
     path.write_text(SECOND, encoding="utf-8")  # fixed: the needs=page cell, which cannot run under Node, is not run
     assert (build.build(opts) / "lessons" / "second" / "index.html").is_file()
+
+
+def test_a_failing_cells_message_suggests_needs_page_only_when_the_code_ran():
+    import build
+
+    ran = build.cell_failure("tenfold", "Traceback (most recent call last):\n  ...\nNameError: name 'x' is not defined\n")
+    assert ran.startswith("cell 'tenfold' failed when the lesson's cells run in page order:\nTraceback")
+    assert ran.endswith("needs=page)")  # it may need the page: say how to mark it
+    typo = build.cell_failure("tenfold", '  File "<exec>", line 1\n    x = (\n        ^\nSyntaxError: \'(\' was never closed')
+    assert typo.endswith("SyntaxError: '(' was never closed")  # no page runs a typo: no hint
