@@ -344,12 +344,13 @@ def test_an_edit_storage_refuses_is_kept_and_the_reader_told_once(fresh_context,
 #: In a page: at the wall-clock time `at` (ms), replace the cell's code through its editor (the change goes
 #: through the editor's onChange, as typing and Reset do, so the page saves it), then keep the page busy for a
 #: second, so that a storage event from the other tab cannot come in between: both tabs type before either
-#: has seen the other's save.
+#: has seen the other's save. Returns how long before `at` it was set (a tab that got it after `at` would type
+#: late, after the other's save: then it follows that save, as it should, and the test would see no conflict).
 TYPE_AT = """([cellId, code, at]) => { setTimeout(() => {
   lessonPage.cells.cells.find((c) => c.id === cellId).editor.setCode(code);
   const until = Date.now() + 1000;
   while (Date.now() < until) {}
-}, at - Date.now()); }"""
+}, at - Date.now()); return at - Date.now(); }"""
 
 
 def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
@@ -364,9 +365,10 @@ def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
     expect(cell(a, "scores").locator(CODE)).to_have_text("from_b = 2")
     # Both tabs change the cell at once, each on the version it had: neither follows the other silently,
     # each keeps its own text and asks which to keep.
-    at = time.time() * 1000 + 1500
-    a.evaluate(TYPE_AT, ["scores", "typed_in_a = 3", at])
-    b.evaluate(TYPE_AT, ["scores", "typed_in_b = 4", at])
+    # Set far enough ahead that a page busy with its idle work (editors, widgets) still gets both orders in time.
+    at = time.time() * 1000 + 4000
+    ahead = [a.evaluate(TYPE_AT, ["scores", "typed_in_a = 3", at]), b.evaluate(TYPE_AT, ["scores", "typed_in_b = 4", at])]
+    assert min(ahead) > 500, f"a tab got its order too late to type at once with the other: {ahead} ms ahead"
     for page, mine in ((a, "typed_in_a = 3"), (b, "typed_in_b = 4")):
         expect(cell(page, "scores").get_by_role("alert")).to_contain_text("You changed this in another tab too", timeout=10_000)
         assert editor_code(page, "scores") == mine
