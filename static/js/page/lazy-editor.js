@@ -221,7 +221,7 @@ export class LazyEditor {
    * measureEveryLine once the editor comes within NEAR of the screen (at once, in the observer's first
    * callback, if it is there already): an editor built far off in idle time pays for it as the reader
    * approaches, not at load. Measuring all of Lesson 4's editors as they were built cost about 300 ms more
-   * main-thread blocking by the first output under 4x CPU throttling (bench/mainthread.py, 4 paired runs).
+   * main-thread blocking by the first output (bench/mainthread.py, 6 paired runs on an idle machine).
    */
   #measureWhenNear() {
     const { view } = this.editor;
