@@ -220,8 +220,8 @@ export class LazyEditor {
   /**
    * measureEveryLine once the editor comes within NEAR of the screen (at once, in the observer's first
    * callback, if it is there already): an editor built far off in idle time pays for it as the reader
-   * approaches, not at load. Measuring all of Lesson 4's editors as they were built cost about 300 ms more
-   * main-thread blocking by the first output (bench/mainthread.py, 6 paired runs on an idle machine).
+   * approaches, not at load. Measuring all of Lesson 4's editors as they were built doubled the main thread's
+   * blocking by the first output (250 against 120 ms, medians of 6 paired runs of bench/mainthread.py, idle).
    */
   #measureWhenNear() {
     const { view } = this.editor;
