@@ -26,7 +26,7 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTFont
 
-from sitebuild.files import atomic_target
+from sitebuild.files import atomic_target, link_or_copy
 
 #: The whole font, below the project root (``npm ci`` puts it there).
 SOURCE_IN_ROOT = Path("node_modules") / "@fontsource" / "stix-two-math" / "files" / "stix-two-math-latin-400-normal.woff2"
@@ -108,5 +108,5 @@ def write_math_font(root: Path, cache_dir: Path, mathml: Iterable[str], target: 
         with atomic_target(cached) as tmp:
             tmp.write_bytes(cut(source, codepoints))
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(cached.read_bytes())
+    link_or_copy(cached, target)  # the project's one way to put a cached file into a site
     return target
