@@ -45,6 +45,14 @@ class MultiHeadAttention(nn.Module):
         t = t.transpose(1, 2)  # (B, T, H, D)
         return t.flatten(2)  # (B, T, C); copies, as the transpose is not contiguous
 
+    def mask_scores(self, scores: torch.Tensor) -> torch.Tensor:
+        """Hide some keys from some queries before the softmax: (B, H, T, T) -> (B, H, T, T).
+
+        Here every query sees every key, so the scores pass unchanged; Lesson 5's
+        CausalSelfAttention overrides this to hide the future.
+        """
+        return scores
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         q, k, v = self.in_proj(x).chunk(3, dim=-1)  # (B, T, 3C) -> 3 x (B, T, C)
         q, k, v = map(self.split_heads, (q, k, v))  # 3 x (B, H, T, D)
@@ -52,7 +60,7 @@ class MultiHeadAttention(nn.Module):
         # every query against every key of its own head (.mT swaps the last two
         # axes); dividing by sqrt(D) takes the head size out of the scores' variance
         scores = q @ k.mT / math.sqrt(q.size(-1))  # (B, H, T, D) @ (B, H, D, T) -> (B, H, T, T)
-        # lesson 5 masks the future here, before the softmax; for now all T are seen
+        scores = self.mask_scores(scores)  # (B, H, T, T); unchanged here, lesson 5 masks the future
         # (B, H, T, T), rows sum to 1; in training, dropout zeroes some and scales the rest by 1/(1-p)
         weights = self.weights_dropout(scores.softmax(dim=-1))
         heads = weights @ v  # (B, H, T, T) @ (B, H, T, D) -> (B, H, T, D)
