@@ -22,6 +22,11 @@ from sitebuild.pages.numbers import load_numbers
 from sitebuild.pages.practice import parse_exercise
 
 
+#: The characters a cell's editor shows without scrolling sideways on a desktop screen: the page's
+#: measure (46rem, less padding and the line-number gutter) in the editor's 0.88rem monospace.
+EDITOR_COLUMNS = 85
+
+
 def course_lessons(lessons_dir: Path) -> list[Lesson]:
     """The lessons course.yml lists that have a page (a lesson file with that slug), in the course's order."""
     by_slug = {lesson.slug: lesson for lesson in read_lessons(lessons_dir, root=Path(__file__).resolve().parents[1])}
@@ -51,6 +56,12 @@ def run_in_page_order(lesson: Lesson) -> dict[str, str]:
     return {cell id: what it printed}."""
     namespace: dict = {"__name__": "__lesson__"}
     return {cell.id: run_cell(lesson, cell, namespace) for cell in runs_outside_the_page(lesson.cells)}
+
+
+def wide_lines(lesson: Lesson) -> list[str]:
+    """Lines of the lesson's cells wider than the editor, each as file:line and the line."""
+    return [f"{where(lesson, cell.line + i)}: {line}" for cell in lesson.cells
+            for i, line in enumerate(cell.code.splitlines(), 1) if len(line) > EDITOR_COLUMNS]
 
 
 def numbers_of(lesson: Lesson) -> dict[str, str]:

@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lesson_checks import (course_lessons, exercises_of, grading_problems, missing_prints, run_cell,
-                           run_in_page_order)
+from lesson_checks import (EDITOR_COLUMNS, course_lessons, exercises_of, grading_problems, missing_prints,
+                           run_cell, run_in_page_order, wide_lines)
 
 from sitebuild.pages.lessons import LessonError, runs_outside_the_page
 
@@ -36,6 +36,12 @@ def outputs(lesson):
 
 def test_the_cells_run_in_page_order_without_error_or_warning(lesson, outputs):
     assert list(outputs) == [cell.id for cell in runs_outside_the_page(lesson.cells)]
+
+
+def test_every_line_of_every_cell_fits_the_editor_without_scrolling_sideways(lesson):
+    wide = wide_lines(lesson)
+    assert not wide, (f"wrap these lines to {EDITOR_COLUMNS} characters (a comment above, a split call or "
+                      "f-string):\n" + "\n".join(wide))
 
 
 def test_each_cell_prints_the_numbers_the_text_quotes(lesson, outputs):

@@ -52,18 +52,6 @@ def numbers():
     return lesson_numbers.numbers()
 
 
-#: The characters a cell's editor shows without scrolling sideways on a desktop screen: the page's
-#: measure (46rem, less padding and the line-number gutter) in the editor's 0.88rem monospace.
-EDITOR_COLUMNS = 85
-
-
-def test_every_line_of_every_cell_fits_the_editor_without_scrolling_sideways(lesson):
-    wide = [(cell.id, line) for cell in lesson.cells for line in cell.code.splitlines()
-            if len(line) > EDITOR_COLUMNS]
-    assert wide == [], "wrap these lines (a comment above, a split call or f-string):\n" + "\n".join(
-        f"{cell_id}: {line}" for cell_id, line in wide)
-
-
 def test_the_first_experiment_keeps_its_cell_ids_in_order(lesson):
     # the page's browser tests drive these four cells by id; Step 1 runs them one after another,
     # after the warm-up's two cells

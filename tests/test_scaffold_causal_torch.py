@@ -155,3 +155,14 @@ def test_the_laptop_script_prints_what_the_lesson_promises(tmp_path):
         "position 0 reads position 7, its future: False",
         "one pass = 8 passes over growing prefixes: True",
     ]
+
+
+def test_is_causal_aligns_its_triangle_top_left_so_a_cached_query_must_not_use_it():
+    """Lesson 5 warns: with one new query against t + 1 cached keys, is_causal=True lets it read the first key
+    only (the triangle starts at the top-left corner); without is_causal it reads every cached key, as it should."""
+    g = torch.Generator().manual_seed(3)
+    q, k, v = torch.randn(1, 1, 1, 8, generator=g), torch.randn(1, 1, 4, 8, generator=g), torch.randn(1, 1, 4, 8, generator=g)
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, is_causal=True), v[:, :, :1])
+    weights = (q @ k.mT / 8 ** 0.5).softmax(-1)
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v), weights @ v)
+    assert (weights > 0.01).all()  # every cached key has weight: the two calls differ

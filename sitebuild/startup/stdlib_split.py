@@ -161,6 +161,7 @@ def trace(dist: Path, boot_packages: list[str], lesson_wheel: Path, cells: list[
                 raise TraceError(f"{SCRIPT.name} exited with {result.returncode}: {tail(result.stderr, 3)}")
         report = json.loads(out.read_text(encoding="utf-8"))
         page_only = [cell_id for cell_id, _, needs_page in cells if needs_page]
+        needs = "needs" if len(page_only) == 1 else "need"
         log(f"stdlib: {len(report['entries'])} files imported before the first outputs; {len(report['ran'])} of "
-            f"{len(cells)} cells ran in page order" + (f" ({len(page_only)} need the page)" if page_only else ""))
+            f"{len(cells)} cells ran in page order" + (f" ({len(page_only)} {needs} the page)" if page_only else ""))
     return json.loads(out.read_text(encoding="utf-8"))
