@@ -1,9 +1,10 @@
 """Causal self-attention for the course's GPT (lesson 5): lesson 4's module, blind to the future.
 
 Save next to config.py and attention.py. Position t reads positions 0..t only: before
-the softmax, its scores for every later key become -inf. Why -inf and not a large
-negative number: exp(-inf) is exactly 0, so a hidden key gets weight 0, not a small
-one, and nothing of the future leaks in. Every row keeps its diagonal (a position
+the softmax, its scores for every later key become -inf. Why -inf: exp(-inf) is
+exactly 0 in every dtype, so a hidden key gets weight 0 and nothing of the future leaks
+in; a constant such as -1e9 also gives 0 in float32, but does not fit in float16
+(largest 65504: masked_fill refuses it). Every row keeps its diagonal (a position
 always sees itself), so no row is all -inf: PyTorch's softmax subtracts the row's max
 before exp, and with a finite max that never computes -inf - (-inf) = nan.
 Shape letters as in attention.py.

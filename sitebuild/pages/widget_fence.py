@@ -68,7 +68,10 @@ OPTIONS: dict[str, dict[str, tuple]] = {
                    "sentence": ("int", 0, 0, 99), "head": ("text", None, None, None),
                    # the id of the cell holding MiniLM's forward pass: once the reader runs it, the live
                    # sentence uses the forward it defines (lessonpy.live.heads)
-                   "forward": ("text", None, None, None)},
+                   "forward": ("text", None, None, None),
+                   # the live MiniLM panel (the reader's sentence, changed heads) and SmolLM2's ablation view: a
+                   # lesson that needs only the grid of patterns turns them off
+                   "live": ("bool", True, None, None), "ablation": ("bool", True, None, None)},
     # the temperature the slider starts at (it steps along lessonpy.lookup's grid, so the nearest grid point)
     "lookup-view": {"title": ("text", None, None, None),
                     "temperature": ("float", 1.0, *LIMITS["lookup-view"]["temperature"])},

@@ -74,10 +74,11 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     "Up, Down and Enter, to open it above."));
   const stripDetails = el("details", "realheads-strip-table");
   stripDetails.append(el("summary", "", "Show each head's strongest keys as a table"));
-  const live = createLivePanel();
-  section.append(controls, status, live.element, tokensLine, gridFigure, featuredList, openHeading, viewHost, stripFigure,
-    details, stripDetails);
-  createAblationView(section, initial.ablation); // the build's: fixed data
+  // a lesson that shows the grid for its patterns alone leaves out the live MiniLM panel and the ablation view
+  const live = spec.options.live === false ? null : createLivePanel();
+  section.append(controls, status, ...(live ? [live.element] : []), tokensLine, gridFigure, featuredList, openHeading,
+    viewHost, stripFigure, details, stripDetails);
+  if (spec.options.ablation !== false) createAblationView(section, initial.ablation); // the build's: fixed data
 
   let payload = initial; // the current model and sentence (the build's, until Python answers)
   let open = { layer: initial.open.layer, head: initial.open.head };
@@ -157,7 +158,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     if (!weights) return;
     open = { layer: head.layer, head: head.head };
     grid.select(open);
-    if (payload.model === "minilm") live.pick(open); // the head-change controls follow MiniLM's open head
+    if (payload.model === "minilm") live?.pick(open); // the head-change controls follow MiniLM's open head
     const f = featuredAt(payload.featured, open);
     const name = `${payload.title}, ${headName(open)} (counted from 0)`;
     openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job)} head` : ""}`;
