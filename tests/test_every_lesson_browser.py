@@ -37,6 +37,10 @@ def lesson_page(request, browser, site_url):
 def test_every_cell_runs_in_the_page_prints_what_the_text_quotes_and_the_same_when_run_again(lesson_page):
     lesson, page = lesson_page
     assert page.locator("[data-cell]").count() == len(lesson.cells)
+    # the page reads each cell's code from its stand-in, once: it must be the lesson's code exactly
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready")
+    assert page.evaluate("() => lessonPage.cells.cells.map((c) => [c.id, c.original])") == [
+        [cell.id, cell.code] for cell in lesson.cells]
     first = {}
     for cell in lesson.cells:
         text = first[cell.id] = run_cell(page, cell.id)

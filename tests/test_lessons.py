@@ -46,7 +46,7 @@ def test_cells_are_collected_in_order_with_ids(tmp_path):
 def test_rendered_cells_carry_data_cell_and_their_source(tmp_path):
     html = render_lesson_body(read_lesson(write(tmp_path, GOOD)))
     assert html.count('data-cell="') == 2 and 'data-cell="one"' in html
-    assert '{"id": "one", "code": "x = 1"}' in html
+    assert '<span class="line">x = 1</span>' in html  # the code once, as the editor's stand-in
     assert 'class="highlight"' in html and "static" in html  # the static block is highlighted
     assert 'role="log"' in html
 

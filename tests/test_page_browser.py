@@ -51,7 +51,8 @@ def editor_code(page, cell_id):
 
 
 def original_code(page, cell_id):
-    return cell(page, cell_id).locator("script.cell-source").evaluate("s => JSON.parse(s.textContent).code")
+    wait_cells_ready(page)
+    return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).original", cell_id)
 
 
 def wait_done(page, cell_id, timeout=RUN_TIMEOUT_MS):

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
-from .markup import code_standin, highlight_code, json_for_script
+from .markup import code_standin, highlight_code
 from .practice import render_exercise, render_quiz
 from .widget_fence import render_widget
 
@@ -44,7 +44,6 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
         '<button type="button" class="cell-reset" hidden title="Put back the lesson\'s original code">Reset</button>'
         '<span class="cell-state" aria-live="polite"></span></div>\n'
         f'<div class="cell-output" role="log" aria-label="Output of code cell {index}" hidden></div>\n'
-        f'<script type="application/json" class="cell-source">{json_for_script({"id": cell_id, "code": code})}</script>\n'
         "</div>\n"
     )
     if fold:

@@ -90,9 +90,10 @@ export class Cell {
     this.el = el;
     this.index = index;
     this.page = page;
-    const source = JSON.parse(el.querySelector("script.cell-source").textContent);
-    this.id = source.id;
-    this.original = source.code;
+    this.id = el.dataset.cell;
+    // The lesson's code is the stand-in's text as the build wrote it (markup.code_standin: one line per span, each
+    // ending in its newline), read before the editor shows a saved edit there: the page carries it once.
+    this.original = el.querySelector(".cell-editor > pre.code-standin > code").textContent;
     this.label = `code cell ${index}`;
     this.runButton = el.querySelector(".cell-run");
     this.stopButton = el.querySelector(".cell-stop");
