@@ -166,3 +166,13 @@ def test_is_causal_aligns_its_triangle_top_left_so_a_cached_query_must_not_use_i
     weights = (q @ k.mT / 8 ** 0.5).softmax(-1)
     torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v), weights @ v)
     assert (weights > 0.01).all()  # every cached key has weight: the two calls differ
+
+
+def test_minus_infinity_works_in_float16_where_a_large_negative_constant_is_refused():
+    """causal_attention.py's docstring: -1e9 does not fit in float16 (masked_fill refuses it); -inf does."""
+    scores = torch.zeros(3, 3, dtype=torch.float16)
+    mask = torch.ones(3, 3, dtype=torch.bool).triu(1)
+    with pytest.raises(RuntimeError, match="overflow"):
+        scores.masked_fill(mask, -1e9)
+    weights = scores.masked_fill(mask, float("-inf")).softmax(-1)
+    assert weights[0].tolist() == [1.0, 0.0, 0.0] and not weights.isnan().any()
