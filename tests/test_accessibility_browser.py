@@ -87,6 +87,34 @@ def test_the_index_has_no_violations(browser, site_url):
         ctx.close()
 
 
+#: Each top-level block whose laid-out contents reach past its own box, with how far. While the browser skips a
+#: far block (content-visibility) the box is its placeholder size; measuring a descendant lays the contents out
+#: in that box, as axe does: contents past it lie over the next block, which Lighthouse reported as a Run button
+#: under a paragraph (colour contrast) and a Check button over the next quiz's radio buttons (target size). The
+#: contents of a closed <details> are skipped the same way but never shown, so not counted.
+PAST_THEIR_BOX = """() => [...document.querySelectorAll('.lesson > *')].flatMap((block) => {
+  const box = block.getBoundingClientRect();
+  let bottom = box.bottom;
+  for (const e of block.querySelectorAll('*')) {
+    if (!e.closest('details:not([open]) > :not(summary)')) bottom = Math.max(bottom, e.getBoundingClientRect().bottom);
+  }
+  return bottom > box.bottom + 1 ? [`${block.className || block.tagName} ${block.id}: ${Math.round(bottom - box.bottom)} px`] : [];
+})"""
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
+def test_no_far_blocks_contents_lie_past_its_placeholder(browser, site_url, lesson, width):
+    ctx = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(site_url + f"lessons/{lesson.slug}/")
+        expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=BOOT_TIMEOUT_MS)
+        assert page.evaluate(PAST_THEIR_BOX) == []
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
 def test_on_a_360px_phone_no_lesson_scrolls_sideways_and_tables_scroll_in_their_own_region(browser, site_url, lesson):
     ctx = browser.new_context(viewport={"width": 360, "height": 800})
