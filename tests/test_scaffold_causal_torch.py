@@ -3,10 +3,6 @@
 Needs CPU torch, as tests/test_scaffold_torch.py does; skipped when torch is missing.
 """
 
-import shutil
-import subprocess
-import sys
-
 import pytest
 
 torch = pytest.importorskip(
@@ -15,7 +11,7 @@ F = torch.nn.functional
 
 # Lesson 4's tests put py/scaffold on sys.path (the modules import each other by bare name, as in the
 # reader's folder) and hold the input x, a fixture: (2, 8, 768), the same here
-from test_scaffold_torch import SCAFFOLD, x  # noqa: E402, F401 - x is a fixture
+from test_scaffold_torch import laptop_run, x  # noqa: E402, F401 - x is a fixture
 
 from attention import MultiHeadAttention  # noqa: E402
 from causal_attention import CausalSelfAttention  # noqa: E402
@@ -144,12 +140,7 @@ def test_a_loss_on_position_t_sends_no_gradient_to_later_inputs():
 
 def test_the_laptop_script_prints_what_the_lesson_promises(tmp_path):
     """The reader runs check_causal.py next to the three modules: do exactly that."""
-    for name in ("config.py", "attention.py", "causal_attention.py", "check_causal.py"):
-        shutil.copy(SCAFFOLD / name, tmp_path)
-    run = subprocess.run([sys.executable, "check_causal.py"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120, check=False)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == [
+    assert laptop_run(tmp_path, "check_causal.py", ("config.py", "attention.py", "causal_attention.py")) == [
         "output shape: (2, 8, 768)",
         "same as F.scaled_dot_product_attention(is_causal=True): True",
         "position 0 reads position 7, its future: False",

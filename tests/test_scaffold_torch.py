@@ -4,6 +4,7 @@ Needs CPU torch: `pip install torch==2.13.0` (that exact spec; others download
 GBs of CUDA builds). Skipped when torch is missing.
 """
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -153,14 +154,19 @@ def test_biases_when_the_config_asks_for_them():
     assert n == attention_param_count(768, bias=True) == 4 * 768**2 + 4 * 768
 
 
+def laptop_run(folder, script, modules):
+    """Run a laptop script of the scaffold as the reader does: copied into *folder* next to the *modules* it
+    imports, with `python SCRIPT` there. Its printed lines."""
+    for name in (*modules, script):
+        shutil.copy(SCAFFOLD / name, folder)
+    run = subprocess.run([sys.executable, script], cwd=folder, capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
 def test_the_laptop_script_prints_what_the_lesson_promises(tmp_path):
     """The lesson tells the reader to run check_attention.py next to the two modules: do exactly that."""
-    for name in ("config.py", "attention.py", "check_attention.py"):
-        (tmp_path / name).write_text((SCAFFOLD / name).read_text(encoding="utf-8"), encoding="utf-8")
-    run = subprocess.run([sys.executable, "check_attention.py"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120, check=False)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == [
+    assert laptop_run(tmp_path, "check_attention.py", ("config.py", "attention.py")) == [
         "output shape: (2, 8, 768)",
         "parameters: 2,359,296 = 4 * 768**2: True",
         "same as torch.nn.MultiheadAttention: True",

@@ -616,22 +616,6 @@ def _causal_reference(Q: np.ndarray, K: np.ndarray, scale: bool = True) -> np.nd
     return softmax(np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores))
 
 
-def _pair(got, shown: str, shapes: tuple[tuple, tuple]) -> tuple[np.ndarray, np.ndarray]:
-    """Two arrays of the given shapes from what the reader returned, or a CheckFailed naming what came back."""
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        raise CheckFailed(f"{shown} should return two arrays, (out, weights); it returned {short_repr(got)}")
-    arrays = []
-    for name, value, shape in zip(("out", "weights"), got, shapes):
-        try:
-            value = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise CheckFailed(f"{name} is not an array of numbers: {short_repr(value)}") from None
-        if value.shape != shape:
-            raise CheckFailed(f"{name} has shape {value.shape}; expected {shape}")
-        arrays.append(value)
-    return arrays[0], arrays[1]
-
-
 def causal_attention(ns: dict) -> Iterator[dict]:
     """Exercise: attention with the causal mask, -inf above the diagonal before the softmax."""
     func = require_function(ns, "causal_attention")
@@ -640,7 +624,7 @@ def causal_attention(ns: dict) -> Iterator[dict]:
     Q, K, V = rng.standard_normal((T, d_k)), rng.standard_normal((T, d_k)), rng.standard_normal((T, d_v))
     shown = "causal_attention(Q, K, V)"
     with np.errstate(all="ignore"):  # the reader's NaNs are reported below, not warned about
-        out, weights = _pair(call(func, Q.copy(), K.copy(), V.copy(), shown=shown), shown, ((T, d_v), (T, T)))
+        out, weights, _ = _returned(call(func, Q.copy(), K.copy(), V.copy(), shown=shown), shown, T, d_k, d_v)
     yield ok(f"shapes: out {(T, d_v)}, weights {(T, T)}")
     if np.isnan(weights[0]).all():
         yield fail("row 0 of the weights is NaN: the diagonal is masked too, so query 0 has no key left "
