@@ -77,7 +77,6 @@ def numbers() -> dict:
     recomputed = sum((t + 1) * 2 * C * d for t in range(T_g))
     cached = T_g * 2 * C * d
     out = cheat() | {
-        "T": T, "D": D,
         "mask_row1_first": f"{weights[1, 0]:.3f}", "mask_row1_second": f"{weights[1, 1]:.3f}",
         "after_rowsum_first": f"{after[0].sum():.3f}",
         "prefix_open_gap": f"{np.abs(open_out[0] - ex['V'][0]).max():.2f}",
@@ -106,7 +105,6 @@ def smollm2() -> dict:
     return {"smol_heads": smol.heads, "smol_kv_heads": smol.meta["kv_heads"], "smol_layers": smol.layers,
             "smol_group": group, "smol_layer": str(a["layer"]), "smol_head_a": str(a["head"]),
             "smol_head_b": str(b["head"]), "smol_kv_head": str(a["head"] // group),
-            "smol_sentence": smol.sentences[SENTENCE]["text"],
             "smol_decode_diff": f"{np.abs(w_loop - stored).max():.4f}",
             "smol_bound": f"{realheads.WEIGHT_ERROR + realheads.QK_ERROR:.3f}",
             "smol_cache_bytes": per_token, "smol_cache_T": CACHE_T,
