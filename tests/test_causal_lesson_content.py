@@ -70,6 +70,8 @@ def test_smollm2s_two_heads_share_keys_and_values_and_its_cache_per_token():
     group = smol.heads // smol.meta["kv_heads"]
     a, b = smol.featured_head("induction"), smol.featured_head("first")
     assert (a["layer"], a["head"] // group) == (b["layer"], b["head"] // group)
+    # the quiz (a fence, where {{ num.* }} cannot go) names them: 9 query heads, 3 key/value heads, heads 6 and 8 of 18
+    assert (smol.heads, smol.meta["kv_heads"], a["layer"], a["head"], b["head"]) == (9, 3, 18, 6, 8)
     for s in range(len(smol.sentences)):
         (Qa, Ka, Va), (Qb, Kb, Vb) = smol.qkv(s, "induction"), smol.qkv(s, "first")
         assert np.array_equal(Ka, Kb) and np.array_equal(Va, Vb) and not np.array_equal(Qa, Qb)
