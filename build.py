@@ -42,7 +42,7 @@ from sitebuild.project import ROOT
 from sitebuild.startup.boot_plan import boot_plan, files_of
 from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, copy_into_site, prepare_pyodide, split_stdlib,
                                               split_wheels)
-from sitebuild.pages.placeholders import with_text_lengths
+from sitebuild.pages.placeholders import with_sizes
 from sitebuild.pages.render import make_renderer, render_lesson_body
 from sitebuild.startup.snapshot import Snapshot, make_snapshot
 from sitebuild.startup.stdlib_split import TraceError
@@ -156,7 +156,7 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
         from sitebuild.realheads.live import describe
         site["live_files"] = describe(live)
     # each top-level block says how much text it holds, which sizes it while the browser skips it
-    return {lesson.slug: with_text_lengths(render_lesson_body(lesson, md, site)) for lesson in lessons}
+    return {lesson.slug: with_sizes(render_lesson_body(lesson, md, site)) for lesson in lessons}
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,

@@ -1,25 +1,60 @@
 """How big each top-level block of a lesson is, told to the CSS that sizes it while the browser skips it.
 
 Every block of the lesson's body has ``content-visibility: auto`` (site.css): far from the screen it is not laid
-out, and stands in at its ``contain-intrinsic-size``. A fixed guess (3rem, 16rem) was smaller than most blocks,
-and tools that measure a skipped block's contents (axe, in Lighthouse) lay them out past that small box, over
-the next block: a cell's Run button "over" the next paragraph failed colour contrast, a quiz's Check button
-"over" the next quiz's radio buttons failed target size, on a page where nothing overlaps. Each block now
-carries its text's length as ``--chars`` (and a table its rows as ``--rows``: little text, tall), and site.css
-turns them into a size at least as tall as the block is on a phone; ``auto`` then keeps the real size once the
-block has been drawn.
+out, and stands in at its ``contain-intrinsic-size``. That size must be right on two counts:
+
+* not smaller than the block: tools that measure a skipped block's contents (axe, in Lighthouse) lay them out
+  past a small box, over the next block (a Run button "under" a paragraph failed colour contrast, a Check
+  button "over" the next quiz's radio buttons failed target size, on a page where nothing overlaps);
+* not much larger: a block near the top of the screen that shrinks when drawn moves everything below it up.
+  When every block stood in at its height on a 360 px phone, a widget scrolled to (as a link of the contents
+  jumps) moved 1,380 px up as the blocks around it were drawn, too far from the screen to be started.
+
+So the build describes each block by what decides its height, and site.css turns that into a size for the
+column's width (``sized`` below lists the custom properties):
+
+``--chars``  characters of prose that are drawn (not a script's data, a formula's TeX annotation, a closed
+             ``<details>``'s body or a ``hidden`` element), which wrap: their height goes as 1 / the column width;
+``--code``   characters of code in ``<pre>``, which wraps in a cell's editor the same way;
+``--lines``  lines of code (each starts a line however short);
+``--parts``  paragraphs, list items, headings, labels...: each ends with a partly filled line and a margin;
+``--rows``   rows of a table.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 #: Elements without an end tag: they open no block of their own content.
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+#: Elements whose text is never drawn: data, styles, a formula's TeX source (MathML's annotation).
+UNSEEN = frozenset("script style template annotation".split())
+#: Elements that start a line of their own: each ends with a partly filled line and a margin.
+PARTS = frozenset("p li h1 h2 h3 h4 h5 h6 summary figcaption dt dd blockquote label legend".split())
+
+
+@dataclass
+class Size:
+    """What decides one top-level block's height (the module's docstring says what each one counts)."""
+
+    offset: int  # of the block's start tag in the HTML
+    chars: int = 0
+    code: int = 0
+    lines: int = 0
+    parts: int = 0
+    rows: int = 0
+    _code_ends_line: bool = field(default=True, repr=False)
+
+    def style(self) -> str:
+        """The custom properties site.css reads; zeros left out (its default), but always --chars."""
+        sizes = {"chars": self.chars, "code": self.code, "lines": self.lines, "parts": self.parts, "rows": self.rows}
+        return "; ".join(f"--{k}: {v}" for k, v in sizes.items() if v or k == "chars")
 
 
 class _Blocks(HTMLParser):
-    """The offset of each top-level start tag in the HTML and the length of the text inside it (textContent)."""
+    """The Size of each top-level element of a lesson's body."""
 
     def __init__(self, html: str):
         super().__init__(convert_charrefs=True)
@@ -27,52 +62,78 @@ class _Blocks(HTMLParser):
         for i, ch in enumerate(html):
             if ch == "\n":
                 self.line_starts.append(i + 1)
-        self.depth = 0
-        self.blocks: list[list[int]] = []  # [offset of the start tag, characters of text, table rows]
+        self.open: list[tuple[str, bool]] = []  # the open elements: (name, whether its text is unseen)
+        self.blocks: list[Size] = []
 
     def _offset(self) -> int:
         line, column = self.getpos()
         return self.line_starts[line - 1] + column
 
+    def _unseen(self) -> bool:
+        return bool(self.open and self.open[-1][1])
+
+    def _in_pre(self) -> bool:
+        return any(name == "pre" for name, _ in self.open)
+
     def handle_starttag(self, tag, attrs):
-        if self.depth == 0:
-            self.blocks.append([self._offset(), 0, 0])
-        elif tag == "tr":
-            self.blocks[-1][2] += 1
+        if not self.open:
+            self.blocks.append(Size(self._offset()))
+        names = dict(attrs)
+        in_closed_details = bool(self.open) and self.open[-1][0] == "details-closed"
+        unseen = self._unseen() or tag in UNSEEN or "hidden" in names or (in_closed_details and tag != "summary")
+        if not unseen:
+            block = self.blocks[-1]
+            if tag == "tr":
+                block.rows += 1
+            elif tag in PARTS:
+                block.parts += 1
         if tag not in VOID:
-            self.depth += 1
+            self.open.append(("details-closed" if tag == "details" and "open" not in names else tag, unseen))
 
     def handle_startendtag(self, tag, attrs):
-        if self.depth == 0:
-            self.blocks.append([self._offset(), 0, 0])
+        if not self.open:
+            self.blocks.append(Size(self._offset()))
 
     def handle_endtag(self, tag):
-        if tag not in VOID:
-            self.depth = max(0, self.depth - 1)
+        if tag in VOID:
+            return
+        if tag == "pre" and not self._unseen() and not self.blocks[-1]._code_ends_line:
+            self.blocks[-1].lines += 1  # a last line without its newline
+            self.blocks[-1]._code_ends_line = True
+        for i in range(len(self.open) - 1, -1, -1):  # up to the matching start tag (HTML may omit end tags)
+            if self.open[i][0].split("-")[0] == tag:
+                del self.open[i:]
+                return
 
     def handle_data(self, data):
-        if self.depth > 0 and self.blocks:
-            self.blocks[-1][1] += len(data)
+        if not self.open or self._unseen():
+            return
+        block = self.blocks[-1]
+        if self._in_pre():
+            block.lines += data.count("\n")
+            block.code += len(data) - data.count("\n")
+            if data:
+                block._code_ends_line = data.endswith("\n")
+        else:
+            block.chars += len(re.sub(r"\s+", " ", data))  # white space as drawn: a run is one space
 
 
-def with_text_lengths(body: str) -> str:
-    """*body* with ``style="--chars: N"`` on each top-level element (N: the length of its text, as the
-    browser's textContent counts it; ``; --rows: R`` too when it holds R table rows); an element that has a style
-    attribute gets them first in that style."""
+def with_sizes(body: str) -> str:
+    """*body* with the custom properties of its Size in each top-level element's style (an element that has a
+    style attribute gets them first in it)."""
     parser = _Blocks(body)
     parser.feed(body)
     parser.close()
     out, last = [], 0
-    for offset, chars, rows in parser.blocks:
-        end = body.index(">", offset)
-        tag = body[offset:end]
-        size = f"--chars: {chars}" + (f"; --rows: {rows}" if rows else "")
+    for block in parser.blocks:
+        offset = block.offset
+        tag = body[offset:body.index(">", offset)]
         if ' style="' in tag:
             at = offset + tag.index(' style="') + len(' style="')
-            insert = f"{size}; "
+            insert = f"{block.style()}; "
         else:
             at = offset + len(tag.split(None, 1)[0].rstrip("/"))  # right after "<name"
-            insert = f' style="{size}"'
+            insert = f' style="{block.style()}"'
         out.append(body[last:at] + insert)
         last = at
     out.append(body[last:])

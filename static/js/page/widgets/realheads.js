@@ -195,7 +195,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     } else {
       grid.reserve(L, H);
     }
-    const keep = open.layer < L && open.head < H && payload.arrays?.weights;
+    // the open head stays open while its weights are here (the build's picture is the lesson's chosen head)
+    const keep = open.layer < L && open.head < H && weightsOf(open);
     openHead(keep ? open : { layer: payload.featured[0].layer, head: payload.featured[0].head });
   }
 
