@@ -304,3 +304,22 @@ def test_stop_replays_cells_whose_editor_was_never_built(fresh_context, plain_si
     cell(page, "softmax").get_by_role("button", name="Run").click()
     expect(wait_done(page, "softmax")).to_contain_text("kept is 41")
     expect(page.locator(".cm-editor")).to_have_count(0)
+
+
+def test_far_editors_and_widgets_wait_until_the_reader_moves(fresh_context, site_url):
+    """Building what is off the screen waits for the reader's first scroll, key, pointer or touch (idle.js,
+    readerMoved): on a phone it was half of the load's blocking time, for a reader who may never scroll."""
+    page = fresh_context.new_page()
+    page.goto(site_url + LESSON)
+    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    standins, widgets = page.locator("pre.code-standin"), page.locator("[data-widget]")
+    far_editors, far_widgets = standins.count(), widgets.count() - page.locator('[data-started="true"]').count()
+    assert far_editors > 10 and far_widgets > 3
+    page.wait_for_timeout(2000)  # idle time enough for every one of them, had they not waited
+    assert standins.count() == far_editors
+    assert page.locator('[data-widget][data-started="true"]').count() == widgets.count() - far_widgets
+    assert page.evaluate("scrollY") == 0
+    page.mouse.move(300, 300)
+    page.mouse.wheel(0, 5)  # a reader's first scroll, however small
+    expect(standins).to_have_count(0, timeout=BOOT_TIMEOUT_MS)
+    expect(page.locator('[data-widget][data-started="true"]')).to_have_count(widgets.count(), timeout=BOOT_TIMEOUT_MS)

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { inIdleTime, whenIdle } from "../../static/js/page/idle.js";
+import { inIdleTime, readerMoved, whenIdle } from "../../static/js/page/idle.js";
 
 /** A requestIdleCallback the test drives: idle periods are handed out one at a time, each with `left` ms. */
 function fakeIdle() {
@@ -90,4 +90,29 @@ test("without requestIdleCallback (Safari) a timer stands in, with a slice of id
   let steps = 0;
   await inIdleTime(() => ++steps < 3, { sliceMs: 15 });
   assert.equal(steps, 3);
+});
+
+test("the far work waits for the reader's first move, and stops listening then", async () => {
+  const listeners = new Map(); // type -> listener, as the page's window would hold them
+  globalThis.addEventListener = (type, fn, options) => {
+    assert.equal(options.capture, true);
+    assert.equal(options.passive, true); // never delays a scroll
+    listeners.set(type, fn);
+  };
+  globalThis.removeEventListener = (type, fn) => { if (listeners.get(type) === fn) listeners.delete(type); };
+  try {
+    let moved = false;
+    const waiting = readerMoved().then(() => { moved = true; });
+    assert.equal(readerMoved(), readerMoved(), "one promise for the page");
+    assert.deepEqual([...listeners.keys()].sort(), ["keydown", "pointerdown", "scroll", "touchstart", "wheel"]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(moved, false, "nothing moved yet");
+    listeners.get("wheel")();
+    await waiting;
+    assert.equal(moved, true);
+    assert.equal(listeners.size, 0);
+  } finally {
+    delete globalThis.addEventListener;
+    delete globalThis.removeEventListener;
+  }
 });

@@ -10,12 +10,14 @@ bindStatus(document.querySelector(".py-status"), runtime, {
   onRestart: () => runtime.restart().catch(() => {}),
 });
 
-const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }, { settled }] = await Promise.all([
+const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }, { settled },
+  { readerMoved }] = await Promise.all([
   import("./cells.js"),
   import("./features.js"),
   import("./lazy-editor.js"), // CodeMirror itself loads later, when the first editor is built
   import("../runtime/preload.js"),
   import("../runtime/settled.js"),
+  import("./idle.js"),
 ]);
 // Storage full or turned off: say so once; edits stay in the editors while the page is open.
 storage.onSaveFailure((reason) => {
@@ -41,7 +43,7 @@ registerFeature("[data-notebook]", "./notebook.js");
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
 const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
 // The editors far from the screen are built in idle time once every feature (exercises included)
-// has made its editors and Python has settled (settled.js): nothing of them is needed before the
-// first output.
-await Promise.all([features, settled(runtime, () => cells.chain)]);
+// has made its editors, Python has settled (settled.js) and the reader has moved on the page
+// (idle.js, readerMoved): nothing of them is needed before the first output, nor on the first screen.
+await Promise.all([features, settled(runtime, () => cells.chain), readerMoved()]);
 await buildAllWhenIdle(() => runtime.busy);

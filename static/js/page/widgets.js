@@ -15,7 +15,7 @@
 // page order, each widget says how many cells come before it (data-cells-before), and the
 // event's runId says which cell's run sent it (runtime.cellOf).
 import { createAttentionView } from "./components/linked.js";
-import { inIdleTime } from "./idle.js";
+import { inIdleTime, readerMoved } from "./idle.js";
 import { Event } from "../shared/protocol.js";
 import { settled } from "../runtime/settled.js";
 import { decodePayload, el, showSource } from "./widgets/common.js";
@@ -36,8 +36,8 @@ const IDLE_TIMEOUT_MS = 2000;
 
 /**
  * Start the page's widgets and route show_attention's arrays to the views.
- * A widget is built when it comes near the screen, when the page is idle after Python is ready,
- * or when arrays are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
+ * A widget is built when it comes near the screen, when the page is idle after Python is ready and the
+ * reader has moved on the page, or when arrays are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
  * page of them must not spend its first second on pictures nobody can see yet.
  */
 export async function init({ runtime, root, cells = null, cellIds = [] }) {
@@ -65,14 +65,14 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
     }
   }, { rootMargin: "100% 0px" }); // a screen's height ahead, so it is drawn before it is seen
   for (const entry of entries) observer.observe(entry.section);
-  // The ones far from the screen: in idle time once Python has settled (settled.js, as the editors),
-  // one per idle period in page order, none while Python computes: nothing of them is needed before
-  // the first output.
+  // The ones far from the screen: in idle time once Python has settled (settled.js) and the reader has
+  // moved on the page (idle.js, readerMoved), as the editors; one per idle period in page order, none
+  // while Python computes: nothing of them is needed before the first output, nor on the first screen.
   const startNext = () => {
     const entry = entries.find((e) => !e.starting);
     return entry ? start(entry).then(() => true) : false;
   };
-  settled(runtime, () => cells?.chain)
+  Promise.all([settled(runtime, () => cells?.chain), readerMoved()])
     .then(() => inIdleTime(startNext, { busy: () => runtime.busy, timeout: IDLE_TIMEOUT_MS }));
 
   const routed = new Map(Object.entries(ROUTES).map(([view, names]) => [view, entries.filter((e) => names.has(e.name))]));
