@@ -117,7 +117,8 @@ def test_the_included_module_shows_and_copies(page):
     expect(block).to_have_count(1)
     expect(block.locator(".code-title")).to_have_text("attention.py")
     expect(block.locator("pre")).to_contain_text("class MultiHeadAttention(nn.Module):")
-    assert block.locator("pre .k").count() > 0  # highlighted
+    block.scroll_into_view_if_needed()
+    expect(block.locator("pre .k").first).to_be_attached()  # coloured near the screen (highlight.js)
     button = block.get_by_role("button", name="Copy attention.py")
     expect(button).to_be_visible()
     button.click()

@@ -169,7 +169,7 @@ def test_include_shows_the_file_with_a_copy_button(tmp_path):
     assert 'data-copy data-source="py/scaffold/config.py"' in html
     assert '<span class="code-title">config.py</span>' in html
     assert 'class="copy-button" hidden aria-label="Copy config.py"' in html
-    assert "GPTConfig" in html and '<span class="k">class</span>' in html  # highlighted
+    assert "GPTConfig" in html and re.search(r'data-tokens="[^"]*\bk:5 ', html)  # coloured ("class": k:5)
     assert 'aria-live="polite"' in html
 
 
@@ -216,7 +216,8 @@ def test_include_mistakes_are_reported_at_the_fence(tmp_path, fence, fragment):
 
 def test_plain_code_blocks_are_unchanged_and_copy_is_opt_in(tmp_path):
     html = render(write(tmp_path, "```python\nx = 1\n```\n\n```python copy title=run.py\ny = 2\n```\n"))
-    assert '<pre class="highlight" tabindex="0" data-lang="python"><code>' in html.split("<figure")[0]
+    assert ('<pre class="highlight" tabindex="0" data-lang="python" data-tokens="n:1 :1 o:1 :1 mi:1 w:1">'
+            '<code>x = 1\n</code></pre>') in html.split("<figure")[0]
     assert html.count("<figure") == 1 and "run.py" in html
 
 

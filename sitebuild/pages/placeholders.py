@@ -6,9 +6,11 @@ out, and stands in at its ``contain-intrinsic-size``. That size must be right on
 * not smaller than the block: tools that measure a skipped block's contents (axe, in Lighthouse) lay them out
   past a small box, over the next block (a Run button "under" a paragraph failed colour contrast, a Check
   button "over" the next quiz's radio buttons failed target size, on a page where nothing overlaps);
-* not much larger: a block near the top of the screen that shrinks when drawn moves everything below it up.
-  When every block stood in at its height on a 360 px phone, a widget scrolled to (as a link of the contents
-  jumps) moved 1,380 px up as the blocks around it were drawn, too far from the screen to be started.
+* not much larger: the page's length is the sum of these sizes (a scroll bar 3x too long on a desktop when
+  every block stood in at its height on a 360 px phone), and a block at the top of the screen that shrinks as
+  it is drawn moves everything below it up. A widget scrolled to by a script (scrollIntoView, as the tests
+  do) moved 1,380 px up so, too far from the screen to be started. (A link of the contents is safe: Chromium
+  holds a fragment's target in place.)
 
 So the build describes each block by what decides its height, and site.css turns that into a size for the
 column's width (``sized`` below lists the custom properties):

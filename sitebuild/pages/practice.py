@@ -28,8 +28,8 @@ An exercise (starter code in an editor, hidden checks in ``py/lessonpy/exercises
     ```
 
 Everything is validated strictly; a mistake is a LessonError naming the line in the lesson
-file. The HTML works as a static page (a quiz is a real fieldset, the starter code is
-highlighted); quiz.js and exercises.js bring it to life from the JSON data blocks.
+file. The HTML works as a static page (a quiz is a real fieldset, the code is all there,
+coloured near the screen by highlight.js); quiz.js and exercises.js bring it to life from the JSON data blocks.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import yaml
 
 from .lessons import CELL_ID_PATTERN, LessonError, make_parser
 from ..project import lessonpy
-from .markup import code_standin, highlight_code, json_for_script
+from .markup import code_standin, highlighted_pre, json_for_script
 
 QUIZ_KEYS = {"question": True, "choices": True, "explain": False}  # key -> required
 CHOICE_KEYS = {"text": True, "correct": False, "why": True}
@@ -309,7 +309,7 @@ def render_exercise(content: str, options: dict[str, str], env: dict) -> str:
         '<div class="exercise-feedback" aria-live="polite" hidden></div>\n'
         f'<div class="exercise-solution" id="exercise-{eid}-solution" hidden>'
         '<p class="exercise-solution-title">A solution</p>'
-        f'<pre class="highlight"><code>{highlight_code(ex["solution"], "python")}</code></pre>'
+        f'{highlighted_pre(ex["solution"], "python")}'
         '<button type="button" class="exercise-use-solution">Use this code</button></div>\n'
         f'<script type="application/json" class="exercise-data">{json_for_script(data)}</script>\n'
         "</section>\n"

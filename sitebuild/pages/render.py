@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
-from .markup import code_standin, highlight_code
+from .markup import code_standin, highlighted_pre
 from .practice import render_exercise, render_quiz
 from .widget_fence import render_widget
 
@@ -63,10 +63,9 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
     if lang in FENCE_RENDERERS:
         env.setdefault("fence_ids", {})  # created once per page, so every fence's copy of env shares it
         return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line, "flags": flags})
-    code = highlight_code(token.content, lang)
     lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""
     # tabindex: a long line scrolls sideways, and a scrolling region must be reachable by keyboard.
-    pre = f'<pre class="highlight" tabindex="0"{lang_class}><code>{code}</code></pre>\n'
+    pre = highlighted_pre(token.content, lang, f' tabindex="0"{lang_class}') + "\n"
     include = token.meta.get("include")
     title = options.get("title") or (include.rsplit("/", 1)[-1] if include else "")
     if include or "copy" in flags or title:

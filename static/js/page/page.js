@@ -39,6 +39,7 @@ registerFeature("[data-quiz]", "./quiz.js");
 registerFeature("[data-exercise]", "./exercises.js");
 registerFeature("[data-widget]", "./widgets.js");
 registerFeature("[data-copy]", "./copy.js");
+registerFeature("pre[data-tokens]", "./highlight.js");
 registerFeature("[data-notebook]", "./notebook.js");
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
 const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
