@@ -14,7 +14,7 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, paste_code
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -31,9 +31,7 @@ def boot_and_run(browser, url):
         page.goto(url + LESSON)
         expect(page.get_by_role("banner").get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
         cell = page.locator('[data-cell="setup"]')
-        cell.locator(".cm-content").click()
-        page.keyboard.press("Control+A")
-        page.keyboard.insert_text(NUMPY_CELL)
+        paste_code(cell, NUMPY_CELL)
         cell.get_by_role("button", name="Run").click()
         expect(cell).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
         expect(cell.locator(".cell-output")).to_contain_text("softmax rows [1. 1.]")
