@@ -6,14 +6,21 @@ import html
 import json
 
 from pygments.formatters import HtmlFormatter
-from pygments.formatters.html import _get_ttype_class
 from pygments.lexers import get_lexer_by_name
+from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
 
 def _utf16_length(text: str) -> int:
     """Length as JavaScript counts it (the page slices the text with these lengths)."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def _css_class(ttype) -> str:
+    """The stylesheet's class of a token type: its own, or its nearest ancestor's (the classes pygments_css styles)."""
+    while ttype not in STANDARD_TYPES:
+        ttype = ttype.parent
+    return STANDARD_TYPES[ttype]
 
 
 def highlighted_pre(code: str, lang: str, attrs: str = "") -> str:
@@ -32,7 +39,7 @@ def highlighted_pre(code: str, lang: str, attrs: str = "") -> str:
         if not value:
             continue
         text.append(value)
-        name = _get_ttype_class(ttype)
+        name = _css_class(ttype)
         if runs and runs[-1][0] == name:
             runs[-1][1] += _utf16_length(value)
         else:

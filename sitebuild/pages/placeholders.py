@@ -13,7 +13,7 @@ out, and stands in at its ``contain-intrinsic-size``. That size must be right on
   holds a fragment's target in place.)
 
 So the build describes each block by what decides its height, and site.css turns that into a size for the
-column's width (``sized`` below lists the custom properties):
+column's width (``Size.style`` writes these custom properties):
 
 ``--chars``  characters of prose that are drawn (not a script's data, a formula's TeX annotation, a closed
              ``<details>``'s body or a ``hidden`` element), which wrap: their height goes as 1 / the column width;
@@ -26,7 +26,7 @@ column's width (``sized`` below lists the custom properties):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
 #: Elements without an end tag: they open no block of their own content.
@@ -47,7 +47,6 @@ class Size:
     lines: int = 0
     parts: int = 0
     rows: int = 0
-    _code_ends_line: bool = field(default=True, repr=False)
 
     def style(self) -> str:
         """The custom properties site.css reads; zeros left out (its default), but always --chars."""
@@ -64,8 +63,10 @@ class _Blocks(HTMLParser):
         for i, ch in enumerate(html):
             if ch == "\n":
                 self.line_starts.append(i + 1)
-        self.open: list[tuple[str, bool]] = []  # the open elements: (name, whether its text is unseen)
+        # the open elements: (name, whether its text is unseen, whether it is a closed <details>)
+        self.open: list[tuple[str, bool, bool]] = []
         self.blocks: list[Size] = []
+        self.code_ends_line = True  # the code read so far ends with a newline (else its last line is counted at </pre>)
 
     def _offset(self) -> int:
         line, column = self.getpos()
@@ -75,13 +76,13 @@ class _Blocks(HTMLParser):
         return bool(self.open and self.open[-1][1])
 
     def _in_pre(self) -> bool:
-        return any(name == "pre" for name, _ in self.open)
+        return any(name == "pre" for name, _, _ in self.open)
 
     def handle_starttag(self, tag, attrs):
         if not self.open:
             self.blocks.append(Size(self._offset()))
         names = dict(attrs)
-        in_closed_details = bool(self.open) and self.open[-1][0] == "details-closed"
+        in_closed_details = bool(self.open) and self.open[-1][2]
         unseen = self._unseen() or tag in UNSEEN or "hidden" in names or (in_closed_details and tag != "summary")
         if not unseen:
             block = self.blocks[-1]
@@ -90,7 +91,7 @@ class _Blocks(HTMLParser):
             elif tag in PARTS:
                 block.parts += 1
         if tag not in VOID:
-            self.open.append(("details-closed" if tag == "details" and "open" not in names else tag, unseen))
+            self.open.append((tag, unseen, tag == "details" and "open" not in names))
 
     def handle_startendtag(self, tag, attrs):
         if not self.open:
@@ -99,11 +100,11 @@ class _Blocks(HTMLParser):
     def handle_endtag(self, tag):
         if tag in VOID:
             return
-        if tag == "pre" and not self._unseen() and not self.blocks[-1]._code_ends_line:
+        if tag == "pre" and not self._unseen() and not self.code_ends_line:
             self.blocks[-1].lines += 1  # a last line without its newline
-            self.blocks[-1]._code_ends_line = True
+            self.code_ends_line = True
         for i in range(len(self.open) - 1, -1, -1):  # up to the matching start tag (HTML may omit end tags)
-            if self.open[i][0].split("-")[0] == tag:
+            if self.open[i][0] == tag:
                 del self.open[i:]
                 return
 
@@ -115,7 +116,7 @@ class _Blocks(HTMLParser):
             block.lines += data.count("\n")
             block.code += len(data) - data.count("\n")
             if data:
-                block._code_ends_line = data.endswith("\n")
+                self.code_ends_line = data.endswith("\n")
         else:
             block.chars += len(re.sub(r"\s+", " ", data))  # white space as drawn: a run is one space
 
