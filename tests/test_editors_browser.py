@@ -134,22 +134,23 @@ def test_clicking_a_stand_in_gives_the_editor_with_the_caret_where_the_click_was
     # Click just before the first "np." of the cell's code.
     original = original_code(page, FAR)
     offset = original.index("np.")
-    bring_to_centre(target.locator(".line").nth(original[:offset].count("\n")))
-    box = target.evaluate("""(pre, offset) => {
-      const walker = document.createTreeWalker(pre.querySelector("code"), NodeFilter.SHOW_TEXT);
-      let left = offset;
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        if (left < node.length) {
-          const range = document.createRange();
-          range.setStart(node, left);
-          range.setEnd(node, left + 1);
-          const r = range.getBoundingClientRect();
-          return { x: r.left + 1, y: r.top + r.height / 2 };
-        }
-        left -= node.length;
-      }
-      return null;
-    }""", offset)
+    point = """(pre, offset) => {
+      const text = pre.querySelector("code").firstChild; // the stand-in's code is one text node
+      const range = document.createRange();
+      range.setStart(text, offset);
+      range.setEnd(text, offset + 1);
+      const r = range.getBoundingClientRect();
+      return { x: r.left + 1, y: r.top + r.height / 2 };
+    }"""
+    bring_to_centre(target)
+    box = target.evaluate(point, offset)
+    for _ in range(50):  # the character to the middle of the screen, until blocks above it stand still
+        page.evaluate("y => window.scrollBy(0, y - innerHeight / 2)", box["y"])
+        page.wait_for_timeout(200)
+        last, box = box, target.evaluate(point, offset)
+        if box == last:
+            break
+    assert 0 < box["y"] < page.viewport_size["height"]
     page.mouse.click(box["x"], box["y"])
     held.release()
     built(cell(page, FAR))
@@ -211,7 +212,7 @@ def test_no_layout_shift_when_editors_replace_their_stand_ins(fresh_context, sit
     holders = page.locator(".cell-editor, .exercise-editor")
     measure = """holders => holders.map((h) => {
       const box = h.getBoundingClientRect();
-      const text = document.createTreeWalker(h.querySelector(".line, .cm-line"), NodeFilter.SHOW_TEXT).nextNode();
+      const text = document.createTreeWalker(h.querySelector("pre.code-standin > code, .cm-line"), NodeFilter.SHOW_TEXT).nextNode();
       const range = document.createRange();
       range.setStart(text, 0);
       range.setEnd(text, 1);

@@ -42,6 +42,19 @@ def test_inline_and_display_maths_become_mathml_only(tmp_path):
     assert "$" not in html and "\\sqrt" not in html
 
 
+@pytest.mark.parametrize(("temml", "page"), [
+    ("<math><mrow><mi>T</mi><mo>×</mo><mn>768</mn></mrow></math>", "<math><mi>T</mi><mo>×</mo><mn>768</mn></math>"),
+    ('<math display="block"><mrow><msub><mi>W</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub></mrow></math>',
+     '<math display="block"><msub><mi>W</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub></math>'),
+    ("<math><mrow><mrow><mi>a</mi></mrow><mi>b</mi></mrow></math>", "<math><mrow><mi>a</mi></mrow><mi>b</mi></math>"),
+    # not the only child, or no row at all: as Temml wrote it
+    ("<math><mrow><mi>a</mi></mrow><mrow><mi>b</mi></mrow></math>", None),
+    ("<math><mi>X</mi></math>", None),
+])
+def test_a_row_that_is_a_formulas_only_child_is_left_out(temml, page):
+    assert lesson_math.without_outer_mrow(temml) == (page or temml)
+
+
 def test_dollars_that_are_money_or_code_stay_text(tmp_path):
     html = render(write(tmp_path, "It costs $5 and $6 today.\n\n`$x$` is code.\n\n```python\nprint('$y$')\n```\n"))
     assert "<math" not in html

@@ -91,8 +91,8 @@ export class Cell {
     this.index = index;
     this.page = page;
     this.id = el.dataset.cell;
-    // The lesson's code is the stand-in's text as the build wrote it (markup.code_standin: one line per span, each
-    // ending in its newline), read before the editor shows a saved edit there: the page carries it once.
+    // The lesson's code is the stand-in's text as the build wrote it (markup.code_standin), read before the
+    // editor shows a saved edit there: the page carries it once.
     this.original = el.querySelector(".cell-editor > pre.code-standin > code").textContent;
     this.label = `code cell ${index}`;
     this.runButton = el.querySelector(".cell-run");

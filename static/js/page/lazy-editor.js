@@ -11,7 +11,6 @@
 // Building ~40 editors at load cost the main thread most of its blocking time (CodeMirror's first
 // measure reads layout, ~15 ms each); CodeMirror itself (editor.js, the page's largest script) is
 // imported only here, when the first editor is wanted, after the Run buttons already work.
-import { el } from "./dom.js";
 import { inIdleTime, whenIdle } from "./idle.js";
 
 /** How far ahead of the reader editors are built: one and a half screens above and below. */
@@ -85,12 +84,10 @@ export function buildAllWhenIdle(busy = () => false) {
   return idleBuilding;
 }
 
-/** Write `code` into a stand-in, one line element per line (as the build does, without colours). */
+/** Write `code` into a stand-in, as the build does (markup.code_standin). */
 function showText(standIn, code) {
-  const lines = code.split("\n");
-  standIn.firstElementChild.replaceChildren(
-    ...lines.map((line, i) => el("span", "line", i < lines.length - 1 ? `${line}\n` : line)));
-  standIn.style.setProperty("--digits", String(String(lines.length).length));
+  standIn.firstElementChild.textContent = code;
+  standIn.style.setProperty("--digits", String(String(code.split("\n").length).length));
 }
 
 /** The offset in the stand-in's code of the point (x, y), or null when it is not on the code. */
