@@ -192,12 +192,16 @@ def parse_quiz(content: str, options: dict[str, str], env: dict) -> dict:
 
 
 def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
-    """A quiz as a form: fieldset, legend, native radios or checkboxes, Check, a live feedback area."""
+    """A quiz: fieldset, legend, native radios or checkboxes, Check, a live feedback area.
+
+    Not a ``<form>``: when a page has loaded, Chromium's autofill visits each form and lays out its
+    controls, content-visibility or not; Lesson 4's 12 quiz forms cost one forced style and layout
+    pass each, in one 200-800 ms task on a phone's CPU. quiz.js gives Enter its form meaning (Check)."""
     quiz = parse_quiz(content, options, env)
     qid = html.escape(quiz["id"])
     multiple = sum(c["correct"] for c in quiz["choices"]) > 1
     kind = "checkbox" if multiple else "radio"
-    parts = [f'<form class="quiz" data-quiz="{qid}" id="quiz-{qid}" novalidate>\n<fieldset>\n'
+    parts = [f'<div class="quiz" data-quiz="{qid}" id="quiz-{qid}">\n<fieldset>\n'
              f'<legend class="quiz-question">{inline(quiz["question"])}</legend>\n']
     if multiple:
         parts.append('<p class="quiz-instructions">Choose every answer that applies.</p>\n')
@@ -212,9 +216,9 @@ def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
         parts.append(f'<template class="quiz-explain">{block(quiz["explain"])}</template>\n')
     data = {"id": quiz["id"], "multiple": multiple, "correct": [i for i, c in enumerate(quiz["choices"]) if c["correct"]],
             "version": _version(quiz)}
-    parts.append('<div class="quiz-actions"><button type="submit" class="quiz-check" disabled>Check</button></div>\n'
+    parts.append('<div class="quiz-actions"><button type="button" class="quiz-check" disabled>Check</button></div>\n'
                  '<div class="quiz-feedback" aria-live="polite"></div>\n</fieldset>\n'
-                 f'<script type="application/json" class="quiz-data">{json_for_script(data)}</script>\n</form>\n')
+                 f'<script type="application/json" class="quiz-data">{json_for_script(data)}</script>\n</div>\n')
     return "".join(parts)
 
 

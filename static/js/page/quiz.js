@@ -1,5 +1,6 @@
-// Quizzes: one <form data-quiz> per question, built by sitebuild/pages/practice.py.
-// Native radios/checkboxes give keyboard use for free (Tab, arrows, Space; Enter checks).
+// Quizzes: one <div data-quiz> per question, built by sitebuild/pages/practice.py (not a form: see
+// render_quiz). Native radios/checkboxes give keyboard use (Tab, arrows, Space); Enter on one checks,
+// as it would submit a form.
 // Checking shows, for every chosen answer, whether it is right and why; answers persist, and a
 // check in another tab of the same lesson shows here too (so both tabs' scores agree).
 import * as storage from "./storage.js";
@@ -7,22 +8,24 @@ import * as storage from "./storage.js";
 const KIND = "quiz";
 
 class Quiz {
-  constructor(form, lesson, onChange) {
-    this.form = form;
+  constructor(el, lesson, onChange) {
+    this.el = el;
     this.lesson = lesson;
     this.onChange = onChange;
-    this.data = JSON.parse(form.querySelector("script.quiz-data").textContent);
-    this.inputs = [...form.querySelectorAll("input[name]")];
-    this.feedback = form.querySelector(".quiz-feedback");
-    this.button = form.querySelector(".quiz-check");
+    this.data = JSON.parse(el.querySelector("script.quiz-data").textContent);
+    this.inputs = [...el.querySelectorAll("input[name]")];
+    this.feedback = el.querySelector(".quiz-feedback");
+    this.button = el.querySelector(".quiz-check");
     this.correct = null; // null: not checked yet; else the verdict of the last check
 
-    form.addEventListener("submit", (event) => {
-      event.preventDefault(); // nothing is sent anywhere (the CSP forbids it anyway)
+    this.button.addEventListener("click", () => this.check());
+    el.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || !this.inputs.includes(event.target)) return;
+      event.preventDefault();
       this.check();
     });
     // A new choice makes the old verdict stale: clear the marks, keep the explanation visible.
-    form.addEventListener("change", () => this.#clearMarks());
+    el.addEventListener("change", () => this.#clearMarks());
     this.button.disabled = false;
     this.#restore();
     // A checked answer is one click to redo, so the latest check in any tab wins, without a question.
@@ -59,7 +62,7 @@ class Quiz {
       const mark = document.createElement("span");
       mark.className = "quiz-mark";
       mark.textContent = ok ? "✓ Right: " : "✗ Wrong: ";
-      const label = this.form.querySelector(`label[for="${this.inputs[i].id}"]`);
+      const label = this.el.querySelector(`label[for="${this.inputs[i].id}"]`);
       const choice = document.createElement("strong");
       choice.append(...[...label.childNodes].map((n) => n.cloneNode(true)));
       item.append(mark, choice, " — ", this.#template(this.inputs[i].closest(".quiz-choice").querySelector("template.quiz-why")));
@@ -67,7 +70,7 @@ class Quiz {
       this.inputs[i].closest(".quiz-choice").dataset.mark = ok ? "right" : "wrong";
     }
     const parts = [list];
-    const explain = this.form.querySelector("template.quiz-explain");
+    const explain = this.el.querySelector("template.quiz-explain");
     if (this.correct && explain) {
       const more = document.createElement("div");
       more.className = "quiz-explain-text";
@@ -75,7 +78,7 @@ class Quiz {
       parts.push(more);
     }
     this.#show(this.correct ? "quiz-right" : "quiz-wrong", verdict, parts);
-    this.form.dataset.state = this.correct ? "right" : "wrong";
+    this.el.dataset.state = this.correct ? "right" : "wrong";
     if (save) storage.save(this.lesson, KIND, this.data.id, { version: this.data.version, chosen, correct: this.correct });
     this.onChange();
   }
@@ -92,8 +95,8 @@ class Quiz {
   }
 
   #clearMarks() {
-    for (const li of this.form.querySelectorAll(".quiz-choice[data-mark]")) delete li.dataset.mark;
-    delete this.form.dataset.state;
+    for (const li of this.el.querySelectorAll(".quiz-choice[data-mark]")) delete li.dataset.mark;
+    delete this.el.dataset.state;
   }
 
   #restore() {
@@ -124,11 +127,11 @@ function scoreLine(quizzes) {
 }
 
 export async function init({ lesson, root }) {
-  const forms = [...root.querySelectorAll("form[data-quiz]")];
-  if (!forms.length) return;
+  const els = [...root.querySelectorAll("[data-quiz]")];
+  if (!els.length) return;
   const quizzes = [];
   const score = scoreLine(quizzes);
-  for (const form of forms) quizzes.push(new Quiz(form, lesson, score.update));
-  forms.at(-1).after(score.el);
+  for (const el of els) quizzes.push(new Quiz(el, lesson, score.update));
+  els.at(-1).after(score.el);
   score.update();
 }
