@@ -23,7 +23,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from sitebuild.bundle import BundleError, bundle_codemirror
+from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css
 from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
 from sitebuild.files import link_or_copy
 from sitebuild.startup.fontcache import FontCache, build_font_cache
@@ -55,6 +55,11 @@ SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
 # The service worker, at the site's root so that its scope is the whole site (it keeps Pyodide's runtime
 # and the boot plan's files of the variants the page's worker picked: write_service_worker).
 SERVICE_WORKER = "sw.js"
+# Every page's one stylesheet (bundle_css), from these in assets/<hash>/css/, in cascade order: the maths
+# (Temml's rules for MathML Core, the maths font) first, so that the page's own rules of the same
+# specificity win. The sheets stay beside it (the components' test page links its own).
+PAGE_CSS = "page.css"
+PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
 # When a page restores Python from the build's memory snapshot instead of starting it (README, Speed):
@@ -131,6 +136,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
     shutil.copy2(temml_dist / "Temml.woff2", work / "css" / "Temml.woff2")  # Temml's primes and script capitals
     write_math_font(opts.root, opts.cache_dir, [m for lesson in lessons for m in lesson_math.rendered(lesson.tokens)],
                     work / "css" / MATH_FONT)
+    bundle_css(opts.root, work / "css", PAGE_SHEETS, PAGE_CSS)
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
@@ -168,7 +174,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
     the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
     env = templates(opts)
     entries = course_entries(course, lessons)
-    common = {"course": course, "assets": assets, "csp": CSP, "math_font": MATH_FONT, "maths_css": MATHS_CSS}
+    common = {"course": course, "assets": assets, "csp": CSP, "math_font": MATH_FONT, "page_css": PAGE_CSS}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
     pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url

@@ -88,6 +88,23 @@ def test_assets_are_content_hashed(tmp_path):
     assert (folder / "css" / "pygments.css").exists()
 
 
+def test_every_page_has_one_stylesheet_with_every_sheets_rules_in_cascade_order(tmp_path):
+    site = quick_build(tmp_path)
+    (folder,) = (site / "assets").iterdir()
+    for page in (site / "index.html", site / "lessons" / "one" / "index.html"):
+        links = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page.read_text())
+        assert [link.rsplit("/", 1)[-1] for link in links] == [build.PAGE_CSS]  # one render-blocking request
+    bundle = (folder / "css" / build.PAGE_CSS).read_text()
+    assert "@import" not in bundle  # widgets.css's import of components.css is inlined
+    # a rule of each sheet, in the order the sheets are listed (the cascade's): maths first, Pygments last
+    marks = {"maths.css": "Lesson Math", "site.css": ".skip-link", "widgets.css": "--attn-fg",  # components.css, which it imports
+             "lesson.css": ".table-scroll", "practice.css": ".quiz-choice", "pygments.css": ".highlight .c"}
+    assert list(marks) == build.PAGE_SHEETS
+    positions = [bundle.find(mark) for mark in marks.values()]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions)
+    assert "url(math-font.woff2)" in bundle and (folder / "css" / "math-font.woff2").exists()  # beside it
+
+
 def test_failed_build_keeps_the_previous_site(tmp_path):
     lessons = make_lessons(tmp_path / "lessons")
     site = quick_build(tmp_path, lessons)

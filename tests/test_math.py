@@ -249,7 +249,7 @@ def test_the_authoring_fixture_builds_into_a_page(tmp_path):
     assert 'data-source="tests/fixtures/authoring/helper.py"' in page and "The arithmetic mean" in page
     assert "hello.py" in page and page.count("data-copy") == 2
     assert 'data-lang="widget"' in page or "data-widget" in page  # a widget fence: rendered either way
-    assert "css/maths.css" in page and 'href="../../assets/' in page
+    assert "css/page.css" in page and 'href="../../assets/' in page  # the maths' rules are in it (test_build.py)
     css = next((out / "assets").glob("*/css/maths.css"))
     assert '@font-face { font-family: "Lesson Math"' in css.read_text() and ".tml-display" in css.read_text()
     assert css.read_text().count("font-display: optional") == 2  # ours and Temml's: a late font moves nothing
