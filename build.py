@@ -23,7 +23,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css
+from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css, bundle_worker
 from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
 from sitebuild.files import link_or_copy
 from sitebuild.startup.fontcache import FontCache, build_font_cache
@@ -59,6 +59,8 @@ SERVICE_WORKER = "sw.js"
 # (Temml's rules for MathML Core, the maths font) first, so that the page's own rules of the same
 # specificity win. The sheets stay beside it (the components' test page links its own).
 PAGE_CSS = "page.css"
+# Python's worker as one module (bundle_worker), beside worker.js, its entry: what the pages start.
+WORKER_BUNDLE = "worker-bundle.js"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
@@ -137,6 +139,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
     write_math_font(opts.root, opts.cache_dir, [m for lesson in lessons for m in lesson_math.rendered(lesson.tokens)],
                     work / "css" / MATH_FONT)
     bundle_css(opts.root, work / "css", PAGE_SHEETS, PAGE_CSS)
+    bundle_worker(opts.root, work / "js" / "worker" / "worker.js", work / "js" / "worker" / WORKER_BUNDLE)
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
@@ -189,7 +192,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "plan": plan,  # which of Pyodide's files to fetch when (the worker's plan.js): the same on every page
             "wheelURL": f"../../{wheel}",
             "wheelSha256": wheel_sha256,  # a kept copy that is not this is dropped (worker.js, fetchChecked)
-            "workerURL": f"../../{assets}/js/worker/worker.js",
+            "workerURL": f"../../{assets}/js/worker/{WORKER_BUNDLE}",
             "bootPackages": BOOT_PACKAGES,
             "fontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",

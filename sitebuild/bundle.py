@@ -1,5 +1,5 @@
-"""esbuild's bundles: the npm packages the page imports (CodeMirror) as one ES module, and the pages'
-stylesheets as one file."""
+"""esbuild's bundles: the npm packages the page imports (CodeMirror) as one ES module, Python's worker
+as one module, and the pages' stylesheets as one file."""
 
 from __future__ import annotations
 
@@ -29,6 +29,19 @@ def bundle_codemirror(root: Path, out_file: Path) -> Path:
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BundleError(f"esbuild failed on {ENTRY.name}:\n{proc.stderr.strip()}")
+    return out_file
+
+
+def bundle_worker(root: Path, entry: Path, out_file: Path) -> Path:
+    """Write *out_file*: the worker module *entry* with every module it imports, as one ES module beside it
+    (so that what it fetches relative to itself is where it was). A module worker fetches its imports a
+    level at a time, one round trip each (4 levels: worker, boot, snapshot, install), before Python's
+    downloads can begin. Not minified: a worker's errors name its lines."""
+    cmd = [str(_esbuild(root)), str(entry), "--bundle", "--format=esm", "--legal-comments=none",
+           "--log-level=warning", f"--outfile={out_file}"]
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BundleError(f"esbuild failed on {entry.name}:\n{proc.stderr.strip()}")
     return out_file
 
 

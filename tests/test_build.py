@@ -88,6 +88,21 @@ def test_assets_are_content_hashed(tmp_path):
     assert (folder / "css" / "pygments.css").exists()
 
 
+def test_the_pages_start_python_in_one_worker_module_beside_its_entry(tmp_path):
+    site = quick_build(tmp_path)
+    (folder,) = (site / "assets").iterdir()
+    config = page_config((site / "lessons" / "one" / "index.html").read_text())
+    assert config["workerURL"] == f"../../assets/{folder.name}/js/worker/{build.WORKER_BUNDLE}"
+    bundle = (folder / "js" / "worker" / build.WORKER_BUNDLE).read_text()
+    # no static import left (one fetch, not one round trip per level of imports); Pyodide's own modules are
+    # still imported at run time from the Pyodide folder
+    assert not re.search(r"^\s*(import|export)\b.*\bfrom\b", bundle, re.M)
+    assert 'import(new URL("pyodide.mjs", indexURL).href)' in bundle
+    # every worker module is in it: a name each exports or defines
+    for name in ("choosePlan", "pickVariants", "replaceInstantiateWasm", "clipStrings"):
+        assert name in bundle
+
+
 def test_every_page_has_one_stylesheet_with_every_sheets_rules_in_cascade_order(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()

@@ -42,7 +42,7 @@ QK_ERROR = 2e-3
 MODELS = ("minilm", "smollm2")
 #: where the committed data lives in the project (CPython); the page fetches the same files from the site
 DATA_DIR = Path(__file__).resolve().parents[2] / "static" / "data" / "realheads"
-#: the site path of the data, relative to the worker script (assets/<hash>/js/worker/worker.js)
+#: the site path of the data, relative to the worker script (assets/<hash>/js/worker/worker-bundle.js)
 SITE_PATH = "../../data/realheads/"
 
 
