@@ -232,6 +232,13 @@ def patch_config(context, url, edit):
     context.route(url + LESSON, handle)
 
 
+def unpatch_config(context):
+    """Undo patch_config. A handler may still be serving a request for the page (the service worker keeps the
+    pages, fetching them again once Python is ready); unrouted, that request goes on unpatched, and the handler's
+    own fulfill then fails ("Route is already handled", once in a loaded full run): nothing is left to serve."""
+    context.unroute_all(behavior="ignoreErrors")
+
+
 def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_failed_compile_is_redone(context, own_site):
     # One first visit, then three revisits, each with its own fault; the kept snapshot stays as it was.
     page = context.new_page()
@@ -245,7 +252,7 @@ def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_fail
     assert boot(page)["from"] == "start"
     assert "function table" in boot(page)["note"]
     expect(run(page, "setup", check)).to_contain_text("ok 2.0")
-    context.unroute(own_site + LESSON)
+    unpatch_config(context)
 
     # 2. The image leaves out the pages the wasm module initialises (sitebuild/startup/snapshot_image.py); when the
     # page's memory does not hold them as the build saw them (here: another hash expected), nothing of it is used.
@@ -254,7 +261,7 @@ def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_fail
     ready(page)
     assert boot(page) == {"from": "start", "note": "snapshot: the memory it builds on differs from the build's"}
     expect(run(page, "setup", check)).to_contain_text("ok 2.0")
-    context.unroute(own_site + LESSON)
+    unpatch_config(context)
 
     # 3. The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
     # is the first for that file. Failing it, the restore fetches and compiles it again, and still happens.
