@@ -20,16 +20,22 @@ def _esbuild(root: Path) -> Path:
     return esbuild
 
 
+def _bundle_module(root: Path, entry: Path, out_file: Path, *, minify: bool) -> Path:
+    """esbuild *entry* and every module it imports into the one ES module *out_file*. Run from the entry's
+    folder: esbuild names each module in a comment by its path from there, which must not name the build's
+    temporary folder (the assets' content hash would change with every build)."""
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [str(_esbuild(root)), str(entry), "--bundle", "--format=esm", *(["--minify"] if minify else []),
+           "--legal-comments=none", "--log-level=warning", f"--outfile={out_file}"]
+    proc = subprocess.run(cmd, cwd=entry.parent, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BundleError(f"esbuild failed on {entry.name}:\n{proc.stderr.strip()}")
+    return out_file
+
+
 def bundle_codemirror(root: Path, out_file: Path) -> Path:
     """Write vendor/codemirror.js (minified ESM) from the installed npm packages."""
-    esbuild = _esbuild(root)
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [str(esbuild), str(ENTRY), "--bundle", "--format=esm", "--minify", "--legal-comments=none",
-           "--log-level=warning", f"--outfile={out_file}"]
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BundleError(f"esbuild failed on {ENTRY.name}:\n{proc.stderr.strip()}")
-    return out_file
+    return _bundle_module(root, ENTRY, out_file, minify=True)
 
 
 def bundle_worker(root: Path, entry: Path, out_file: Path) -> Path:
@@ -37,12 +43,7 @@ def bundle_worker(root: Path, entry: Path, out_file: Path) -> Path:
     (so that what it fetches relative to itself is where it was). A module worker fetches its imports a
     level at a time, one round trip each (4 levels: worker, boot, snapshot, install), before Python's
     downloads can begin. Not minified: a worker's errors name its lines."""
-    cmd = [str(_esbuild(root)), str(entry), "--bundle", "--format=esm", "--legal-comments=none",
-           "--log-level=warning", f"--outfile={out_file}"]
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BundleError(f"esbuild failed on {entry.name}:\n{proc.stderr.strip()}")
-    return out_file
+    return _bundle_module(root, entry, out_file, minify=False)
 
 
 def bundle_css(root: Path, folder: Path, sheets: list[str], out_name: str) -> Path:

@@ -88,6 +88,12 @@ def test_assets_are_content_hashed(tmp_path):
     assert (folder / "css" / "pygments.css").exists()
 
 
+def test_two_builds_of_one_tree_write_the_same_assets_folder(tmp_path):
+    # the bundles name no temporary folder of the build (sitebuild/bundle.py): same tree, same URLs, caches kept
+    first, second = quick_build(tmp_path / "a"), quick_build(tmp_path / "b")
+    assert [p.name for p in (first / "assets").iterdir()] == [p.name for p in (second / "assets").iterdir()]
+
+
 def test_the_pages_start_python_in_one_worker_module_beside_its_entry(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()
