@@ -274,6 +274,9 @@ def test_real_heads_prerender_is_the_featured_head_as_stored_without_the_grid():
     assert (p["open"]["layer"], p["open"]["head"], p["open"]["job"]) == (f["layer"], f["head"], "induction")
     np.testing.assert_array_equal(p["open"]["weights"], heads.pattern(3, f["layer"], f["head"]))
     assert [m["name"] for m in p["models"]] == list(realheads.MODELS)
+    assert p["ablation"]["heads"]  # the ablation view comes drawn with the widget...
+    # ... and is not shipped where the lesson leaves the view out (Lesson 5's grid)
+    assert "ablation" not in widgets.prerender("real-heads", {"model": "smollm2", "sentence": 3, "ablation": False})
 
 
 @pytest.mark.parametrize("cell", ["real-head-minilm", "real-head-smollm2"])

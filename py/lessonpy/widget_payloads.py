@@ -230,12 +230,12 @@ def real_head_example(cell, title=None, target=None):
                          title=title or f"{heads.meta['title']}: layer {f['layer']}, head {f['head']} (from 0)")
 
 
-def real_heads_prerender(model="minilm", sentence=0, job=None, target=None):
+def real_heads_prerender(model="minilm", sentence=0, job=None, target=None, ablation_view=True):
     """The real-heads widget's picture before Python loads, computed at build time from the committed data:
     the sentence and the featured head *job* (default: the model's first) as stored, without the whole grid
-    (L x H x T x T numbers would weigh on every page view; the page asks Python for them), and the whole of its
-    ablation view (:func:`lessonpy.ablation.payload`: fixed data, 2 KB gzipped), drawn with the widget, so it
-    never arrives later to push the page down under the reader."""
+    (L x H x T x T numbers would weigh on every page view; the page asks Python for them), and, when the widget
+    shows it (*ablation_view*), the whole of its ablation view (:func:`lessonpy.ablation.payload`: fixed data,
+    2 KB gzipped), drawn with the widget, so it never arrives later to push the page down under the reader."""
     heads = realheads.load(model)
     s = _check_int("sentence", sentence, 0, len(heads.sentences) - 1)
     f = heads.featured_head(job or heads.featured[0]["job"])
@@ -245,7 +245,7 @@ def real_heads_prerender(model="minilm", sentence=0, job=None, target=None):
             "models": [{"name": name, "title": realheads.load(name).meta["title"]} for name in realheads.MODELS],
             "open": {"layer": f["layer"], "head": f["head"], "job": f["job"],
                      "weights": heads.pattern(s, f["layer"], f["head"])},
-            "ablation": ablation.payload(target=target)}
+            **({"ablation": ablation.payload(target=target)} if ablation_view else {})}
 
 
 # -----------------------------------------------------------------------------
@@ -274,7 +274,7 @@ def prerender(name, options=None, target=None):
                      seed=o.get("seed", 0), target=target)
     if name == "real-heads":
         return real_heads_prerender(model=o.get("model", "minilm"), sentence=o.get("sentence", 0),
-                                    job=o.get("head"), target=target)
+                                    job=o.get("head"), target=target, ablation_view=o.get("ablation", True))
     if name == "lookup-view":  # the lesson's keys, values and query (its "lookup" cell), at every temperature
         return lookup.build_lookup_payload(**lookup.EXAMPLE, title=o.get("title"), target=target)
     raise ValueError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")
