@@ -23,7 +23,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css, bundle_worker
+from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css, bundle_page, bundle_worker
 from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
 from sitebuild.files import link_or_copy
 from sitebuild.startup.fontcache import FontCache, build_font_cache
@@ -61,6 +61,12 @@ SERVICE_WORKER = "sw.js"
 PAGE_CSS = "page.css"
 # Python's worker as one module (bundle_worker), beside worker.js, its entry: what the pages start.
 WORKER_BUNDLE = "worker-bundle.js"
+# The page's own modules, bundled (bundle_page): these entries, under assets/<hash>/js/, into this folder beside
+# them. boot.js adopts the worker early (an async module); page.js wires up the page once it is parsed.
+PAGE_ENTRIES = ["runtime/boot.js", "page/page.js"]
+PAGE_BUNDLE = "bundle"
+# MiniLM's live files in the site (make_live_model), which the real-heads widget fetches
+LIVE_FOLDER = "data/minilm-live"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
@@ -121,10 +127,11 @@ def content_hash(folder: Path) -> str:
 
 
 def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
-                 lessons: list[Lesson]) -> tuple[str, str, dict | None]:
+                 lessons: list[Lesson]) -> tuple[str, str, dict | None, list[str]]:
     """Write static files, the editor bundle, the lessonpy wheel, the maths font and its stylesheet
-    (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/; return the folder and the wheel's path (site-relative), and where the
-    font cache is and belongs ({url, path}) for the page's worker."""
+    (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/; return the folder and the wheel's path (site-relative), where the
+    font cache is and belongs ({url, path}) for the page's worker, and the page's bundled modules that its
+    module scripts import at once (under js/PAGE_BUNDLE/: the page preloads them)."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
     write_page_copies(work)  # limits.js and colormaps.js from lessonpy, whatever the tree's copies say
@@ -140,11 +147,13 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
                     work / "css" / MATH_FONT)
     bundle_css(opts.root, work / "css", PAGE_SHEETS, PAGE_CSS)
     bundle_worker(opts.root, work / "js" / "worker" / "worker.js", work / "js" / "worker" / WORKER_BUNDLE)
+    imported = bundle_page(opts.root, work / "js", PAGE_ENTRIES, PAGE_BUNDLE)
+    page_chunks = list(dict.fromkeys(chunk for chunks in imported.values() for chunk in chunks))
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
     fonts = {"url": f"assets/{digest}/mpl/{font_cache.file.name}", "path": font_cache.target} if font_cache else None
-    return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}", fonts
+    return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}", fonts, page_chunks
 
 
 # ---------------------------------------------------------------------------- pages
@@ -160,24 +169,26 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
     seconds once the live model is cached (a first build downloads its wheel before this).
     *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
     md = make_renderer()
-    site = {"live_files": None}
+    site = {"live_files": None, "live_url": None}
     if live:
         from sitebuild.realheads.live import describe
         site["live_files"] = describe(live)
+        site["live_url"] = f"../../{LIVE_FOLDER}/"  # from a lesson page, lessons/<slug>/ (render_pages)
     # each top-level block says how much text it holds, which sizes it while the browser skips it
     return {lesson.slug: with_sizes(render_lesson_body(lesson, md, site)) for lesson in lessons}
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
-                 snapshot: dict | None = None, plan: dict | None = None) -> None:
+                 snapshot: dict | None = None, plan: dict | None = None, page_chunks: list[str] | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
     *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
     *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *plan* the boot plan of
     the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
     env = templates(opts)
     entries = course_entries(course, lessons)
-    common = {"course": course, "assets": assets, "csp": CSP, "math_font": MATH_FONT, "page_css": PAGE_CSS}
+    common = {"course": course, "assets": assets, "csp": CSP, "math_font": MATH_FONT, "page_css": PAGE_CSS,
+              "page_js": f"{assets}/js/{PAGE_BUNDLE}", "page_chunks": page_chunks or []}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
     pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
@@ -269,7 +280,7 @@ def build(opts: Options) -> Path:
                                     precompile=opts.precompile, log=opts.log)
             # From the whole standard library: matplotlib's imports under Node need more than the core.
             font_cache = build_font_cache(whole, opts.cache_dir, opts.log)
-        assets, wheel, fonts = build_assets(opts, staging, font_cache, lessons)
+        assets, wheel, fonts, page_chunks = build_assets(opts, staging, font_cache, lessons)
         if whole:
             dist, rest_modules = split_pyodide(opts, whole, lessons, staging / wheel)
             plan = boot_plan(dist, BOOT_PACKAGES, rest_modules, restore=opts.snapshot != "off")
@@ -278,10 +289,10 @@ def build(opts: Options) -> Path:
             pyodide = f"pyodide/{dist.name}"
             copy_into_site(dist, staging / pyodide)
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, plan)
+        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, plan, page_chunks)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot, plan)
         if live:
-            copy_live_model(live, staging / "data" / "minilm-live", opts.cache_dir, opts.log)
+            copy_live_model(live, staging / LIVE_FOLDER, opts.cache_dir, opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
             shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too

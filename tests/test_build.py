@@ -109,6 +109,34 @@ def test_the_pages_start_python_in_one_worker_module_beside_its_entry(tmp_path):
         assert name in bundle
 
 
+def test_the_pages_modules_come_bundled_minified_and_preloaded_one_level_deep(tmp_path):
+    site = quick_build(tmp_path)
+    (folder,) = (site / "assets").iterdir()
+    bundle = folder / "js" / build.PAGE_BUNDLE
+    html = (site / "lessons" / "one" / "index.html").read_text()
+    base = f"../../assets/{folder.name}/js/{build.PAGE_BUNDLE}/"
+    scripts = re.findall(r'<script type="module"[^>]* src="([^"]+)"', html)
+    assert scripts == [base + "boot.js", base + "page.js"]  # the entries, no module of the source tree
+    preloads = re.findall(r'<link rel="modulepreload" href="([^"]+)"', html)
+    # what the entries import at once is asked for with them (no round trip per level of imports)...
+    imported, todo = set(), ["boot.js", "page.js"]
+    while todo:  # static imports only, through chunks too (not import(): what loads later stays later)
+        found = set(re.findall(r'(?:\bfrom|\bimport)\s*"\./([^"]+)"', (bundle / todo.pop()).read_text()))
+        todo += found - imported
+        imported |= found
+    assert imported and sorted(p.removeprefix(base) for p in preloads) == sorted(imported)
+    assert all((bundle / name).is_file() for name in imported)
+    # ... minified, each module once (the runtime both entries use is a chunk of its own, not a copy each),
+    # the features and the widgets still loaded when a page has them, CodeMirror still its own file
+    texts = {p.name: p.read_text() for p in bundle.glob("*.js")}
+    assert all(text.count("\n") < 20 for text in texts.values())
+    assert sum("class PythonRuntime" in t or "PythonRuntime=class" in t for t in texts.values()) <= 1
+    assert sum("PythonRuntime" in t for name, t in texts.items() if name in ("boot.js", "page.js")) <= 1
+    assert any(name.startswith("quiz-") for name in texts) and any(name.startswith("realheads-") for name in texts)
+    assert any('"../../vendor/codemirror.js"' in t for t in texts.values())  # from js/bundle/ as from js/page/
+    assert not any("import.meta.url" in t for t in texts.values())  # nothing finds files relative to its own module
+
+
 def test_every_page_has_one_stylesheet_with_every_sheets_rules_in_cascade_order(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()

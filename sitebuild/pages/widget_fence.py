@@ -197,6 +197,7 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
     if spec["name"] == "real-heads":  # the build's word, not the author's: the live files' sizes and sha256, None: left out
         spec["options"]["live_files"] = env.get("site", {}).get("live_files")
+        spec["options"]["live_url"] = env.get("site", {}).get("live_url")  # their folder, from the page
         # the sentence the lesson's numbers about changed heads were computed on (lessonpy.sentence_changes)
         spec["options"]["live_sentence"] = lessonpy("live").SENTENCE
         # MiniLM's layers and heads, for the live panel's head choices (lessonpy.minilm's, one definition)

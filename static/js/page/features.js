@@ -2,22 +2,23 @@
 // loaded only when the page has them. Each exports init({runtime, lesson, root, cells, cellIds}),
 // cellIds being the page's cell ids in page order (from the build).
 const FEATURES = [
-  // [selector that marks the feature in the page, module URL relative to this file]
+  // [selector that marks the feature in the page, its module's name, a function that imports it]
 ];
 
-/** Register a feature module for pages that contain `selector`. */
-export function registerFeature(selector, moduleURL) {
-  FEATURES.push([selector, moduleURL]);
+/** Register a feature module for pages that contain `selector`: `load` imports it (`() => import("./quiz.js")`,
+ *  a literal path, which the build's bundler follows), `name` names it in an error. */
+export function registerFeature(selector, name, load) {
+  FEATURES.push([selector, name, load]);
 }
 
 /** Load and start every feature present in `root`; a failing feature never breaks the others. */
 export async function initFeatures(context) {
-  const started = FEATURES.filter(([selector]) => context.root.querySelector(selector)).map(async ([selector, url]) => {
+  const started = FEATURES.filter(([selector]) => context.root.querySelector(selector)).map(async ([selector, name, load]) => {
     try {
-      const module = await import(new URL(url, import.meta.url).href);
+      const module = await load();
       await module.init(context);
     } catch (err) {
-      console.error(`could not start ${url} (${selector}):`, err);
+      console.error(`could not start ${name} (${selector}):`, err);
     }
   });
   await Promise.all(started);

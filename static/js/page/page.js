@@ -35,12 +35,12 @@ globalThis.lessonPage.cells = cells;
 globalThis.lessonPage.preload = preloadAfterFirstRun(runtime, () => cells.chain);
 
 // Quizzes, exercises and widgets load only on pages that have them.
-registerFeature("[data-quiz]", "./quiz.js");
-registerFeature("[data-exercise]", "./exercises.js");
-registerFeature("[data-widget]", "./widgets.js");
-registerFeature("[data-copy]", "./copy.js");
-registerFeature("pre[data-tokens]", "./highlight.js");
-registerFeature("[data-notebook]", "./notebook.js");
+registerFeature("[data-quiz]", "quiz.js", () => import("./quiz.js"));
+registerFeature("[data-exercise]", "exercises.js", () => import("./exercises.js"));
+registerFeature("[data-widget]", "widgets.js", () => import("./widgets.js"));
+registerFeature("[data-copy]", "copy.js", () => import("./copy.js"));
+registerFeature("pre[data-tokens]", "highlight.js", () => import("./highlight.js"));
+registerFeature("[data-notebook]", "notebook.js", () => import("./notebook.js"));
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
 const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
 // The editors far from the screen are built in idle time once every feature (exercises included)

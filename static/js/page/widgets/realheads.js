@@ -277,7 +277,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     // MiniLM's layers and heads (the build's, from lessonpy.minilm); its Run is this panel's (run is hoisted)
     const [layers, heads] = spec.options.live_shape;
     const changes = createHeadChanges({ layers, heads, onRun: () => run() });
-    const folder = new URL("../../../../../data/minilm-live/", import.meta.url); // site root: assets/<hash>/js/page/widgets/
+    const folder = spec.options.live_url && new URL(spec.options.live_url, document.baseURI); // the build's, from the page
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
     // The build says whether it shipped the weights, and each file's size and sha256, which the worker checks
