@@ -1,6 +1,12 @@
 // Entry point of a lesson page, run once the page is parsed. Python is already starting
 // (boot.js); this wires up the status line, the cells and the page's optional features.
 import { config, runtime } from "../runtime/boot.js";
+import { preloadAfterFirstRun } from "../runtime/preload.js";
+import { settled } from "../runtime/settled.js";
+import { CellPage } from "./cells.js";
+import { initFeatures, registerFeature } from "./features.js";
+import { readerMoved } from "./idle.js";
+import { buildAllWhenIdle } from "./lazy-editor.js"; // CodeMirror itself loads later, when the first editor is built
 import { bindStatus } from "./status.js";
 import * as storage from "./storage.js";
 
@@ -10,15 +16,6 @@ bindStatus(document.querySelector(".py-status"), runtime, {
   onRestart: () => runtime.restart().catch(() => {}),
 });
 
-const [{ CellPage }, { initFeatures, registerFeature }, { buildAllWhenIdle }, { preloadAfterFirstRun }, { settled },
-  { readerMoved }] = await Promise.all([
-  import("./cells.js"),
-  import("./features.js"),
-  import("./lazy-editor.js"), // CodeMirror itself loads later, when the first editor is built
-  import("../runtime/preload.js"),
-  import("../runtime/settled.js"),
-  import("./idle.js"),
-]);
 // Storage full or turned off: say so once; edits stay in the editors while the page is open.
 storage.onSaveFailure((reason) => {
   const note = document.createElement("p");
