@@ -57,7 +57,6 @@ def bundle_page(root: Path, js_dir: Path, entries: list[str], out_dir: str) -> d
     modules a level of imports at a time: six round trips before its widgets' modules had come.
     Return, per entry (its out name), the chunks it imports at once, directly or through another: the page
     preloads them."""
-    out = js_dir / out_dir
     with tempfile.TemporaryDirectory() as tmp:
         meta_file = Path(tmp) / "meta.json"
         cmd = [str(_esbuild(root)), *entries, "--bundle", "--splitting", "--format=esm", "--minify",
