@@ -126,6 +126,22 @@ def content_hash(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
+# What the pages load of assets/<hash>/js/ once the bundles are made: the bundles, and the one classic script
+# that starts Python's worker before the page is parsed. The modules bundled are left out of the site (the
+# service worker would keep them for nothing); the tree's static/js/ is their home.
+KEPT_SCRIPTS = {"runtime/start-python.js", f"worker/{WORKER_BUNDLE}"}
+
+
+def drop_bundled_sources(js: Path) -> None:
+    """Delete every file under *js* but the bundles (PAGE_BUNDLE's folder) and KEPT_SCRIPTS."""
+    for path in sorted(js.rglob("*"), reverse=True):  # files before their folders
+        rel = path.relative_to(js).as_posix()
+        if path.is_file() and rel not in KEPT_SCRIPTS and not rel.startswith(f"{PAGE_BUNDLE}/"):
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+
+
 def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
                  lessons: list[Lesson]) -> tuple[str, str, dict | None, list[str]]:
     """Write static files, the editor bundle, the lessonpy wheel, the maths font and its stylesheet
@@ -149,6 +165,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
     bundle_worker(opts.root, work / "js" / "worker" / "worker.js", work / "js" / "worker" / WORKER_BUNDLE)
     imported = bundle_page(opts.root, work / "js", PAGE_ENTRIES, PAGE_BUNDLE)
     page_chunks = list(dict.fromkeys(chunk for chunks in imported.values() for chunk in chunks))
+    drop_bundled_sources(work / "js")
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))

@@ -135,6 +135,9 @@ def test_the_pages_modules_come_bundled_minified_and_preloaded_one_level_deep(tm
     assert any(name.startswith("quiz-") for name in texts) and any(name.startswith("realheads-") for name in texts)
     assert any('"../../vendor/codemirror.js"' in t for t in texts.values())  # from js/bundle/ as from js/page/
     assert not any("import.meta.url" in t for t in texts.values())  # nothing finds files relative to its own module
+    # the modules bundled are not in the site (the service worker would keep them for nothing)
+    shipped = {p.relative_to(folder / "js").as_posix() for p in (folder / "js").rglob("*.js")}
+    assert shipped - {f"{build.PAGE_BUNDLE}/{name}" for name in texts} == build.KEPT_SCRIPTS
 
 
 def test_every_page_has_one_stylesheet_with_every_sheets_rules_in_cascade_order(tmp_path):
