@@ -59,7 +59,7 @@ SERVICE_WORKER = "sw.js"
 # (Temml's rules for MathML Core, the maths font) first, so that the page's own rules of the same
 # specificity win. The sheets stay beside it (the components' test page links its own).
 PAGE_CSS = "page.css"
-# Python's worker as one module (bundle_worker), beside worker.js, its entry: what the pages start.
+# Python's worker as one module (bundle_worker), in its entry worker.js's folder: what the pages start.
 WORKER_BUNDLE = "worker-bundle.js"
 # The page's own modules, bundled (bundle_page): these entries, under assets/<hash>/js/, into this folder beside
 # them. boot.js adopts the worker early (an async module); page.js wires up the page once it is parsed.

@@ -53,7 +53,7 @@ for name in ["matplotlib", "fonttools", "pillow", "kiwisolver", "contourpy", "py
         for each in names:
             path = os.path.join(folder, each)
             if path.endswith("matplotlib/fontlist.json"):
-                continue  # the build's font cache took its place (worker.js, placeFontCache)
+                continue  # the build's font cache took its place (worker.js, prepareMatplotlib)
             with open(path, "rb") as theirs, open(site + path[len(ref):], "rb") as ours:
                 assert theirs.read() == ours.read(), path
             files += 1

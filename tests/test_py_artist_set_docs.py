@@ -78,14 +78,22 @@ out["subclass_deferred"] = isinstance(Marked.__dict__["set"], docs.DeferredSet)
 out["subclass_has_mark"] = "mark" in inspect.signature(Marked.set).parameters
 Marked([0], [0]).set(mark="x")
 
-# a set() the reader put on a class stays theirs when the class's old one is documented afterwards
-from matplotlib.patches import Circle
-old = Circle.__dict__["set"]
+# a set() the reader put on a class stays theirs when the class's old one is documented afterwards, and one they
+# removed stays removed (classes made now: every class above is documented already)
+class Replaced(Line2D):
+    pass
+
+class Removed(Line2D):
+    pass
+
+old_replaced, old_removed = Replaced.__dict__["set"], Removed.__dict__["set"]
 def mine(self, **kwargs):
     return "mine"
-Circle.set = mine
-old.__doc__
-out["reader_set_kept"] = Circle.__dict__["set"] is mine
+Replaced.set = mine
+del Removed.set
+old_replaced.__doc__, old_removed.__doc__
+out["reader_set_kept"] = Replaced.__dict__["set"] is mine
+out["reader_removal_kept"] = "set" not in Removed.__dict__
 print(json.dumps(out))
 """
 
@@ -108,4 +116,4 @@ def test_matplotlibs_artists_get_their_set_documented_only_when_asked_and_then_a
     # help() shows it; the aliases matplotlib adds after making the class are listed too (lw)
     assert "linewidth or lw: float" in out["help"] and "Set multiple properties at once." in out["help"]
     assert out["subclass_deferred"] and out["subclass_has_mark"]
-    assert out["reader_set_kept"]
+    assert out["reader_set_kept"] and out["reader_removal_kept"]

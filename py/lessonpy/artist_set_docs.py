@@ -4,14 +4,14 @@ Every ``Artist`` subclass gets its own ``set()`` at class creation, and matplotl
 docstring then (``Artist._update_set_signature_and_docstring``): the docstring lists every property with the
 values it accepts, read from each setter's docstring. For the ~100 artists that ``import matplotlib.pyplot``
 creates, that is a third of the import in the page's worker (``import matplotlib.pyplot`` after ``import
-matplotlib``: 1.13-1.19 s without this, 0.73-0.81 s with it, 3 page loads each), and a reader's first figure
+matplotlib``: 1.13-1.19 s without this, 0.64-0.92 s with it, in 3-4 page loads each), and a reader's first figure
 waits for the import. Here each such ``set()`` is a stand-in (:class:`DeferredSet`) that calls matplotlib's
 own ``set()`` and has matplotlib's own code document it the first time its signature or docstring is read
 (``help()``, ``inspect.signature``). The text is then matplotlib's for the class as it is at that moment, so
 it lists the values of setters whose docstrings matplotlib completes after making the class (``cmap`` of an
 image says ``.Colormap or str or None`` where the eager text says ``unknown``).
 
-Installed by the page's worker at start (``install``), before anything imports matplotlib: a finder first on
+Installed by the page's worker once matplotlib is unpacked, before anything imports it (``install``): a finder first on
 ``sys.meta_path`` waits for ``matplotlib.artist`` and changes the one class method once the module has run.
 Python outside the page (the notebook) never imports this module.
 """
@@ -55,7 +55,9 @@ class DeferredSet:
             cls, current = self._cls, self._cls.__dict__.get("set")
             cls.set = self._function
             self._document()  # fills cls.set's, i.e. the function's, __signature__ and __doc__
-            if current is not self:  # the reader replaced set() meanwhile: theirs stays
+            if current is None:  # the reader removed set() meanwhile, or replaced it: as they left it
+                del cls.set
+            elif current is not self:
                 cls.set = current
         return self._function
 

@@ -100,8 +100,6 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
   // importlib.invalidate_caches() (≈70 ms); the narrow one finds what they add as well.
   seams.setInvalidateCaches(pyodide, () => pyodide.runPython(FIND_NEW_FILES));
   mark("lesson wheel unpacked");
-  // Before any cell imports matplotlib: its artists' set() documented when first asked (lessonpy.artist_set_docs)
-  pyodide.runPython("import lessonpy.artist_set_docs; lessonpy.artist_set_docs.install()");
   const later = how === "snapshot" ? [...chosen.later, ...chosen.restored] : chosen.later;
   installFinders(pyodide, later);
   return { pyodide, how, note, picked: chosen.picked, later, lockFileURL };

@@ -152,7 +152,7 @@ function holdInterrupts(held) {
 
 async function init(request) {
   // matplotlib's font cache, made by the build (a few KB): without it the first figure
-  // scans every font. Fetched now; written once matplotlib is unpacked (placeFontCache).
+  // scans every font. Fetched now; written once matplotlib is unpacked (prepareMatplotlib).
   const { fontCache } = request;
   if (fontCache) {
     pendingFontCache = fetch(fontCache.url)
@@ -212,19 +212,21 @@ async function fetchChecked(url, sha256) {
 }
 
 let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
-let fontCacheWritten = null; // the promise of writing it, once matplotlib is unpacked
+let matplotlibPrepared = null; // the promise of preparing it, once matplotlib is unpacked
 
 /**
- * Pyodide's matplotlib wheel carries a font cache it cannot use and would rebuild on import; ours
- * replaces it once the wheel is unpacked and before anything imports matplotlib. Resolves when it is
- * in place (at once while matplotlib is not loaded); every caller waits for the same write.
+ * Once Pyodide's matplotlib is unpacked and before anything imports it: the build's font cache replaces the
+ * wheel's (which Pyodide's matplotlib cannot use and would rebuild on import), and its artists' set() are
+ * documented when first read (lessonpy.artist_set_docs; nothing to do at start-up for a reader who never
+ * plots). Resolves when that is done (at once while matplotlib is not loaded); every caller waits for the same.
  */
-function placeFontCache() {
-  if (!pendingFontCache || !pyodide.loadedPackages.matplotlib) return fontCacheWritten ?? Promise.resolve();
-  fontCacheWritten ??= pendingFontCache.then((cache) => {
+function prepareMatplotlib() {
+  if (!pyodide.loadedPackages.matplotlib) return matplotlibPrepared ?? Promise.resolve();
+  matplotlibPrepared ??= (pendingFontCache ?? Promise.resolve(null)).then((cache) => {
     if (cache) pyodide.FS.writeFile(cache.path, cache.bytes);
+    pyodide.runPython("import lessonpy.artist_set_docs; lessonpy.artist_set_docs.install()");
   });
-  return fontCacheWritten;
+  return matplotlibPrepared;
 }
 
 async function loadImports(code) {
@@ -243,7 +245,7 @@ async function loadImports(code) {
   }
   // before the import's own "No module named …": what happened, and what to do
   if (gone.url && currentRunId === runId) post(Event.STDERR, { text: siteChanged(gone.url) + "\n" });
-  await placeFontCache();
+  await prepareMatplotlib();
 }
 
 const STOP_POLL_MS = 50; // how often a run waiting for its imports looks for a Stop
@@ -359,7 +361,7 @@ async function preload({ packages, imports = [] }) {
     // package to the muted errorCallback, not by throwing); the last step (no packages) lets go of all.
     forgetDownloads(packages.length ? [...Object.keys(pyodide.loadedPackages), ...packages] : null);
   }
-  await placeFontCache();
+  await prepareMatplotlib();
   // Into sys.modules, not the reader's names: a cell's own import then finds the module loaded. Only
   // once the later files are in the file system: else the import would download one synchronously (the
   // finder), holding Python for it in what should be idle time; the reader's own import does that.
