@@ -154,6 +154,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
     if font_cache:
         (work / "mpl").mkdir()
         shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)
+        shutil.copy2(font_cache.kwdoc, work / "mpl" / font_cache.kwdoc.name)
     (work / "css" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
     bundle_codemirror(opts.root, work / "vendor" / "codemirror.js")
     temml_dist = opts.root / lesson_math.TEMML_IN_ROOT / "dist"
@@ -169,7 +170,8 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
-    fonts = {"url": f"assets/{digest}/mpl/{font_cache.file.name}", "path": font_cache.target} if font_cache else None
+    fonts = {"url": f"assets/{digest}/mpl/{font_cache.file.name}", "path": font_cache.target,
+             "kwdoc": f"assets/{digest}/mpl/{font_cache.kwdoc.name}"} if font_cache else None
     return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}", fonts, page_chunks
 
 
@@ -223,6 +225,8 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "workerURL": f"../../{assets}/js/worker/{WORKER_BUNDLE}",
             "bootPackages": BOOT_PACKAGES,
             "fontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
+            # the property lists matplotlib writes into its docstrings (lessonpy.artist_set_docs hands them over)
+            "matplotlibDocs": f"../../{font_cache['kwdoc']}" if font_cache else None,
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",
             "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
         }

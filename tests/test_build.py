@@ -240,6 +240,10 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     font_cache = json.loads((built_site / "lessons" / "attention" / config["fontCache"]["url"]).resolve().read_text())
     assert config["fontCache"]["path"].endswith("/site-packages/matplotlib/fontlist.json")
     assert any(f["fname"].endswith(".ttf") for f in font_cache["ttflist"])
+    # the property lists Pyodide's own matplotlib wrote into its docstrings as pyplot was imported (kwdoc.py)
+    kwdoc = json.loads((built_site / "lessons" / "attention" / config["matplotlibDocs"]).resolve().read_text())
+    assert kwdoc["matplotlib"] == lock["packages"]["matplotlib"]["version"]
+    assert "Line2D:kwdoc" in kwdoc["texts"] and "antialiased or aa: bool" in kwdoc["texts"]["Line2D:kwdoc"]
     wheel = (built_site / "lessons" / "attention" / config["wheelURL"]).resolve()
     assert re.fullmatch(r"lessonpy-\d+\.\d+\.\d+-py3-none-any\.whl", wheel.name)
     assert config["wheelSha256"] == hashlib.sha256(wheel.read_bytes()).hexdigest()  # what a kept copy must be

@@ -117,3 +117,62 @@ def test_matplotlibs_artists_get_their_set_documented_only_when_asked_and_then_a
     assert "linewidth or lw: float" in out["help"] and "Set multiple properties at once." in out["help"]
     assert out["subclass_deferred"] and out["subclass_has_mark"]
     assert out["reader_set_kept"] and out["reader_removal_kept"]
+
+
+# The docstrings of pyplot's, Axes', Figure's and the artists' functions, as `import matplotlib.pyplot` leaves them;
+# and, as the build's in_pyodide/kwdoc.py writes them, the property lists it had matplotlib write.
+DOCSTRINGS = """
+import inspect, json, sys
+sys.path.insert(0, {py!r})
+import lessonpy.artist_set_docs as docs
+docs.install({kwdoc!r})  # the artists' set() deferred in every run: only the property lists differ
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib._docstring as docstring
+calls = []
+missing = docstring._ArtistKwdocLoader.__missing__
+docstring._ArtistKwdocLoader.__missing__ = lambda self, key: calls.append(key) or missing(self, key)
+import matplotlib.pyplot as plt
+import matplotlib.axes, matplotlib.figure, matplotlib.lines, matplotlib.patches, matplotlib.collections, matplotlib.text
+
+def docs_of(owner):
+    return {{name: getattr(value, "__doc__", None) for name, value in sorted(vars(owner).items())
+             if callable(value) or isinstance(value, type)}}
+
+found = {{"pyplot": docs_of(plt)}}
+for module in (matplotlib.axes, matplotlib.figure, matplotlib.lines, matplotlib.patches, matplotlib.collections,
+               matplotlib.text):
+    for name, cls in sorted(vars(module).items()):
+        if isinstance(cls, type) and cls.__module__.startswith("matplotlib"):
+            found[f"{{module.__name__}}.{{name}}"] = docs_of(cls)
+texts = {{key: text for key, text in docstring.interpd.params.items() if key.endswith(":kwdoc")}}
+print(json.dumps({{"docs": found, "texts": texts, "version": matplotlib._version.version, "calls": calls,
+                  "seeded": docs.seeded, "finders_left": sum(isinstance(f, docs.ArtistModuleFinder) for f in sys.meta_path)}}))
+"""
+
+
+def docstrings(kwdoc: str | None) -> dict:
+    done = subprocess.run([sys.executable, "-c", DOCSTRINGS.format(py=str(PY), kwdoc=kwdoc)], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_builds_property_lists_leave_matplotlibs_docstrings_as_they_are_and_spare_writing_them():
+    plain = docstrings(None)  # without the lists: matplotlib writes every X:kwdoc list as pyplot is imported
+    assert len(plain["texts"]) >= 8 and "Line2D:kwdoc" in plain["texts"] and plain["calls"]
+    assert "Line2D:kwdoc" in plain["calls"]
+    built = json.dumps({"matplotlib": plain["version"], "texts": plain["texts"]})  # what kwdoc.py writes
+    seeded = docstrings(built)
+    assert seeded["calls"] == []  # none written again: each came from the table
+    assert seeded["seeded"] == len(plain["texts"]) and plain["seeded"] == 0
+    assert seeded["docs"] == plain["docs"]  # every docstring as matplotlib would have made it
+    assert seeded["finders_left"] == 0
+    # "Line2D properties" text really is in the docstrings compared (pyplot.plot's), not a comparison of nothing
+    assert "antialiased or aa" in seeded["docs"]["pyplot"]["plot"]
+
+    # Lists made with another matplotlib, or a damaged file, are not used: matplotlib writes its own
+    for other in (json.dumps({"matplotlib": "0.0.1", "texts": {"Line2D:kwdoc": "stale"}}), "{not json"):
+        out = docstrings(other)
+        assert "Line2D:kwdoc" in out["calls"] and out["docs"] == plain["docs"] and out["finders_left"] == 0
+        assert out["seeded"] == 0

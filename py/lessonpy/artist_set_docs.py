@@ -11,18 +11,34 @@ own ``set()`` and has matplotlib's own code document it the first time its signa
 it lists the values of setters whose docstrings matplotlib completes after making the class (``cmap`` of an
 image says ``.Colormap or str or None`` where the eager text says ``unknown``).
 
+The other third of the docstring work of that import is matplotlib's ``%(Line2D:kwdoc)s`` in the docstrings of
+``Axes.plot`` and the like: for each such key ``matplotlib._docstring.interpd`` lists the properties of one artist
+class (``kwdoc``, ~0.37 s in the page for the 13 classes of ``import matplotlib.pyplot``). Those texts are the
+same on every visit, so the build writes them under Node with the page's own matplotlib
+(``sitebuild/startup/in_pyodide/kwdoc.py``), and ``install`` puts them in ``interpd``'s table as soon as
+``matplotlib._docstring`` has run: matplotlib then finds them there instead of writing them. A key the build did not
+see is written by matplotlib as before, and texts of another matplotlib version are left unused. (matplotlib
+writes each list when a docstring first asks for it, so its text can depend on what was imported first; the
+build's are those of ``import matplotlib.pyplot``, which the page's preload does first.)
+
 Installed by the page's worker once matplotlib is unpacked, before anything imports it (``install``): a finder first on
-``sys.meta_path`` waits for ``matplotlib.artist`` and changes the one class method once the module has run.
+``sys.meta_path`` waits for ``matplotlib._docstring`` and ``matplotlib.artist`` and changes each once it has run.
 Python outside the page (the notebook) never imports this module.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 from importlib.machinery import PathFinder
 
 ARTIST_MODULE = "matplotlib.artist"
+DOCSTRING_MODULE = "matplotlib._docstring"
+VERSION_MODULE = "matplotlib._version"  # imported by matplotlib before _docstring
+KWDOC = ":kwdoc"  # the suffix of interpd's keys that name an artist class's property list
+
+seeded = 0  # how many of the build's property lists matplotlib was given (the page's tests read it)
 
 
 class DeferredSet:
@@ -81,14 +97,43 @@ def defer_set_docs(artist_class: type) -> None:
     artist_class._update_set_signature_and_docstring = classmethod(update_set_signature_and_docstring)
 
 
+def seed_kwdoc(docstring_module, texts: dict, version: str | None) -> int:
+    """Put the build's property lists (*texts*: {"Line2D:kwdoc": text}, written with matplotlib *version*) in
+    ``interpd``'s table, where matplotlib looks before writing one; return how many (0 for another version)."""
+    params = getattr(getattr(docstring_module, "interpd", None), "params", None)
+    current = getattr(sys.modules.get(VERSION_MODULE), "version", None)
+    if not isinstance(params, dict) or version is None or version != current:
+        return 0
+    kept = {key: text for key, text in texts.items() if key.endswith(KWDOC) and isinstance(text, str)}
+    for key, text in kept.items():
+        params.setdefault(key, text)
+    return len(kept)
+
+
 class ArtistModuleFinder:
-    """First on sys.meta_path until matplotlib.artist is imported: finds it where Python would (PathFinder,
-    in the matplotlib package's folder) and has defer_set_docs run once the module has."""
+    """First on sys.meta_path until matplotlib._docstring and matplotlib.artist are imported: finds each where
+    Python would (PathFinder, in the matplotlib package's folder) and changes it once the module has run:
+    matplotlib.artist's Artist gets defer_set_docs, matplotlib._docstring's table the build's kwdoc texts."""
+
+    def __init__(self, kwdoc: dict | None = None) -> None:
+        self.kwdoc = kwdoc  # {"matplotlib": version, "texts": {key: text}} (the build's), or None
+        self.waiting = {ARTIST_MODULE: self._after_artist}
+        if kwdoc and DOCSTRING_MODULE not in sys.modules:
+            self.waiting[DOCSTRING_MODULE] = self._after_docstring
+
+    def _after_artist(self, module) -> None:
+        defer_set_docs(module.Artist)
+
+    def _after_docstring(self, module) -> None:
+        global seeded
+        seeded = seed_kwdoc(module, self.kwdoc.get("texts") or {}, self.kwdoc.get("matplotlib"))
 
     def find_spec(self, name, path=None, target=None):
-        if name != ARTIST_MODULE:
+        after = self.waiting.pop(name, None)
+        if after is None:
             return None
-        uninstall()
+        if not self.waiting:
+            uninstall()
         spec = PathFinder.find_spec(name, path, target)
         if spec is None or spec.loader is None:
             return spec
@@ -97,16 +142,22 @@ class ArtistModuleFinder:
         def exec_module(module):
             del loader.exec_module  # the loader is this module's own: left as it was
             run(module)
-            defer_set_docs(module.Artist)
+            after(module)
 
         loader.exec_module = exec_module
         return spec
 
 
-def install() -> None:
-    """Put the finder first on sys.meta_path (once), unless matplotlib.artist is imported already."""
-    if ARTIST_MODULE not in sys.modules and not any(isinstance(f, ArtistModuleFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, ArtistModuleFinder())
+def install(kwdoc: str | None = None) -> None:
+    """Put the finder first on sys.meta_path (once), unless matplotlib.artist is imported already. *kwdoc*: the
+    build's property lists as JSON ({"matplotlib": version, "texts": {"Line2D:kwdoc": text, ...}}), or None."""
+    if ARTIST_MODULE in sys.modules or any(isinstance(f, ArtistModuleFinder) for f in sys.meta_path):
+        return
+    try:
+        texts = json.loads(kwdoc) if kwdoc else None
+    except ValueError:
+        texts = None  # a damaged file: matplotlib writes the lists itself, as without one
+    sys.meta_path.insert(0, ArtistModuleFinder(texts if isinstance(texts, dict) else None))
 
 
 def uninstall() -> None:

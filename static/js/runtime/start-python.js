@@ -21,6 +21,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
     fontCache: config.fontCache ? { url: abs(config.fontCache.url), path: config.fontCache.path } : null,
     plan: config.plan || null,
     snapshot: config.snapshot ? { ...config.snapshot, url: abs(config.snapshot.url) } : null,
+    matplotlibDocs: config.matplotlibDocs ? abs(config.matplotlibDocs) : null,
   };
   const worker = new Worker(abs(config.workerURL), { type: "module", name: JSON.stringify(init) });
   const buffered = [];

@@ -18,8 +18,10 @@
  * @typedef {{url: string, path: string}} FontCache  matplotlib's font cache: where to fetch it, where it goes
  *
  * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null,
- *   plan: Object|null, snapshot: Object|null}} InitRequest
+ *   plan: Object|null, snapshot: Object|null, matplotlibDocs: string|null}} InitRequest
  *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
+ *   matplotlibDocs: where the property lists matplotlib writes into its docstrings are (JSON, made by the build:
+ *   sitebuild/startup/in_pyodide/kwdoc.py; lessonpy.artist_set_docs hands them to matplotlib), or null.
  *   plan: the boot plan, which of Pyodide's files to fetch when and where they go (sitebuild/startup/boot_plan.py
  *   writes it, worker/plan.js reads it), or null for Pyodide's own files (a CDN).
  *   snapshot: the build's memory snapshot to restore instead, when there is one (snapshot.js; made by
@@ -114,7 +116,7 @@ export const SIGINT = 2;
 // The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
 // come on top. Kept beside the typedefs above; protocolError checks messages against it.
 const REQUEST_FIELDS = {
-  [Request.INIT]: [["indexURL", "wheelURL", "wheelSha256", "bootPackages", "fontCache", "plan"], ["snapshot"]],
+  [Request.INIT]: [["indexURL", "wheelURL", "wheelSha256", "bootPackages", "fontCache", "plan"], ["snapshot", "matplotlibDocs"]],
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.PING]: [[], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],

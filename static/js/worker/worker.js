@@ -153,13 +153,16 @@ function holdInterrupts(held) {
 async function init(request) {
   // matplotlib's font cache, made by the build (a few KB): without it the first figure
   // scans every font. Fetched now; written once matplotlib is unpacked (prepareMatplotlib).
-  const { fontCache } = request;
+  const { fontCache, matplotlibDocs } = request;
   if (fontCache) {
     pendingFontCache = fetch(fontCache.url)
       .then((r) => (r.ok ? r.arrayBuffer() : null))
       .then((bytes) => bytes && { path: fontCache.path, bytes: new Uint8Array(bytes) })
       .catch(() => null);
   }
+  // The property lists matplotlib would write into its docstrings as pyplot is imported (the build's; without
+  // them, a failed download among them, matplotlib writes them: lessonpy.artist_set_docs).
+  if (matplotlibDocs) pendingMatplotlibDocs = fetch(matplotlibDocs).then((r) => (r.ok ? r.text() : null)).catch(() => null);
   const progress = (stage, fraction) => post(Event.PROGRESS, { stage, fraction, at: now() });
   const booted = await bootPython(request, { fetchBytes, fetchChecked, progress, mark });
   pyodide = booted.pyodide;
@@ -212,19 +215,25 @@ async function fetchChecked(url, sha256) {
 }
 
 let pendingFontCache = null; // {path, bytes} promise (null: none), fetched at init
+let pendingMatplotlibDocs = null; // JSON text promise (null: none), fetched at init
 let matplotlibPrepared = null; // the promise of preparing it, once matplotlib is unpacked
 
 /**
  * Once Pyodide's matplotlib is unpacked and before anything imports it: the build's font cache replaces the
- * wheel's (which Pyodide's matplotlib cannot use and would rebuild on import), and its artists' set() are
- * documented when first read (lessonpy.artist_set_docs; nothing to do at start-up for a reader who never
- * plots). Resolves when that is done (at once while matplotlib is not loaded); every caller waits for the same.
+ * wheel's (which Pyodide's matplotlib cannot use and would rebuild on import), its artists' set() are
+ * documented when first read, and the build's property lists go into its docstrings' table
+ * (lessonpy.artist_set_docs; nothing to do at start-up for a reader who never plots). Resolves when that is done (at once while matplotlib is not loaded); every caller waits for the same.
  */
 function prepareMatplotlib() {
   if (!pyodide.loadedPackages.matplotlib) return matplotlibPrepared ?? Promise.resolve();
-  matplotlibPrepared ??= (pendingFontCache ?? Promise.resolve(null)).then((cache) => {
+  matplotlibPrepared ??= Promise.all([pendingFontCache, pendingMatplotlibDocs]).then(([cache, docs]) => {
     if (cache) pyodide.FS.writeFile(cache.path, cache.bytes);
-    pyodide.runPython("import lessonpy.artist_set_docs; lessonpy.artist_set_docs.install()");
+    const artistDocs = pyodide.pyimport("lessonpy.artist_set_docs");
+    try {
+      artistDocs.install(docs ?? null);
+    } finally {
+      artistDocs.destroy();
+    }
   });
   return matplotlibPrepared;
 }
