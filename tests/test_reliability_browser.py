@@ -96,6 +96,27 @@ def test_a_stopped_workers_late_error_never_touches_the_new_python(shared):
     assert boots(pg) - before == 1
 
 
+def test_a_stopped_worker_that_runs_on_cannot_take_the_next_stop(shared):
+    # A terminated worker runs on for a moment (~2 s in Chromium), still polling the interrupt buffer it was
+    # given: one that ignores KeyboardInterrupt took a Stop pressed soon after the restart, if the new worker
+    # shared its buffer, and the new one was restarted too. Each worker has a buffer of its own.
+    pg = shared
+    if not pg.isolated:
+        pytest.skip("without cross-origin isolation there is no interrupt buffer: every Stop restarts Python")
+    run(pg, "setup", "kept = 'once'")
+    start(pg, "scores", STUBBORN)
+    pg.evaluate("() => { window.oldBuffer = lessonPage.runtime.interruptBuffer; }")
+    stop(pg, "scores")
+    ready(pg)
+    assert pg.evaluate("() => lessonPage.runtime.interruptBuffer.buffer !== window.oldBuffer.buffer")
+    before = boots(pg)
+    start(pg, "softmax", LOOP)  # at once, while the old worker may still be spinning
+    stop(pg, "softmax")
+    ready(pg)
+    assert boots(pg) == before  # stopped in place, by its own buffer
+    expect(run(pg, "output", "print('kept is', kept)")).to_contain_text("kept is once")
+
+
 @pytest.fixture(scope="module", params=["isolated", "plain"])
 def shared(request, browser):
     """One lesson page per isolation mode, shared by the restart-path tests and by those that need no fresh

@@ -194,6 +194,11 @@ export class PythonRuntime extends EventTarget {
   /** Create (or adopt) a worker and wait for its init reply. */
   async #boot() {
     const generation = ++this.generation;
+    // Each worker polls an interrupt buffer of its own. A terminated worker runs on for a moment (Pyodide's
+    // NoGilError comes ~2 s after terminate()), still reading the buffer it was given: sharing it, a worker
+    // stopped for code that ignores KeyboardInterrupt took the Stop meant for the new one (which then ran
+    // on, and was restarted too).
+    if (generation > 1 && this.interruptBuffer) this.interruptBuffer = new Uint8Array(new SharedArrayBuffer(1));
     this.#status({ state: "loading", stage: "Starting", fraction: 0 });
     const { worker, init: initRequest, sent, buffered, startedAt } = takeWorker(this.config, this.interruptBuffer);
     for (const message of sent) this.#checkProtocol("request", message); // start-python.js cannot import protocol.js
@@ -249,8 +254,6 @@ export class PythonRuntime extends EventTarget {
     const gone = (r) => r.replay || r.preload;
     for (const req of this.queue.filter(gone)) this.#settle(req, () => req.reject(failure("restarted")));
     this.queue = this.queue.filter((r) => !gone(r));
-    // An interrupt that did not take must not hit the new interpreter as it boots.
-    if (this.interruptBuffer) this.interruptBuffer[0] = 0;
     const log = this.machine.replay ? this.replayLog : null;
     this.replayLog = new ReplayLog();
     this.ranCells = new Set();
