@@ -19,8 +19,11 @@ from test_practice_browser import exercise, practice_url  # noqa: F401 - practic
 
 pytestmark = pytest.mark.browser
 
+# Code that says when its loop has begun, as LOOP does (browser.wait_looping): a Stop pressed from then on lands
+# in the loop. (Pressed before the worker had taken the run, a Stop ends it before it starts, in place.)
+LOOP_START = LOOP.split("\n", 1)[0] + "\n"
 # Code that shrugs off KeyboardInterrupt: even with isolation, Stop ends in a restart.
-STUBBORN = "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass"
+STUBBORN = LOOP_START + "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass"
 
 # What a terminated worker can still deliver: Pyodide's late NoGilError, a "fatal" event, a
 # fatal reply. Dispatched on the old Worker object, as the browser delivers them.
@@ -51,10 +54,13 @@ def boots(page) -> int:
 
 
 def start(page, cell_id, code):
-    """Set the code, press Run, and wait until Python is running it."""
+    """Set the code, press Run, and wait until Python is running it: for code that says when its loop has begun
+    (LOOP, STUBBORN), until it has."""
     set_code(page, cell_id, code)
     cell(page, cell_id).get_by_role("button", name="Run").click()
     expect(cell(page, cell_id)).to_have_attribute("data-status", "running")
+    if code.startswith(LOOP_START):
+        wait_looping(cell(page, cell_id))
 
 
 def stop(page, cell_id, status="stopped"):
