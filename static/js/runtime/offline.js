@@ -31,8 +31,23 @@ function notKept(note, attempt) {
   if (offline) addEventListener("online", () => attempt(), { once: true });
 }
 
-/** Resolves true once the service worker has kept what this lesson needs, false when it could not. */
+/** Resolves true once the service worker has kept what this lesson needs, false when it could not, or when the
+ *  connection drops meanwhile: a service worker's fetches may then stall rather than fail, and the page said
+ *  nothing, for good (notKept tries again once the browser is back online). */
 async function precache(swURL, note, archives) {
+  let onDrop;
+  const dropped = new Promise((resolve) => {
+    onDrop = () => resolve(null);
+    addEventListener("offline", onDrop, { once: true });
+  });
+  try {
+    return (await Promise.race([keep(swURL, note, archives), dropped])) ?? false;
+  } finally {
+    removeEventListener("offline", onDrop);
+  }
+}
+
+async function keep(swURL, note, archives) {
   await navigator.serviceWorker.register(swURL);
   const { active } = await navigator.serviceWorker.ready;
   const reply = new Promise((resolve) => {
