@@ -13,7 +13,7 @@ image says ``.Colormap or str or None`` where the eager text says ``unknown``).
 
 The other third of the docstring work of that import is matplotlib's ``%(Line2D:kwdoc)s`` in the docstrings of
 ``Axes.plot`` and the like: for each such key ``matplotlib._docstring.interpd`` lists the properties of one artist
-class (``kwdoc``, ~0.37 s in the page for the 13 classes of ``import matplotlib.pyplot``). Those texts are the
+class (``kwdoc``, ~0.37 s in the page for the 12 classes of ``import matplotlib.pyplot``). Those texts are the
 same on every visit, so the build writes them under Node with the page's own matplotlib
 (``sitebuild/startup/in_pyodide/kwdoc.py``), and ``install`` puts them in ``interpd``'s table as soon as
 ``matplotlib._docstring`` has run: matplotlib then finds them there instead of writing them. A key the build did not

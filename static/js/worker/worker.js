@@ -222,7 +222,8 @@ let matplotlibPrepared = null; // the promise of preparing it, once matplotlib i
  * Once Pyodide's matplotlib is unpacked and before anything imports it: the build's font cache replaces the
  * wheel's (which Pyodide's matplotlib cannot use and would rebuild on import), its artists' set() are
  * documented when first read, and the build's property lists go into its docstrings' table
- * (lessonpy.artist_set_docs; nothing to do at start-up for a reader who never plots). Resolves when that is done (at once while matplotlib is not loaded); every caller waits for the same.
+ * (lessonpy.artist_set_docs; nothing to do at start-up for a reader who never plots). Resolves when that is
+ * done (at once while matplotlib is not loaded); every caller waits for the same.
  */
 function prepareMatplotlib() {
   if (!pyodide.loadedPackages.matplotlib) return matplotlibPrepared ?? Promise.resolve();
