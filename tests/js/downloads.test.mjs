@@ -25,6 +25,24 @@ test("a kept download whose bytes are the lock's is served, and the network is n
   forgetDownloads();
 });
 
+test("a kept download is served as its own bytes: Pyodide's read of the response copies nothing", async () => {
+  const { fetch } = network();
+  const whole = new Uint8Array(bytes);
+  await keepDownload(WHEEL, "pkg", sha256, Promise.resolve(whole));
+  const response = await fetchingKept(fetch)(WHEEL);
+  assert.equal(response.ok, true);
+  assert.equal(response.status, 200);
+  assert.equal(await response.arrayBuffer(), whole.buffer);
+  forgetDownloads();
+  // a view into a larger buffer is served as a copy of its own bytes only
+  const larger = new Uint8Array(bytes.length + 4);
+  larger.set(bytes, 2);
+  await keepDownload(WHEEL, "pkg", sha256, Promise.resolve(larger.subarray(2, 2 + bytes.length)));
+  const served = await (await fetchingKept(fetch)(WHEEL)).arrayBuffer();
+  assert.deepEqual(new Uint8Array(served), bytes);
+  forgetDownloads();
+});
+
 test("bytes that are not the lock's (a corrupt kept copy) are refused and the install's fetch goes to the network", async () => {
   const { calls, fetch } = network();
   const corrupt = new Uint8Array(bytes);

@@ -21,6 +21,7 @@ const DEMO = {
 /** A stand-in for the parts of Pyodide install.js touches: an FS of path -> text, and Python's package loader. */
 function fakePyodide(seams = seamsFor(PYODIDE_VERSION)) {
   const files = new Map();
+  const owned = new Map(); // path -> whether the FS was let keep the array it was given (canOwn)
   const asked = [];
   const python = []; // the arguments Python's own unpack_buffer was called with
   const loader = {
@@ -29,10 +30,13 @@ function fakePyodide(seams = seamsFor(PYODIDE_VERSION)) {
     get_install_dir: () => "/lib/python3.12/site-packages",
   };
   const pyodide = {
-    files, asked, python,
+    files, owned, asked, python,
     FS: {
       mkdirTree: () => {},
-      writeFile: (path, data) => files.set(path, typeof data === "string" ? data : new TextDecoder().decode(data)),
+      writeFile: (path, data, { canOwn = false } = {}) => {
+        owned.set(path, canOwn);
+        files.set(path, typeof data === "string" ? data : new TextDecoder().decode(data));
+      },
       cwd: () => "/home/pyodide",
     },
     PATH: { normalize: (path) => path.replace(/\/+/g, "/").replace(/(.)\/$/, "$1") },
@@ -59,6 +63,9 @@ test("a stored wheel is written where Python would write it, with its installer,
   // Python's rule decides among the names that look like libraries, in the archive's order
   assert.deepEqual(dynlibs, [`${site}demo_pkg/_ext.cpython-312-wasm32-emscripten.so`]);
   assert.deepEqual(pyodide.asked, ["demo_pkg/_ext.cpython-312-wasm32-emscripten.so"]);
+  // a package's wheel is the loader's own download: its files are views of it, not copies
+  assert.equal(pyodide.owned.get(`${site}demo_pkg/__init__.pyc`), true);
+  assert.equal(pyodide.owned.get("/share/demo.1"), true);
   // the rest of the package loader is Python's
   assert.equal(pyodide._api.package_loader.get_install_dir(), "/lib/python3.12/site-packages");
 });
@@ -68,6 +75,7 @@ test("unpackArchive's wheel (no file name) is unpacked relative to the working f
   const result = pyodide._api.package_loader.unpack_buffer.callKwargs({ buffer: stored(DEMO).buffer, format: "wheel", extract_dir: "out" });
   assert.equal(result, undefined);
   assert.equal(pyodide.files.get("/home/pyodide/out/demo_pkg/__init__.pyc"), "init");
+  assert.equal(pyodide.owned.get("/home/pyodide/out/demo_pkg/__init__.pyc"), false); // the caller's buffer: copied
   assert.equal(pyodide.files.has("/home/pyodide/out/demo_pkg-1.0.dist-info/INSTALLER"), false);
   assert.equal(pyodide.files.has("/share/demo.1"), false);
   assert.deepEqual(pyodide.python, []);

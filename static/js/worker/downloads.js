@@ -36,8 +36,21 @@ export function fetchingKept(network) {
   return async (resource, init) => {
     const kept = downloads.get(resource instanceof Request ? resource.url : String(resource));
     const bytes = kept && (await kept.bytes.catch(() => null));
-    return bytes ? new Response(bytes) : network(resource, init);
+    return bytes ? keptResponse(bytes) : network(resource, init);
   };
+}
+
+/**
+ * What Pyodide's loadBinaryFile reads of a response (0.27.7: `ok`, then `arrayBuffer()`), answered with the
+ * kept bytes themselves. A real `new Response(bytes)` copied them twice on the worker's thread, into the
+ * response's body and out of it: ≈0.1 s of a first figure's install for matplotlib and its dependencies
+ * (a profile of the figure; tests/js/downloads.test.mjs). The bytes are nobody else's: the download made
+ * them and nothing writes to them (install.js writes the files as views of them).
+ */
+function keptResponse(bytes) {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const body = whole ? bytes.buffer : bytes.slice().buffer;
+  return { ok: true, status: 200, statusText: "OK", arrayBuffer: async () => body };
 }
 
 /** Let go of the downloads of the packages `names` (installed, or tried: an object keyed by name, like

@@ -90,12 +90,14 @@ export function unpackWithoutPython(pyodide, seams, mark = () => {}) {
     const where = extractDir || ".";
     const dir = `${pyodide.PATH.normalize(where.startsWith("/") ? where : `${pyodide.FS.cwd()}/${where}`)}/`.replace(/\/+$/, "/");
     pyodide.FS.mkdirTree(dir);
-    writeFiles(pyodide.FS, dir, plan.files);
+    // A package's wheel (loadPackage's fresh download, or downloads.js's kept bytes) is Pyodide's alone: its
+    // files are written as views of it, not copied. unpackArchive's buffer is its caller's: copied.
+    writeFiles(pyodide.FS, dir, plan.files, { canOwn: Boolean(filename) });
     if (plan.distInfo) { // set_wheel_installer: where it came from, as Python would have recorded it
       if (installer) pyodide.FS.writeFile(`${dir}${plan.distInfo}/INSTALLER`, installer);
       if (source) pyodide.FS.writeFile(`${dir}${plan.distInfo}/PYODIDE_SOURCE`, source);
     }
-    if (plan.dataFiles.length) writeFiles(pyodide.FS, sysPrefix(), plan.dataFiles);
+    if (plan.dataFiles.length) writeFiles(pyodide.FS, sysPrefix(), plan.dataFiles, { canOwn: Boolean(filename) });
     if (filename) mark(`${filename.split("/").pop()} unpacked`);
     if (!dynlibs) return undefined;
     // The libraries Pyodide loads next, in the archive's order; which ones, Python's own rule says.
