@@ -324,3 +324,30 @@ def test_far_editors_and_widgets_wait_until_the_reader_moves(fresh_context, site
     page.mouse.wheel(0, 5)  # a reader's first scroll, however small
     expect(standins).to_have_count(0, timeout=BOOT_TIMEOUT_MS)
     expect(page.locator('[data-widget][data-started="true"]')).to_have_count(widgets.count(), timeout=BOOT_TIMEOUT_MS)
+
+
+def test_editors_near_the_screen_wait_for_python_but_one_the_reader_clicks_does_not(fresh_context, site_url):
+    """Even the editors on the first screens are built only once Python has started (lazy-editor.js,
+    deferNearEditors, from page.js): built beside Python's start they delayed the first output on a machine
+    with few cores. Until then their stand-ins show the code; one the reader clicks is an editor at once."""
+    held = []
+    fresh_context.route("**/pyodide.asm.wasm", lambda route: held.append(route))  # no Python until let go
+    page = fresh_context.new_page()
+    page.goto(site_url + LESSON)
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=BOOT_TIMEOUT_MS)
+    first = page.locator("[data-cell]").first
+    first.scroll_into_view_if_needed()  # the reader scrolls down to the first cell
+    expect(first.locator("pre.code-standin")).to_be_in_viewport()
+    page.wait_for_timeout(2000)  # idle time enough to build the editors near it, had they not waited
+    assert held, "the page never asked for Python's engine"
+    expect(page.locator(".cm-editor")).to_have_count(0)
+    first.locator("pre.code-standin").click()  # the reader wants to type: no waiting for Python
+    built(first)
+    expect(first.locator(".cm-content")).to_be_focused()
+    assert page.locator(".cm-editor").count() == 1
+    for route in held:
+        route.continue_()
+    fresh_context.unroute("**/pyodide.asm.wasm")
+    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    # then the other editors near the reader come, without a click
+    expect(page.locator(".cm-editor")).not_to_have_count(1, timeout=BOOT_TIMEOUT_MS)

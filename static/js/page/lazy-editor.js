@@ -10,7 +10,10 @@
 //
 // Building ~40 editors at load cost the main thread most of its blocking time (CodeMirror's first
 // measure reads layout, ~15 ms each); CodeMirror itself (editor.js, the page's largest script) is
-// imported only here, when the first editor is wanted, after the Run buttons already work.
+// imported only here, when the first editor is wanted, after the Run buttons already work. The page
+// may hold back even the editors near the screen until Python has started and is not computing
+// (deferNearEditors): on a machine with few cores, building them beside Python's start delayed the
+// first output; one the reader clicks or tabs into is built at once all the same.
 import { inIdleTime, whenIdle } from "./idle.js";
 
 /** How far ahead of the reader editors are built: one and a half screens above and below. */
@@ -29,6 +32,37 @@ let pumping = false;
 let idleBuilding = null; // the promise buildAllWhenIdle returned
 /** A moment when the page has nothing else to do, or 100 ms at most. */
 const breather = () => new Promise((resolve) => whenIdle(resolve, { timeout: 100 }));
+
+let nearGate = Promise.resolve(); // editors near the screen are built once it resolves (deferNearEditors)
+let nearBusy = () => false; // ... and not while it says so
+let asked = null; // {promise, resolve}: resolved (and replaced) when the reader asks for an editor
+
+/** Resolves when the reader next asks for an editor (clicks or tabs into one, or focus() is called). */
+function readerAsks() {
+  if (!asked) {
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    asked = { promise, resolve };
+  }
+  return asked.promise;
+}
+
+/** An editor near the screen may be built now: the gate is open and the page is idle, not busy. */
+async function nearTurn() {
+  await nearGate;
+  do await breather(); while (nearBusy());
+}
+
+/**
+ * Build the editors near the screen only once `until` has resolved (or rejected), and not while `busy()`
+ * says so; an editor the reader asks for is built at once, whatever the gate. The lesson page calls it
+ * before it makes its cells: with Python's start and the runs pressed meanwhile (settled.js), so that on a
+ * machine with few cores the editors do not compete with the first output. Without a call: at once.
+ */
+export function deferNearEditors(until, busy = () => false) {
+  nearGate = Promise.resolve(until).catch(() => {});
+  nearBusy = busy;
+}
 
 const observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((items) => {
   for (const item of items) {
@@ -50,12 +84,17 @@ function want(editor) {
     return;
   }
   urgent.add(editor);
+  if (editor.wantsFocus && asked) {
+    asked.resolve(); // a pump waiting for the near editors' turn takes this one first
+    asked = null;
+  }
   if (pumping) return;
   pumping = true;
-  loadEditorModule().then(async (module) => {
+  const first = () => [...urgent].find((e) => e.wantsFocus) ?? urgent.values().next().value;
+  Promise.race([first().wantsFocus ? null : nearGate, readerAsks()]).then(loadEditorModule).then(async (module) => {
     while (urgent.size) {
-      const next = [...urgent].find((e) => e.wantsFocus) ?? urgent.values().next().value;
-      if (!next.wantsFocus) await breather();
+      if (!first().wantsFocus) await Promise.race([nearTurn(), readerAsks()]);
+      const next = first();
       if (urgent.has(next)) next.mount(module); // else built meanwhile (a click)
     }
   }).catch((err) => console.error("the code editor could not load:", err)).finally(() => { pumping = false; });

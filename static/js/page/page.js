@@ -6,7 +6,7 @@ import { settled } from "../runtime/settled.js";
 import { CellPage } from "./cells.js";
 import { initFeatures, registerFeature } from "./features.js";
 import { readerMoved } from "./idle.js";
-import { buildAllWhenIdle } from "./lazy-editor.js"; // CodeMirror itself loads later, when the first editor is built
+import { buildAllWhenIdle, deferNearEditors } from "./lazy-editor.js"; // CodeMirror itself loads later, when the first editor is built
 import { bindStatus } from "./status.js";
 import * as storage from "./storage.js";
 
@@ -26,7 +26,13 @@ storage.onSaveFailure((reason) => {
     : "This browser does not let the page save anything, so your edits and answers are not saved: they stay on this page until you close or reload it. Copy anything you want to keep.";
   document.querySelector(".site-header").append(note);
 });
-const cells = new CellPage(document, runtime, config.lesson);
+// Even the editors near the screen wait until Python has started and the runs pressed meanwhile are over
+// (settled.js), and are not built while Python computes: the stand-ins show the code, Run works on them,
+// and one the reader clicks becomes an editor at once. Built beside Python's start, they delayed a first
+// output by about 0.1 s on a 2-core machine (bench/startup.py, docs/speed.md).
+let cells = null;
+deferNearEditors(settled(runtime, () => cells?.chain), () => runtime.busy);
+cells = new CellPage(document, runtime, config.lesson);
 globalThis.lessonPage.cells = cells;
 // matplotlib, in the worker's idle time after the reader's first output (preload.js)
 globalThis.lessonPage.preload = preloadAfterFirstRun(runtime, () => cells.chain);
