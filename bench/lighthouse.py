@@ -38,6 +38,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 PACKAGE_DIR = ROOT / "bench" / "lighthouse"
 LIGHTHOUSE_CLI = PACKAGE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
+# chrome-launcher (inside Lighthouse) starts Chromium with its DEFAULT_FLAGS, then ours
+LAUNCHER_FLAGS = PACKAGE_DIR / "node_modules" / "chrome-launcher" / "dist" / "flags.js"
+DISABLE_FEATURES = "--disable-features="
 # Which lock the installed node_modules came from: a changed pin reinstalls on the next run.
 INSTALLED_STAMP = PACKAGE_DIR / "node_modules" / ".bench-lock-sha256"
 MIN_NODE_MAJOR = 18  # lighthouse 12's engines: node >= 18.16
@@ -248,6 +251,30 @@ def chromium() -> tuple[str, list[str]]:
         raise BenchError(str(exc)) from exc
 
 
+def disabled_features(flags: list[str]) -> list[str]:
+    """The features a list of Chromium flags disables, in order, each once."""
+    names = [name for flag in flags if flag.startswith(DISABLE_FEATURES)
+             for name in flag[len(DISABLE_FEATURES):].split(",") if name]
+    return list(dict.fromkeys(names))
+
+
+def with_disabled_features(flags: list[str], more: list[str]) -> list[str]:
+    """*flags* with one --disable-features that names both its own features and *more*. Chromium reads only the
+    last of several such switches, and chrome-launcher puts ours after its own, which would turn its back on."""
+    merged = list(dict.fromkeys([*more, *disabled_features(flags)]))
+    rest = [flag for flag in flags if not flag.startswith(DISABLE_FEATURES)]
+    return [*rest, DISABLE_FEATURES + ",".join(merged)] if merged else rest
+
+
+def launcher_disabled_features(node: str) -> list[str]:
+    """The features chrome-launcher's own default flags disable, read from the installed package."""
+    script = f"import({json.dumps(LAUNCHER_FLAGS.as_uri())}).then((m) => console.log(JSON.stringify(m.DEFAULT_FLAGS)))"
+    done = subprocess.run([node, "-e", script], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError(f"could not read chrome-launcher's default flags ({LAUNCHER_FLAGS}): {done.stderr.strip()[-500:]}")
+    return disabled_features(json.loads(done.stdout))
+
+
 def build_site(out: Path) -> Path:
     """Build as a reader's site is built (the command line's defaults: snapshot always, live model), its log on
     stderr so stdout holds only the results."""
@@ -325,8 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     from sitebuild.server import serve_in_thread
 
     try:
-        node, chrome = check_node(), chromium()
+        node, (path, flags) = check_node(), chromium()
         cli = ensure_lighthouse()
+        chrome = (path, with_disabled_features(flags, launcher_disabled_features(node)))
         with tempfile.TemporaryDirectory(prefix="lighthouse-bench-") as tmp:
             if args.site is None:
                 site, built = build_site(Path(tmp) / "site"), tree_state()

@@ -16,6 +16,11 @@ from playwright.sync_api import expect
 CHROMIUM_ARGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+    # Chromium 156 starts its omnibox's pop-up pages (chrome://omnibox-popup.top-chrome/, two WebUI renderers)
+    # in every new browser, headless too: 0.8-0.9 s of CPU in its first seconds, just when a test or a
+    # benchmark loads its page (5 s after a launch: 1.71-1.91 s of CPU with them, 0.95-1.02 s without). On a
+    # 2-core machine a trace of a lesson's cold load saw them take a core for 1.5 s of its 1.9 s.
+    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ]
 BOOT_TIMEOUT_MS = 90_000  # Python boots in ~5 s here; a loaded CI machine may take far longer
 RUN_TIMEOUT_MS = 30_000

@@ -132,3 +132,13 @@ def test_lighthouse_is_pinned_apart_from_the_builds_packages():
     assert lock["packages"][""]["dependencies"] == package["dependencies"]
     assert lock["packages"]["node_modules/lighthouse"]["version"] == "12.8.2"
     assert "lighthouse" not in json.loads((ROOT / "package.json").read_text()).get("dependencies", {})
+
+
+def test_our_disabled_features_join_chrome_launchers_in_one_switch():
+    """Chromium reads only the last --disable-features; chrome-launcher puts ours after its own defaults."""
+    ours = ["--headless=new", "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup", "--no-sandbox"]
+    merged = bench.with_disabled_features(ours, ["Translate", "MediaRouter", "WebUIOmniboxPopup"])
+    assert merged == ["--headless=new", "--no-sandbox",
+                      "--disable-features=Translate,MediaRouter,WebUIOmniboxPopup,WebUIOmniboxAimPopup"]
+    assert bench.with_disabled_features(["--no-sandbox"], []) == ["--no-sandbox"]
+    assert bench.disabled_features(["--disable-features=A,B", "--x", "--disable-features=B,C"]) == ["A", "B", "C"]
