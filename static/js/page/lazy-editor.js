@@ -75,7 +75,9 @@ const observer = typeof IntersectionObserver === "undefined" ? null : new Inters
 /**
  * Build `editor` soon, ahead of the idle ones: at once if the reader is on it (clicked, tabbed in)
  * and CodeMirror is there; else one editor per task, the ones the reader is on first, the others
- * (only near the screen) each when the page has a moment, so input and Python's messages come first.
+ * (only near the screen) each when the page has a moment and their turn has come (nearTurn: the
+ * page's gate, deferNearEditors), so input and Python's messages come first. A reader asking for an
+ * editor while the pump waits for that turn wakes it (readerAsks).
  */
 function want(editor) {
   if (!waiting.has(editor)) return;
