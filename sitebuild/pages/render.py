@@ -39,9 +39,7 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
         f'aria-label="{label}"{source_attr}>\n{caption}'
         f'<div class="cell-editor">{code_standin(code)}</div>\n'
         '<div class="cell-toolbar">'
-        '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'
-        '<button type="button" class="cell-stop" hidden>Stop</button>'
-        '<button type="button" class="cell-reset" hidden title="Put back the lesson\'s original code">Reset</button>'
+        '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'  # Stop, Reset: cells.js
         '<span class="cell-state" aria-live="polite"></span></div>\n'
         f'<div class="cell-output" role="log" aria-label="Output of code cell {index}" hidden></div>\n'
         "</div>\n"

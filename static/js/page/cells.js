@@ -85,6 +85,17 @@ class Output {
   }
 }
 
+/** A button of a cell's toolbar, hidden until its cell shows it. */
+function toolbarButton(className, text, title = null) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = className;
+  button.textContent = text;
+  if (title) button.title = title;
+  button.hidden = true;
+  return button;
+}
+
 export class Cell {
   constructor(el, index, page) {
     this.el = el;
@@ -96,8 +107,10 @@ export class Cell {
     this.original = el.querySelector(".cell-editor > pre.code-standin > code").textContent;
     this.label = `code cell ${index}`;
     this.runButton = el.querySelector(".cell-run");
-    this.stopButton = el.querySelector(".cell-stop");
-    this.resetButton = el.querySelector(".cell-reset");
+    // Stop and Reset are made the first time they are shown (#stop, #reset): most cells never need
+    // them, and two hidden buttons in each of Lesson 4's 30 cells were 60 of its elements at load.
+    this.stopButton = null;
+    this.resetButton = null;
     this.stateEl = el.querySelector(".cell-state");
     this.output = new Output(el.querySelector(".cell-output"), this.label);
 
@@ -128,8 +141,26 @@ export class Cell {
     this.#updateReset(code);
     this.runButton.disabled = false;
     this.runButton.addEventListener("click", () => this.page.runCell(this));
-    this.stopButton.addEventListener("click", () => this.page.stop(this));
-    this.resetButton.addEventListener("click", () => this.reset());
+  }
+
+  /** The cell's Stop button, made (hidden, after Run) the first time it is asked for. */
+  #stop() {
+    if (!this.stopButton) {
+      this.stopButton = toolbarButton("cell-stop", "Stop");
+      this.stopButton.addEventListener("click", () => this.page.stop(this));
+      this.runButton.after(this.stopButton);
+    }
+    return this.stopButton;
+  }
+
+  /** The cell's Reset button, made (hidden, after Run and Stop) the first time it is asked for. */
+  #reset() {
+    if (!this.resetButton) {
+      this.resetButton = toolbarButton("cell-reset", "Reset", "Put back the lesson's original code");
+      this.resetButton.addEventListener("click", () => this.reset());
+      (this.stopButton ?? this.runButton).after(this.resetButton);
+    }
+    return this.resetButton;
   }
 
   get code() {
@@ -137,12 +168,13 @@ export class Cell {
   }
 
   #updateReset(text) {
-    this.resetButton.hidden = text === this.original;
+    if (text !== this.original) this.#reset().hidden = false;
+    else if (this.resetButton) this.resetButton.hidden = true;
   }
 
   reset() {
     this.editor.setCode(this.original); // saved through onChange, like any edit
-    this.resetButton.hidden = true;
+    if (this.resetButton) this.resetButton.hidden = true;
     this.setState("Back to the lesson's original code.");
     this.editor.focus();
   }
@@ -157,7 +189,8 @@ export class Cell {
     const focused = document.activeElement;
     this.el.classList.toggle("is-running", running);
     this.el.setAttribute("aria-busy", running ? "true" : "false");
-    this.stopButton.hidden = !running;
+    if (running) this.#stop().hidden = false;
+    else if (this.stopButton) this.stopButton.hidden = true;
     this.runButton.disabled = running;
     if (running && focused === this.runButton) this.stopButton.focus();
     if (!running && focused === this.stopButton) this.runButton.focus();
