@@ -351,3 +351,22 @@ def test_editors_near_the_screen_wait_for_python_but_one_the_reader_clicks_does_
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     # then the other editors near the reader come, without a click
     expect(page.locator(".cm-editor")).not_to_have_count(1, timeout=BOOT_TIMEOUT_MS)
+
+
+def test_an_editor_the_reader_scrolls_to_while_python_computes_waits_for_the_run_to_end(fresh_context, site_url):
+    """Editors are not built while Python computes (deferNearEditors' `busy`, from page.js): on a machine with
+    few cores the reader's result comes first. The stand-in shows the code meanwhile; the editor follows."""
+    save_edits(fresh_context, site_url, {"scores": LOOP})
+    page = fresh_context.new_page()
+    page.goto(site_url + LESSON)
+    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+    scores = cell(page, "scores")
+    scores.get_by_role("button", name="Run").click()
+    wait_looping(scores)
+    far = cell(page, FAR)
+    far.scroll_into_view_if_needed()
+    page.wait_for_timeout(2000)  # idle time enough to build it, were Python not computing
+    expect(standin(page, FAR)).to_have_count(1)
+    scores.get_by_role("button", name="Stop").click()
+    expect(scores).not_to_have_attribute("data-status", "running", timeout=BOOT_TIMEOUT_MS)
+    built(far)

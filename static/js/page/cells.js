@@ -107,8 +107,8 @@ export class Cell {
     this.original = el.querySelector(".cell-editor > pre.code-standin > code").textContent;
     this.label = `code cell ${index}`;
     this.runButton = el.querySelector(".cell-run");
-    // Stop and Reset are made the first time they are shown (#stop, #reset): most cells never need
-    // them, and two hidden buttons in each of Lesson 4's 30 cells were 60 of its elements at load.
+    // Stop and Reset are made the first time they are shown (#stopButtonMade, #resetButtonMade): most
+    // cells never need them, and two hidden buttons in each of Lesson 4's 30 cells were 60 of its elements.
     this.stopButton = null;
     this.resetButton = null;
     this.stateEl = el.querySelector(".cell-state");
@@ -144,7 +144,7 @@ export class Cell {
   }
 
   /** The cell's Stop button, made (hidden, after Run) the first time it is asked for. */
-  #stop() {
+  #stopButtonMade() {
     if (!this.stopButton) {
       this.stopButton = toolbarButton("cell-stop", "Stop");
       this.stopButton.addEventListener("click", () => this.page.stop(this));
@@ -154,7 +154,7 @@ export class Cell {
   }
 
   /** The cell's Reset button, made (hidden, after Run and Stop) the first time it is asked for. */
-  #reset() {
+  #resetButtonMade() {
     if (!this.resetButton) {
       this.resetButton = toolbarButton("cell-reset", "Reset", "Put back the lesson's original code");
       this.resetButton.addEventListener("click", () => this.reset());
@@ -168,7 +168,7 @@ export class Cell {
   }
 
   #updateReset(text) {
-    if (text !== this.original) this.#reset().hidden = false;
+    if (text !== this.original) this.#resetButtonMade().hidden = false;
     else if (this.resetButton) this.resetButton.hidden = true;
   }
 
@@ -189,7 +189,7 @@ export class Cell {
     const focused = document.activeElement;
     this.el.classList.toggle("is-running", running);
     this.el.setAttribute("aria-busy", running ? "true" : "false");
-    if (running) this.#stop().hidden = false;
+    if (running) this.#stopButtonMade().hidden = false;
     else if (this.stopButton) this.stopButton.hidden = true;
     this.runButton.disabled = running;
     if (running && focused === this.runButton) this.stopButton.focus();
