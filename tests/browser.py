@@ -72,6 +72,18 @@ def until_output(look, text, what, timeout_ms=BOOT_TIMEOUT_MS):
         time.sleep(1.5)
 
 
+def first_fails(seen: list, status: int = 503, body: str = "unavailable"):
+    """A route handler that answers the first request it sees with *status* and lets the others through;
+    each request's URL is added to *seen*."""
+    def handle(route):
+        seen.append(route.request.url)
+        if len(seen) == 1:
+            route.fulfill(status=status, body=body)
+        else:
+            route.continue_()
+    return handle
+
+
 def open_tables(scope) -> None:
     """Open every closed <details> in *scope* (a page or a locator) that holds a widget's tables, with a
     click on its summary, as a reader does: a table in a closed <details> is built only when it opens."""

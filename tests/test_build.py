@@ -60,6 +60,21 @@ def test_every_page_has_a_description_the_lessons_own_where_it_has_one(tmp_path)
     assert '<meta name="description" content="A course &amp; more.">' in (site / "index.html").read_text()
 
 
+def test_a_lessons_widget_data_is_a_file_beside_its_page_named_in_its_config_and_kept_offline(tmp_path):
+    lessons = make_lessons(tmp_path / "lessons", "```widget heads id=h\n```\n\n```python run id=a\nx = 1\n```\n")
+    (lessons / "two.md").write_text("---\ntitle: Two\norder: 2\n---\n## Part\nNo widgets.\n", encoding="utf-8")
+    site = quick_build(tmp_path, lessons)
+    page = (site / "lessons/one/index.html").read_text()
+    assert page_config(page)["widgets"] == build.WIDGET_DATA and "widget-data" not in page
+    data = json.loads((site / "lessons/one" / build.WIDGET_DATA).read_text())
+    assert list(data) == ["h"] and data["h"]["initial"]["arrays"]["weights"]["shape"] == [4, 8, 8]
+    assert page_config((site / "lessons/two/index.html").read_text())["widgets"] is None
+    assert not (site / "lessons/two" / build.WIDGET_DATA).exists()
+    manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", (site / "sw.js").read_text()).group(1))
+    assert f"lessons/one/{build.WIDGET_DATA}" in manifest["precache"]
+    assert f"lessons/two/{build.WIDGET_DATA}" not in manifest["precache"]
+
+
 def test_all_urls_are_relative(tmp_path):
     site = quick_build(tmp_path)
     for page in site.rglob("*.html"):

@@ -80,6 +80,11 @@ def test_after_one_visit_the_lesson_loads_and_runs_offline_and_a_rebuilt_page_is
         notebook = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
         assert any("print('offline'" in "".join(c["source"]) for c in notebook["cells"])
         expect(take_home.get_by_role("status")).to_have_text("Saved the notebook with your 1 edited cell.")
+        # the widgets' data is kept beside the page too: a widget far down draws offline
+        heads = page.locator("#widget-heads")
+        heads.scroll_into_view_if_needed()
+        expect(heads.locator(".heads-random .heads-panel")).to_have_count(4)
+        expect(heads.locator(".widget-error")).to_have_count(0)
     finally:
         context.close()
 

@@ -17,7 +17,7 @@ from lessonpy.attention import softmax
 from lessonpy.lookup import EXAMPLE, build_lookup_payload, jacobian_norm, show_lookup, temperature_grid
 from lessonpy.show import ShowError
 from sitebuild.pages.lessons import LessonError, read_lessons
-from sitebuild.pages.render import render_lesson_body
+from sitebuild.pages.render import RenderedLesson, render_lesson
 
 KEYS, VALUES, QUERY = np.array(EXAMPLE["keys"]), np.array(EXAMPLE["values"]), np.array(EXAMPLE["query"])
 
@@ -164,15 +164,15 @@ def test_bad_arrays_raise_one_line_and_tell_the_page(events, change, message):
 # the fence and the build's picture
 
 
-def render(tmp_path, body: str) -> str:
+def render(tmp_path, body: str) -> RenderedLesson:
     (tmp_path / "w.md").write_text(f"---\ntitle: W\n---\n\nText.\n\n{body}", encoding="utf-8")
     [lesson] = read_lessons(tmp_path)
-    return render_lesson_body(lesson)
+    return render_lesson(lesson)
 
 
-def data_block(html: str) -> dict:
-    [block] = re.findall(r'<script type="application/json" class="widget-data">(.*?)</script>', html)
-    return json.loads(block)
+def data_block(rendered: RenderedLesson) -> dict:
+    [block] = rendered.widgets.values()
+    return json.loads(json.dumps(block))
 
 
 def test_the_fence_embeds_the_lessons_example_computed_by_show_lookups_code(tmp_path):

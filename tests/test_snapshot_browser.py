@@ -19,7 +19,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, LOOP, RUN_TIMEOUT_MS, paste_code, protocol_errors, wait_looping
+from browser import BOOT_TIMEOUT_MS, LOOP, RUN_TIMEOUT_MS, first_fails, paste_code, protocol_errors, wait_looping
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -266,15 +266,7 @@ def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_fail
     # 3. The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
     # is the first for that file. Failing it, the restore fetches and compiles it again, and still happens.
     requests = []
-
-    def first_fails(route):
-        requests.append(route.request.url)
-        if len(requests) == 1:
-            route.fulfill(status=503, body="unavailable")
-        else:
-            route.continue_()
-
-    context.route(re.compile(r".*/pyodide\.asm\.wasm$"), first_fails)
+    context.route(re.compile(r".*/pyodide\.asm\.wasm$"), first_fails(requests))
     page.reload()
     ready(page)
     assert boot(page) == {"from": "snapshot", "note": None}

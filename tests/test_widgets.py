@@ -16,7 +16,7 @@ from lessonpy.attention import attention_param_count, example_inputs
 from sweep_reference import scaling_sweep
 from lessonpy.show import build_payload
 from sitebuild.pages.lessons import LessonError, read_lessons
-from sitebuild.pages.render import render_lesson_body
+from sitebuild.pages.render import RenderedLesson, render_lesson
 from sitebuild.pages.widget_fence import encode_array
 
 
@@ -186,21 +186,24 @@ def test_encode_array_writes_masked_scores_as_strings():
 
 # ---------------------------------------------------------------------------- the fence
 
-def render(tmp_path, body: str, site: dict | None = None) -> str:
+def render(tmp_path, body: str, site: dict | None = None) -> RenderedLesson:
     (tmp_path / "w.md").write_text(f"---\ntitle: W\n---\n\nText.\n\n{body}", encoding="utf-8")
     [lesson] = read_lessons(tmp_path)
-    return render_lesson_body(lesson, site=site)
+    return render_lesson(lesson, site=site)
 
 
-def data_blocks(html: str) -> list[dict]:
-    return [json.loads(m) for m in re.findall(r'<script type="application/json" class="widget-data">(.*?)</script>', html)]
+def data_blocks(rendered: RenderedLesson) -> list[dict]:
+    """The widgets' data, in page order, as the page fetches it (build.py writes it beside the page)."""
+    return [json.loads(json.dumps(data)) for data in rendered.widgets.values()]
 
 
-def test_fence_embeds_the_prerendered_payload(tmp_path):
-    html = render(tmp_path, "```widget dk-explorer id=ex\nd_k: 512\nscale: false\ncausal: true\n```\n\n"
+def test_fence_puts_the_prerendered_payload_in_the_lessons_widget_data_not_its_html(tmp_path):
+    rendered = render(tmp_path, "```widget dk-explorer id=ex\nd_k: 512\nscale: false\ncausal: true\n```\n\n"
                             "```widget heads id=h\n```\n\n```widget step-through id=s\ntokens: [a, b, c]\n```\n")
-    ex, heads, steps = data_blocks(html)
-    assert 'data-widget="dk-explorer" data-widget-id="ex" id="widget-ex"' in html
+    ex, heads, steps = data_blocks(rendered)
+    assert list(rendered.widgets) == ["ex", "h", "s"]
+    assert 'data-widget="dk-explorer" data-widget-id="ex" id="widget-ex"' in rendered.html
+    assert "application/json" not in rendered.html and "512" not in rendered.html
     assert ex["name"] == "dk-explorer" and ex["options"]["d_k"] == 512 and ex["options"]["scale"] is False
     scores = ex["initial"]["arrays"]["scores"]
     assert scores["shape"] == [8, 8] and scores["data"][1] == "-inf"  # the masked upper triangle

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, open_tables, protocol_errors
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, first_fails, open_tables, protocol_errors
 from lessonpy import lookup, realheads, widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import build_payload
@@ -145,6 +145,35 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
     finally:
         context.close()
     assert errors == []
+
+
+def test_widget_data_that_did_not_download_is_said_in_place_and_fetched_again_for_a_cells_arrays(browser, widgets_url):
+    """The widgets' data is a file beside the page (build.py, WIDGET_DATA), fetched once for every widget:
+    when it fails, each widget says so where its picture goes, and arrays a cell sends to one fetch it again."""
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    answers = []
+    context.route("**/widgets.json", first_fails(answers))
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    try:
+        page.goto(widgets_url + LESSON)
+        expect(widget(page, "view").locator(".widget-error")).to_have_text(
+            "This picture could not start: its data did not download (HTTP 503); reload the page to try again")
+        expect(widget(page, "view").get_by_role("alert")).to_have_count(1)
+        expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+        run(page, "seeded")  # show_attention to the first view: the data is asked for again, and comes
+        expect(widget(page, "view")).to_have_attribute("data-updated", "1")
+        expect(widget(page, "view").locator(".widget-error")).to_have_count(0)
+        expected = expected_example(6, 8, 3)["arrays"]
+        np.testing.assert_allclose(table_values(page, "view", "weights"), expected["weights"], atol=1e-4)
+        assert len(answers) == 2, answers  # one failed download, one that every widget since shares
+        widget(page, "heads").scroll_into_view_if_needed()
+        expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)
+        assert len(answers) == 2, answers
+    finally:
+        context.close()
+    assert page.errors == []
 
 
 # ---------------------------------------------------------------------------- cells -> views

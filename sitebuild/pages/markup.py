@@ -23,6 +23,12 @@ def _css_class(ttype) -> str:
     return STANDARD_TYPES[ttype]
 
 
+def text_of(code: str) -> str:
+    """*code* as an element's text: only <, > and & escaped (quotes need it only in attributes, and Python's
+    quotes were ~3 KB of Lesson 4's HTML as &quot; and &#x27;)."""
+    return html.escape(code, quote=False)
+
+
 def highlighted_pre(code: str, lang: str, attrs: str = "") -> str:
     """A static block of *code*: ``<pre class="highlight"{attrs}>`` with the code as plain text, and its colours
     as ``data-tokens``: Pygments' token classes (the stylesheet's, ``pygments_css``) as runs ``class:length``,
@@ -32,7 +38,7 @@ def highlighted_pre(code: str, lang: str, attrs: str = "") -> str:
     try:
         lexer = get_lexer_by_name(lang or "text")
     except ClassNotFound:
-        return f'<pre class="highlight"{attrs}><code>{html.escape(code)}</code></pre>'
+        return f'<pre class="highlight"{attrs}><code>{text_of(code)}</code></pre>'
     runs: list[list] = []  # [class, length], neighbours of one class merged
     text = []
     for ttype, value in lexer.get_tokens(code):
@@ -46,7 +52,7 @@ def highlighted_pre(code: str, lang: str, attrs: str = "") -> str:
             runs.append([name, _utf16_length(value)])
     tokens = " ".join(f"{name}:{n}" for name, n in runs)
     colours = f' data-tokens="{tokens}"' if any(name for name, _ in runs) else ""
-    return f'<pre class="highlight"{attrs}{colours}><code>{html.escape("".join(text))}</code></pre>'
+    return f'<pre class="highlight"{attrs}{colours}><code>{text_of("".join(text))}</code></pre>'
 
 
 def code_standin(code: str) -> str:
@@ -61,7 +67,7 @@ def code_standin(code: str) -> str:
     about 6,500 elements."""
     lines = code.count("\n") + 1
     return (f'<pre class="highlight code-standin" tabindex="0" style="--digits: {len(str(lines))}">'
-            f"<code>{html.escape(code)}</code></pre>")
+            f"<code>{text_of(code)}</code></pre>")
 
 
 def pygments_css() -> str:
@@ -76,5 +82,7 @@ def pygments_css() -> str:
 
 
 def json_for_script(data: object) -> str:
-    """JSON that is safe inside <script type="application/json"> (no '</' can close the tag)."""
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON that is safe inside <script type="application/json"> (no '</' can close the tag), without the
+    spaces after separators that nobody reads there."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            .replace("</", "<\\/").replace("<!--", "<\\!--"))

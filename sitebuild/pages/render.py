@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -18,7 +19,9 @@ from .widget_fence import render_widget
 #: render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words after the
 #: language, ``env["cell_index"]``: how many cells came before, ``env["fence_ids"]``:
 #: {(kind, id): line} of the page's fences so far, shared by all of them, for refusing a
-#: duplicate id, ``env["site"]``: what the build knows of the site, see render_lesson_body); it raises LessonError for bad input. Other fences are highlighted code.
+#: duplicate id, ``env["site"]``: what the build knows of the site, see render_lesson, ``env["widget_data"]``:
+#: {id: data} of the page's widgets, filled by render_widget); it raises LessonError for bad input. Other fences
+#: are highlighted code.
 FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
     "quiz": render_quiz,
     "exercise": render_exercise,
@@ -122,11 +125,24 @@ def make_renderer() -> MarkdownIt:
     return md
 
 
-def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> str:
+class RenderedLesson(NamedTuple):
+    """A lesson's HTML body and its widgets' data ({id: data}), which the page fetches apart from its
+    HTML (widgets.js) when a widget comes near the screen: tens of kilobytes that no first screen needs."""
+    html: str
+    widgets: dict
+
+
+def render_lesson(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> RenderedLesson:
     """Render the lesson's tokens (already parsed by read_lesson) to HTML. *site*: what the build knows of
     the site the page goes into, for the fences that say it (``live_files``: MiniLM's live files in it,
     {name: {"size", "sha256"}} (sitebuild.realheads.live.describe), None when they are left out); the renderers read it as ``env["site"]``."""
     md = md or make_renderer()
     render_maths([lesson])  # a no-op when read_lessons already typeset them
-    env = {"path": lesson.source_path, "site": site or {}}
-    return md.renderer.render(lesson.tokens, md.options, env)
+    env = {"path": lesson.source_path, "site": site or {}, "widget_data": {}}
+    body = md.renderer.render(lesson.tokens, md.options, env)
+    return RenderedLesson(body, env["widget_data"])
+
+
+def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> str:
+    """The lesson's HTML body alone (render_lesson)."""
+    return render_lesson(lesson, md, site).html

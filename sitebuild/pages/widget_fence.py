@@ -5,9 +5,10 @@
     ```
 
 NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``, ``lookup-view``. The build
-computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender`` and embeds
-it as a JSON data block, so the picture is there before Python has loaded in the page;
-static/js/page/widgets.js brings it to life and replaces it with what Python computes.
+computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender``; the build writes
+the lesson's payloads into one JSON file beside its page (build.py, ``WIDGET_DATA``), which
+static/js/page/widgets.js fetches when the first widget comes near the screen, so the picture is there
+before Python has loaded, and replaces it with what Python computes.
 
 Arrays are written as ``{shape, dtype, data: [numbers]}``; a non-finite value (a masked
 score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has no number for.
@@ -30,7 +31,6 @@ import numpy as np
 from .practice import Block
 from ..project import lessonpy
 from .lessons import CELL_ID_PATTERN, LessonError
-from .markup import json_for_script
 
 LIMITS = lessonpy("limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
 
@@ -189,7 +189,8 @@ def encode_payload(payload):
 
 
 def render_widget(content: str, options: dict[str, str], env: dict) -> str:
-    """HTML of a widget: a labelled region holding its pre-rendered payload as a JSON data block."""
+    """HTML of a widget: a labelled region, where widgets.js draws the pre-rendered payload that this puts in
+    ``env["widget_data"]`` under the widget's id."""
     spec = parse_widget(content, options, env)
     try:
         payload = lessonpy("widget_payloads").prerender(spec["name"], spec["options"], target=spec["id"])
@@ -202,7 +203,8 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         spec["options"]["live_sentence"] = lessonpy("live").SENTENCE
         # MiniLM's layers and heads, for the live panel's head choices (lessonpy.minilm's, one definition)
         spec["options"]["live_shape"] = [lessonpy("minilm").LAYERS, lessonpy("minilm").HEADS]
-    data = {**spec, "initial": encode_payload(payload)}
+    # the data goes in the lesson's widget file (render_lesson), not into the page's HTML
+    env.setdefault("widget_data", {})[spec["id"]] = {**spec, "initial": encode_payload(payload)}
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])
     label = html.escape(spec["options"].get("title") or LABELS[spec["name"]])
     return (
@@ -210,7 +212,6 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         f'data-cells-before="{env.get("cell_index", 0)}" aria-label="{label}">\n'
         f'<p class="widget-loading">{html.escape(LABELS[spec["name"]])}: the picture appears when the page\'s '
         "scripts have loaded.</p>\n"
-        f'<script type="application/json" class="widget-data">{json_for_script(data)}</script>\n'
         "</section>\n"
     )
 

@@ -45,7 +45,9 @@ registerFeature("[data-copy]", "copy.js", () => import("./copy.js"));
 registerFeature("pre[data-tokens]", "highlight.js", () => import("./highlight.js"));
 registerFeature("[data-notebook]", "notebook.js", () => import("./notebook.js"));
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
-const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells });
+// the widgets' pre-rendered data, beside the page (build.py, WIDGET_DATA): fetched when the first widget nears
+const widgetsURL = config.widgets ? new URL(config.widgets, document.baseURI).href : null;
+const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells, widgetsURL });
 // The editors far from the screen are built in idle time once every feature (exercises included)
 // has made its editors, Python has settled (settled.js) and the reader has moved on the page
 // (idle.js, readerMoved): nothing of them is needed before the first output, nor on the first screen.

@@ -1,5 +1,6 @@
 // The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads, real-heads and lookup-view.
-// Each widget starts from the payload the build computed (so it draws before Python loads),
+// Each widget starts from the payload the build computed (so it draws before Python loads; the lesson's
+// payloads are one JSON file beside the page, {id: data}, fetched when the first widget is started),
 // then shows what Python computes: the explorer and heads call lessonpy.widget_payloads through
 // runtime.call (arrays and numbers come back as the call's reply); the views show what cells
 // send with show_attention, and the lookup-view what they send with show_lookup.
@@ -40,7 +41,8 @@ const IDLE_TIMEOUT_MS = 2000;
  * reader has moved on the page, or when arrays are sent to it, whichever is first: each one takes tens of milliseconds of drawing, and a
  * page of them must not spend its first second on pictures nobody can see yet.
  */
-export async function init({ runtime, root, cells = null, cellIds = [] }) {
+export async function init({ runtime, root, cells = null, cellIds = [], widgetsURL = null }) {
+  const specs = widgetSpecs(widgetsURL);
   const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
     section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
     cellsBefore: Number(section.dataset.cellsBefore ?? 0),
@@ -48,9 +50,16 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   const widgets = []; // the started ones, in the order they started
   globalThis.lessonWidgets = widgets; // for tests and the curious
   const start = (entry) => {
-    entry.starting ??= startWidget(entry, runtime).then((widget) => {
+    entry.starting ??= startWidget(entry, runtime, specs).then(({ widget, retry }) => {
       entry.widget = widget;
       if (widget) widgets.push(widget);
+      // Its data did not come: arrays sent to it ask again (not the idle time's pass, which would loop
+      // offline), and once the data has come the widgets it failed are started again.
+      if (retry) Object.assign(entry, { starting: null, failed: true });
+      for (const other of widget ? entries.filter((e) => e.failed) : []) {
+        other.failed = false;
+        start(other);
+      }
       entry.section.dataset.started = "true";
       return widget;
     });
@@ -69,7 +78,7 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   // moved on the page (idle.js, readerMoved), as the editors; one per idle period in page order, none
   // while Python computes: nothing of them is needed before the first output, nor on the first screen.
   const startNext = () => {
-    const entry = entries.find((e) => !e.starting);
+    const entry = entries.find((e) => !e.starting && !e.failed);
     return entry ? start(entry).then(() => true) : false;
   };
   Promise.all([settled(runtime, () => cells?.chain), readerMoved()])
@@ -88,23 +97,58 @@ export async function init({ runtime, root, cells = null, cellIds = [] }) {
   return widgets;
 }
 
-/** Build one widget from its section's data block; on failure show why, in its place. */
-async function startWidget({ section }, runtime) {
+/**
+ * The lesson's widget data, {id: data} (build.py's WIDGET_DATA), fetched once, when the first widget starts:
+ * `get()` resolves to it. A download that fails is asked for again by the next widget that starts.
+ */
+export function widgetSpecs(url, fetchFn = (u) => fetch(u)) {
+  let pending = null;
+  const download = async () => {
+    if (!url) throw new WidgetDataError("the page names no file of widget data");
+    let response;
+    try {
+      response = await fetchFn(url);
+    } catch {
+      throw new WidgetDataError("its data did not download (the connection failed); reload the page to try again");
+    }
+    if (!response.ok) throw new WidgetDataError(`its data did not download (HTTP ${response.status}); reload the page to try again`);
+    try {
+      return await response.json();
+    } catch {
+      throw new WidgetDataError("its data is not valid JSON; rebuild the site");
+    }
+  };
+  return {
+    get() {
+      pending ??= download();
+      pending.catch(() => { pending = null; });
+      return pending;
+    },
+  };
+}
+
+/** A widget's data could not be had: said in the widget's place, and tried again when next needed. */
+class WidgetDataError extends Error {}
+
+/** Build one widget from its data; on failure show why, in its place. Resolves to {widget, retry}. */
+async function startWidget({ section, id }, runtime, specs) {
   try {
-    const spec = JSON.parse(section.querySelector("script.widget-data").textContent);
+    const spec = (await specs.get())[id];
+    if (!spec) throw new Error(`the page's widget data has no widget '${id}'; rebuild the site`);
     const make = MAKERS[spec.name];
     if (!make) throw new Error(`unknown widget ${spec.name}`);
     section.querySelector(".widget-loading")?.remove();
     const widget = await make({ section, spec, runtime, initial: decodePayload(spec.initial) });
-    return { ...widget, id: spec.id, name: spec.name, section };
+    section.querySelector(".widget-error")?.remove(); // a retry that worked
+    return { widget: { ...widget, id: spec.id, name: spec.name, section }, retry: false };
   } catch (err) {
     // One broken widget must not take the others (or the page) with it.
     console.error("widget failed to start", err);
-    const note = section.querySelector(".widget-loading") ?? section.appendChild(el("p"));
+    const note = section.querySelector(".widget-loading, .widget-error") ?? section.appendChild(el("p"));
     note.className = "widget-error";
     note.setAttribute("role", "alert");
     note.textContent = `This picture could not start: ${err?.message ?? err}`;
-    return null;
+    return { widget: null, retry: err instanceof WidgetDataError };
   }
 }
 
