@@ -40,7 +40,7 @@ from sitebuild.pages.notebook import notebook_name, write_notebook
 from sitebuild.pages.page_copies import write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.startup.boot_plan import boot_plan, files_of
+from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules
 from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, copy_into_site, prepare_pyodide, split_stdlib,
                                               split_wheels)
 from sitebuild.pages.placeholders import with_sizes
@@ -225,7 +225,9 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "lesson": lesson.slug,
             "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
             "indexURL": pyodide_base,
-            "plan": plan,  # which of Pyodide's files to fetch when (the worker's plan.js): the same on every page
+            # which of Pyodide's files to fetch when (the worker's plan.js): the same on every page; the module
+            # lists of the files that come later are a file beside them (boot_plan.write_modules)
+            "plan": page_plan(plan) if plan else None,
             "wheelURL": f"../../{wheel}",
             "wheelSha256": wheel_sha256,  # a kept copy that is not this is dropped (worker.js, fetchChecked)
             "workerURL": f"../../{assets}/js/worker/{WORKER_BUNDLE}",
@@ -270,8 +272,8 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
     core, kept = [], {}
     if dist is not None and pyodide and plan:
-        # offline, the kept probes pick the same variants again
-        core = [f"{pyodide}/{name}" for name in [*RUNTIME_FILES, *plan["probes"].values()]]
+        # offline, the kept probes pick the same variants again (and the later files' module lists are read)
+        core = [f"{pyodide}/{name}" for name in [*RUNTIME_FILES, MODULES_FILE, *plan["probes"].values()]]
         kept = {kind: {variant: [f"{pyodide}/{name}" for name in files_of(files)] for variant, files in variants.items()}
                 for kind, variants in plan["kinds"].items()}
     # The snapshot is kept like the other versioned files: a revisit (or a restart) then restores it.
@@ -322,6 +324,7 @@ def build(opts: Options) -> Path:
             # and a build whose Pyodide files differ (precompiling, packing, the split) must be a new URL.
             pyodide = f"pyodide/{dist.name}"
             copy_into_site(dist, staging / pyodide)
+            write_modules(plan, staging / pyodide)
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
         render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, plan, page_chunks)
         write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot, plan)

@@ -278,9 +278,12 @@ def test_the_big_files_sidecars_are_made_once_in_the_cache(built_site):
     key does not name compress's rule): a rebuild neither reads nor compresses them again (sitebuild.compress)."""
     from sitebuild.compress import cached_copy, sidecar_of
 
+    from sitebuild.startup.boot_plan import MODULES_FILE
+
     (pyodide,) = (built_site / "pyodide").iterdir()
-    sidecars = sorted(p.relative_to(pyodide) for p in pyodide.rglob("*.br"))
-    assert sidecars
+    # (but the plan's module lists, 10 KB the build writes beside them: compressed with the pages, every build)
+    sidecars = sorted(p.relative_to(pyodide) for p in pyodide.rglob("*.br") if p.name != MODULES_FILE + ".br")
+    assert sidecars and (pyodide / (MODULES_FILE + ".br")).is_file()
     for name in sidecars:
         assert os.path.samefile(pyodide / name, ROOT / ".cache" / "dist" / pyodide.name / name), name
     assert (pyodide / "pyodide.asm.wasm.br").is_file()
@@ -291,7 +294,7 @@ def test_the_big_files_sidecars_are_made_once_in_the_cache(built_site):
 
 def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(built_site):
     from sitebuild.startup.archives import unpacked
-    from sitebuild.startup.boot_plan import files_of
+    from sitebuild.startup.boot_plan import MODULES_FILE, files_of
     from sitebuild.startup.pyodide_assets import PYODIDE_VERSION
 
     config = page_config((built_site / "lessons" / "attention" / "index.html").read_text())
@@ -323,7 +326,9 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
     # The two parts share only folders, and the page's list of the rest's modules is what the rest holds.
     core_files, rest_files = set(unpacked(folder / names[0])), set(unpacked(folder / names[1]))
     assert all(name.endswith("/") for name in core_files & rest_files)
-    modules = rest["deflated"]["modules"]
+    # (their modules: one list for both variants, in a file of the Pyodide folder, not in the page)
+    assert rest["deflated"]["modules"] == rest["stored"]["modules"] == "python_stdlib_rest.zip"
+    modules = json.loads((folder / plan["modulesFile"]).read_text())[rest["deflated"]["modules"]]
     assert "numpy" not in modules and {"this", "unittest", "encodings.cp1252"} <= set(modules)
     assert rest["deflated"]["into"] == "/lib/python312-rest.zip" and rest["deflated"]["unpack"] is False
     assert {"encodings/utf_8.pyc", "json/__init__.pyc"} <= core_files and "encodings/cp1252.pyc" in rest_files
@@ -340,8 +345,8 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
         for variant, prefix in (("deflated", ""), ("stored", "stored/"))}
     assert f"pyodide/{folder.name}/{stored[2]}" in manifest["archives"]["wheels"]["stored"]
     pyodide_files = {path.split("/", 2)[2] for path in manifest["precache"] if path.startswith("pyodide/")}
-    assert pyodide_files == {"pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",  # and of the archives only the probes
-                             *plan["probes"].values()}
+    assert pyodide_files == {"pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", MODULES_FILE,  # and of the archives
+                             *plan["probes"].values()}  # only the probes
 
 
 def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, monkeypatch):

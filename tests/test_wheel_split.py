@@ -14,7 +14,7 @@ import pytest
 
 from lessonpy import stdlib_rest
 from sitebuild.startup import archives, wheel_split
-from sitebuild.startup.boot_plan import boot_plan, files_of
+from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules
 from sitebuild.startup.pyodide_assets import split_wheels
 
 # A package in memory after a restore (fakepkg, fakepkg.core with its library), and in the rest a
@@ -105,8 +105,13 @@ def test_the_distribution_gets_both_parts_in_both_variants_and_keeps_the_wheel(t
     assert {variant: files["restore"] for variant, files in stdlib.items()} == {
         "deflated": [f"{stem}.libs.zip"], "stored": [f"stored/{stem}.libs.zip"]}
     modules = ["fakepkg", "fakepkg.core", "fakepkg.later", "fakepkg.poly", "fakepkg.poly.inner"]
-    assert stdlib["stored"]["restored"] == [{"file": f"stored/{stem}.rest.zip", "modules": modules,
+    assert stdlib["stored"]["restored"] == [{"file": f"stored/{stem}.rest.zip", "modules": f"{stem}.rest.zip",
                                              "into": "/lib/python3.12/site-packages/", "unpack": True}]
+    assert plan["modules"] == {f"{stem}.rest.zip": modules}  # one list for both variants
+    # a page carries the plan without the lists, which are a file of the Pyodide folder its worker reads
+    page = page_plan(plan)
+    assert "modules" not in page and page["modulesFile"] == MODULES_FILE and page["kinds"] == plan["kinds"]
+    assert json.loads(write_modules(plan, tmp_path).read_text()) == plan["modules"]
     assert files_of(stdlib["stored"]) == ["stored/python_stdlib.zip", f"stored/{stem}.libs.zip", f"stored/{stem}.rest.zip"]
     assert wheels["deflated"]["restore"] == [] and stdlib["deflated"]["later"] == []  # no standard library rest here
     # without a snapshot there is nothing to restore, and nothing of it to fetch or keep

@@ -18,8 +18,8 @@ function plan({ rest = true, split = true } = {}) {
     stdlib: {
       start: [{ file: at("python_stdlib.zip"), option: "stdLibURL" }], normal: [],
       restore: split ? [at("numpy.libs.zip")] : [],
-      later: rest ? [{ file: at("python_stdlib_rest.zip"), modules: ["this", "csv"], into: REST, unpack: false }] : [],
-      restored: split ? [{ file: at("numpy.rest.zip"), modules: ["numpy.polynomial"], into: SITE, unpack: true }] : [],
+      later: rest ? [{ file: at("python_stdlib_rest.zip"), modules: "python_stdlib_rest.zip", into: REST, unpack: false }] : [],
+      restored: split ? [{ file: at("numpy.rest.zip"), modules: "numpy.rest.zip", into: SITE, unpack: true }] : [],
     },
     wheels: {
       start: [{ file: at("pyodide-lock.json"), option: "lockFileURL" }],
@@ -32,15 +32,22 @@ function plan({ rest = true, split = true } = {}) {
     kinds: Object.fromEntries(["stdlib", "wheels"].map((kind) => [kind, {
       [DEFLATED]: variant(asIs)[kind], [STORED]: variant(stored)[kind],
     }])),
+    modulesFile: "later-modules.json",
   };
 }
 
-/** A fetch that answers each probe URL as `answers` says: an encoding, a status, or a thrown error. */
+/** The later files' module lists, as the build writes them beside the plan's files (boot_plan.write_modules). */
+const LISTS = { "python_stdlib_rest.zip": ["this", "csv"], "numpy.rest.zip": ["numpy.polynomial"] };
+
+/** A fetch that answers each probe URL as `answers` says: an encoding, a status, or a thrown error; and the
+ *  module lists, unless `answers` says otherwise. */
 function host(answers) {
   const asked = [];
   const fetchFn = async (url) => {
     asked.push(url);
-    const answer = answers[url.slice(INDEX.length)] ?? { status: 404 };
+    const path = url.slice(INDEX.length);
+    if (path === "later-modules.json" && !answers[path]) return new Response(JSON.stringify(LISTS));
+    const answer = answers[path] ?? { status: 404 };
     if (answer.error) throw new TypeError(answer.error);
     const headers = answer.encoding ? { "content-encoding": answer.encoding } : {};
     return new Response("PK…", { status: answer.status ?? 200, headers });
@@ -55,9 +62,10 @@ test("a host that compresses both kinds gets every file of the plan stored, as a
   assert.deepEqual(chosen.options, { stdLibURL: INDEX + "stored/python_stdlib.zip", lockFileURL: INDEX + "stored/pyodide-lock.json" });
   assert.deepEqual(chosen.normal, [{ name: "numpy", url: INDEX + "stored/numpy-2.0.2.whl", sha256: "9" }]);
   assert.deepEqual(chosen.restore, [INDEX + "stored/numpy.libs.zip"]);
-  assert.deepEqual(chosen.later, [{ url: INDEX + "stored/python_stdlib_rest.zip", modules: ["this", "csv"], into: REST, unpack: false }]);
-  assert.deepEqual(chosen.restored, [{ url: INDEX + "stored/numpy.rest.zip", modules: ["numpy.polynomial"], into: SITE, unpack: true }]);
-  assert.deepEqual(asked.sort(), [INDEX + "stored/compression-probe.whl", INDEX + "stored/compression-probe.zip"]);
+  assert.deepEqual(chosen.later, [{ url: INDEX + "stored/python_stdlib_rest.zip", modules: "python_stdlib_rest.zip", into: REST, unpack: false }]);
+  assert.deepEqual(chosen.restored, [{ url: INDEX + "stored/numpy.rest.zip", modules: "numpy.rest.zip", into: SITE, unpack: true }]);
+  assert.deepEqual(await chosen.moduleLists, LISTS); // one list per later file, whichever variant
+  assert.deepEqual(asked.sort(), [INDEX + "later-modules.json", INDEX + "stored/compression-probe.whl", INDEX + "stored/compression-probe.zip"]);
 });
 
 test("each kind is decided by its own probe: a host may compress .zip and not .whl", async () => {
@@ -81,8 +89,9 @@ test("unsure means deflated: no encoding, identity, a missing probe, an error st
 
 test("without a plan (Pyodide from a CDN) nothing is fetched and Pyodide's defaults stay", async () => {
   const { fetchFn, asked } = host({});
-  assert.deepEqual(await choosePlan(INDEX, null, fetchFn),
-    { picked: null, options: {}, normal: [], restore: [], later: [], restored: [] });
+  const chosen = await choosePlan(INDEX, null, fetchFn);
+  assert.deepEqual({ ...chosen, moduleLists: await chosen.moduleLists },
+    { picked: null, options: {}, normal: [], restore: [], later: [], restored: [], moduleLists: {} });
   assert.deepEqual(asked, []);
 });
 
@@ -92,4 +101,10 @@ test("unsplit: no rest to fetch later, and a restore reads the whole wheels in t
   assert.deepEqual(chosen.later, []);
   assert.deepEqual(chosen.restored, []);
   assert.deepEqual(chosen.restore, [INDEX + "stored/numpy-2.0.2.whl"]);
+});
+
+test("module lists that do not download are said as such when the boot needs them, not before", async () => {
+  const { fetchFn } = host({ "later-modules.json": { status: 503 } });
+  const chosen = await choosePlan(INDEX, plan(), fetchFn); // the boot goes on meanwhile
+  await assert.rejects(chosen.moduleLists, /later-modules\.json did not download \(HTTP 503\)/);
 });

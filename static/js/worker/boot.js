@@ -107,7 +107,9 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
   // importlib.invalidate_caches() (≈70 ms); the narrow one finds what they add as well.
   seams.setInvalidateCaches(pyodide, () => pyodide.runPython(FIND_NEW_FILES));
   mark("lesson wheel unpacked");
-  const later = how === "snapshot" ? [...chosen.later, ...chosen.restored] : chosen.later;
+  const lists = await chosen.moduleLists;
+  const later = (how === "snapshot" ? [...chosen.later, ...chosen.restored] : chosen.later)
+    .map((item) => ({ ...item, modules: lists[item.modules] ?? [] }));
   installFinders(pyodide, later);
   return { pyodide, how, note, picked: chosen.picked, later, lockFileURL };
 }
