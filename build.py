@@ -74,6 +74,11 @@ WIDGET_DATA = "widgets.json"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
+# What a restore needs only once numpy's libraries have come (static/js/worker/snapshot.js): where each library
+# goes, the dlopen handles, the packages loaded; beside the image in snapshot/<key>/, not in every page's
+# config (4 KB of each lesson's HTML)
+SNAPSHOT_DETAILS = "restore.json"
+SNAPSHOT_DETAILS_FIELDS = ("dynlibs", "handles", "loaded")
 # When a page restores Python from the build's memory snapshot instead of starting it (README, Speed):
 # "always" (the command line's default): a first visit downloads it too, alongside the wasm, unless the
 # browser asks to save data or the host sends it uncompressed (snapshot.js, findSnapshot): that visit then
@@ -277,7 +282,7 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
         kept = {kind: {variant: [f"{pyodide}/{name}" for name in files_of(files)] for variant, files in variants.items()}
                 for kind, variants in plan["kinds"].items()}
     # The snapshot is kept like the other versioned files: a revisit (or a restart) then restores it.
-    kept_snapshot = [snapshot["url"]] if snapshot else []
+    kept_snapshot = [snapshot["url"], snapshot["url"].rsplit("/", 1)[0] + "/" + snapshot["details"]] if snapshot else []
     manifest = {"assets": assets.split("/", 1)[1], "pyodide": pyodide or "pyodide/cdn",
                 "pyodideKey": dist.name if dist else "cdn", "snapshotKey": snapshot["key"] if snapshot else None,
                 "precache": pages + asset_files + core + kept_snapshot, "archives": kept}
@@ -385,7 +390,8 @@ def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_whee
 
 def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -> dict | None:
     """Make (or take from the cache) Python's memory snapshot for exactly these files, copy it into
-    snapshot/<key>/, and return the worker's restore spec (site-relative URL), or None without one."""
+    snapshot/<key>/ with its restore details beside it (SNAPSHOT_DETAILS), and return the worker's restore
+    spec (site-relative URL; `details` names that file, relative to the image), or None without one."""
     snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
     if snap is None:
         return None
@@ -397,7 +403,10 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
     if add_sidecar(target, opts.cache_dir, snap.meta["sha256"]):
         size = sidecar_of(target).stat().st_size  # what a first visit downloads in --snapshot always
         opts.log(f"snapshot: {snap.meta['bytes'] / 1e6:.2f} MB, {size / 1e6:.2f} MB as brotli-{QUALITY} ({snap.key})")
-    return {**snap.meta, "key": snap.key, "url": target.relative_to(staging).as_posix(),
+    details = {field: snap.meta[field] for field in SNAPSHOT_DETAILS_FIELDS}
+    (target.parent / SNAPSHOT_DETAILS).write_text(json.dumps(details, separators=(",", ":")), encoding="utf-8")
+    return {**{k: v for k, v in snap.meta.items() if k not in details}, "details": SNAPSHOT_DETAILS,
+            "key": snap.key, "url": target.relative_to(staging).as_posix(),
             "fetch": "always" if opts.snapshot == "always" else "kept"}
 
 

@@ -139,12 +139,16 @@ def test_the_built_site_names_its_snapshot_after_its_inputs_and_keeps_it_for_rev
     assert rest["deflated"][0]["into"] == SITE_PACKAGES and rest["deflated"][0]["unpack"] is True
     assert {"numpy.polynomial", "numpy.testing", "numpy.lib.recfunctions"} <= set(json.loads((pyodide / config["plan"]["modulesFile"]).read_text())[rest["deflated"][0]["modules"]])
     assert "libraries" not in spec and "rests" not in spec  # the plan says which files, the spec what they hold
+    # What the restore needs once numpy's libraries are in is beside the image, not in the page (build.py)
+    assert not {"dynlibs", "handles", "loaded"} & set(spec) and spec["details"] == "restore.json"
+    details = json.loads((file.parent / spec["details"]).read_text(encoding="utf-8"))
     with zipfile.ZipFile(pyodide / stdlib["deflated"]["restore"][0]) as libs:
-        assert sorted(SITE_PACKAGES + name for name in libs.namelist()) == sorted(lib["name"] for lib in spec["dynlibs"])
-    assert spec["loaded"] == {"numpy": "default channel"}
-    assert all(lib["name"].endswith(".so") for lib in spec["dynlibs"]) and spec["handles"]
+        assert sorted(SITE_PACKAGES + name for name in libs.namelist()) == sorted(lib["name"] for lib in details["dynlibs"])
+    assert details["loaded"] == {"numpy": "default channel"}
+    assert all(lib["name"].endswith(".so") for lib in details["dynlibs"]) and details["handles"]
     sw = (built_site / "sw.js").read_text(encoding="utf-8")
     assert f'"snapshotKey": "{key}"' in sw and f'"snapshot/{key}/{snapshot.FILE_NAME}"' in sw
+    assert f'"snapshot/{key}/{spec["details"]}"' in sw  # kept offline with it
 
 
 def test_the_snapshots_sidecar_follows_the_brotli_rule_not_its_key(tmp_path, monkeypatch):
@@ -161,7 +165,8 @@ def test_the_snapshots_sidecar_follows_the_brotli_rule_not_its_key(tmp_path, mon
     folder.mkdir(parents=True)
     (folder / snapshot.FILE_NAME).write_bytes(data)
     made = snapshot.Snapshot(folder / snapshot.FILE_NAME, folder.name,
-                             {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+                             {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+                              "dynlibs": [], "handles": [], "loaded": {}})
     monkeypatch.setattr(build, "make_snapshot", lambda *args: made)
     for quality, staging in ((11, tmp_path / "one"), (5, tmp_path / "two")):
         monkeypatch.setattr(compress, "QUALITY", quality)  # as if sitebuild/compress.py had changed

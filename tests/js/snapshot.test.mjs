@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { firstVisitDownload, instantiateCompiled } from "../../static/js/worker/snapshot.js";
+import { firstVisitDownload, instantiateCompiled, readDetails } from "../../static/js/worker/snapshot.js";
 
 // (module (func (export "answer") (result i32) i32.const 42))
 const ANSWER = new Uint8Array([
@@ -71,4 +71,18 @@ test("a first visit downloads the image only when the host compresses it and the
   const { fetchFn, asked } = host({ "content-encoding": "br" });
   assert.equal(await firstVisitDownload(url, { saveData: true }, fetchFn), null);
   assert.deepEqual(asked, []); // never fetched
+});
+
+test("the restore's details are read beside the image, and a missing or foreign file says so", async () => {
+  const spec = { url: "https://example.org/site/snapshot/0123456789abcdef/python.snapshot", details: "restore.json" };
+  const details = { dynlibs: [{ name: "/lib/a.so", global: false, memoryBase: 8, tableBase: 1 }], handles: [[4, "/lib/a.so"]], loaded: { numpy: "default channel" } };
+  const asked = [];
+  const serve = (answer) => async (url) => {
+    asked.push(url);
+    return answer;
+  };
+  assert.deepEqual(await readDetails(spec, serve(new Response(JSON.stringify(details)))), details);
+  assert.deepEqual(asked, ["https://example.org/site/snapshot/0123456789abcdef/restore.json"]);
+  await assert.rejects(readDetails(spec, serve(new Response("", { status: 404 }))), /restore\.json did not download \(HTTP 404\)/);
+  await assert.rejects(readDetails(spec, serve(new Response("{}"))), /restore\.json is not a restore's details/);
 });

@@ -135,8 +135,8 @@ export function instantiateCompiled(compiled, instantiate = WebAssembly.instanti
 }
 
 /** {path: Promise<WebAssembly.Module>} of the libraries to load, compiling (off this thread) at once. */
-function compileLibraries(archives, spec) {
-  const paths = new Set(spec.dynlibs.map((lib) => lib.name));
+function compileLibraries(archives, details) {
+  const paths = new Set(details.dynlibs.map((lib) => lib.name));
   const compiled = new Map();
   for (const { name, data } of archives.flat()) {
     if (!paths.has(SITE_PACKAGES + name)) continue;
@@ -148,8 +148,21 @@ function compileLibraries(archives, spec) {
 }
 
 /**
+ * The restore's details (build.py's SNAPSHOT_DETAILS, beside the image: {dynlibs, handles, loaded}), which a
+ * restore needs only once numpy's libraries have come. Throws when they cannot be read: no restore then.
+ */
+export async function readDetails(spec, fetchFn = fetch) {
+  const url = new URL(spec.details, spec.url).href;
+  const response = await fetchFn(url);
+  if (!response.ok) throw new Error(`snapshot: ${spec.details} did not download (HTTP ${response.status})`);
+  const details = await response.json();
+  if (!Array.isArray(details.dynlibs) || !Array.isArray(details.handles)) throw new Error(`snapshot: ${spec.details} is not a restore's details`);
+  return details;
+}
+
+/**
  * Load Pyodide from the snapshot: `found` from findSnapshot, `spec` the build's restore spec (page
- * config), `options` what loadPyodide gets otherwise (the archives' URLs among them), `libraries` the URLs
+ * config; its `details` file is read here, readDetails), `options` what loadPyodide gets otherwise (the archives' URLs among them), `libraries` the URLs
  * of the zips of the boot packages' libraries (the boot plan's, plan.js: sitebuild/startup/wheel_split.py
  * makes them; their other files come after the first output), `fetchBytes` the worker's download of a file,
  * `runtime` what startRuntime started, `seams` Pyodide's internals it hooks (shared/pyodide-seams.mjs, live
@@ -160,6 +173,7 @@ function compileLibraries(archives, spec) {
 export async function restorePython({ loadPyodide, indexURL, spec, found, options, libraries: urls, fetchBytes, runtime, seams, mark }) {
   if (!urls.length) throw new Error("snapshot: the site has no libraries to restore it with");
   // Everything that can be checked before Pyodide starts is checked first.
+  const details = readDetails(spec);
   found.bytes.then(() => mark("snapshot read"), () => {});
   const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).then(() => mark("snapshot checked")).catch(async (err) => {
     if (found.source === "kept") await forget(spec.url).catch(() => {});
@@ -173,7 +187,8 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     return files;
   });
   // numpy's libraries compile while Pyodide's module is made, not one by one as loadDynamicLibrary reads them.
-  const libraries = archives.then((files) => compileLibraries(files, spec));
+  const libraries = Promise.all([archives, details]).then(([files, restore]) => compileLibraries(files, restore));
+  details.catch(() => {});
   checked.catch(() => {});
   archives.catch(() => {});
   libraries.catch(() => {}); // awaited below unless an earlier step failed first (the boot then falls back)
@@ -195,7 +210,7 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     })));
     const module = await Promise.race([createModule(settings), failed]);
     mark("module created");
-    await loadLibraries(module, spec, await archives, await libraries, seams, mark);
+    await loadLibraries(module, spec, await details, await archives, await libraries, seams, mark);
     await checked;
     const header = await applyImage(module.HEAPU8, await found.bytes, spec.baseSha256);
     const config = module.API.restoreSnapshot(header); // the memory is in: this reads the header's config
@@ -213,12 +228,13 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
   }
   const module = pyodide._module;
   // dlopen handles are pointers in the image; the JS table from handle to library is not.
-  for (const [handle, name] of spec.handles) {
+  const { handles, loaded } = await details;
+  for (const [handle, name] of handles) {
     const lib = module.LDSO.loadedLibsByName[name];
     if (!lib) throw new Error(`snapshot: library ${name} was not loaded`);
     module.LDSO.loadedLibsByHandle[handle] = lib;
   }
-  Object.assign(pyodide.loadedPackages, spec.loaded);
+  Object.assign(pyodide.loadedPackages, loaded);
   mark("bootstrap finalized");
   reseed(pyodide);
   mark("reset after restore");
@@ -244,7 +260,7 @@ function writeSitePackages(FS, files) {
   writeFiles(FS, SITE_PACKAGES, files, { canOwn: true }); // unzip's arrays are the files' own
 }
 
-async function loadLibraries(module, spec, archives, compiled, seams, mark) {
+async function loadLibraries(module, spec, details, archives, compiled, seams, mark) {
   const table = module.wasmTable.length;
   // The browser may add one helper to the table at start-up that Node does not (WasmGC); its index
   // lives in memory, which the image resets, and the first library reuses the slot as it did in Node.
@@ -260,7 +276,7 @@ async function loadLibraries(module, spec, archives, compiled, seams, mark) {
   const undo = seams.swapInstantiate((instantiate) => (bytes, imports) =>
     (current ? instantiateCompiled(current, instantiate)(bytes, imports) : instantiate(bytes, imports)));
   try {
-    for (const lib of spec.dynlibs) {
+    for (const lib of details.dynlibs) {
       module.HEAP8[DSO.at + DSO.memAllocated] = 1;
       module.HEAPU32[(DSO.at + DSO.memAddr) >> 2] = lib.memoryBase;
       module.HEAPU32[(DSO.at + DSO.tableAddr) >> 2] = lib.tableBase;
