@@ -9,9 +9,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from lesson_source import exercise_fences_text
+from lesson_source import exercise_fences, exercise_fences_text
 
 from sitebuild.pages.lessons import LessonError
+from sitebuild.pages.practice import parse_exercise
 from sitebuild.pages.render import FENCE_RENDERERS, make_renderer
 
 QUIZ = """\
@@ -56,6 +57,12 @@ def error_of(text: str, path: Path) -> LessonError:
     return info.value
 
 
+def quiz_attributes(page: str) -> dict:
+    """The data-* attributes of the page's (first) quiz, by name."""
+    tag = re.search(r'<div class="quiz"[^>]*>', page).group(0)
+    return dict(re.findall(r' data-([a-z]+)="([^"]*)"', tag))
+
+
 def data_block(page: str, cls: str) -> dict:
     match = re.search(rf'<script type="application/json" class="{cls}">(.*?)</script>', page, re.S)
     assert match, f"no {cls} block"
@@ -76,28 +83,27 @@ def test_fences_are_registered():
 
 def test_single_answer_quiz_is_a_fieldset_of_radios(md_path):
     page = render("Intro\n\n" + fence("quiz", QUIZ, " id=scale"), md_path)
-    assert '<div class="quiz" data-quiz="scale" id="quiz-scale">' in page and "<form" not in page  # see render_quiz
+    assert "<form" not in page  # see render_quiz
     assert "<fieldset>" in page and '<legend class="quiz-question">Why divide by <strong>√d_k</strong>?</legend>' in page
     assert page.count('type="radio" name="quiz-scale"') == 2 and 'type="checkbox"' not in page
     assert '<label for="quiz-scale-0">To keep the scores’ variance near 1</label>' in page
     assert '<template class="quiz-why">It costs the <em>same</em>.</template>' in page
     assert '<template class="quiz-explain"><p>Otherwise the softmax saturates.</p>' in page
     assert 'aria-live="polite"' in page and '<button type="button" class="quiz-check" disabled>Check</button>' in page
-    data = data_block(page, "quiz-data")
-    assert data["id"] == "scale" and data["multiple"] is False and data["correct"] == [0]
-    assert re.fullmatch(r"[0-9a-f]{10}", data["version"])
+    assert re.search(r'<div class="quiz" data-quiz="scale" id="quiz-scale" data-correct="0" data-version="[0-9a-f]{10}">',
+                     page) and "<script" not in page  # what quiz.js reads (its attributes)
 
 
 def test_several_correct_choices_make_checkboxes(md_path):
     body = QUIZ.replace("    why: It costs", "    correct: true\n    why: It costs")
     page = render(fence("quiz", body, " id=multi"), md_path)
     assert page.count('type="checkbox"') == 2 and "Choose every answer that applies." in page
-    assert data_block(page, "quiz-data")["correct"] == [0, 1]
+    assert quiz_attributes(page)["correct"] == "0 1"
 
 
 def test_quiz_version_changes_with_its_content(md_path):
-    one = data_block(render(fence("quiz", QUIZ, " id=q"), md_path), "quiz-data")["version"]
-    two = data_block(render(fence("quiz", QUIZ.replace("cheaper", "faster"), " id=q"), md_path), "quiz-data")["version"]
+    one = quiz_attributes(render(fence("quiz", QUIZ, " id=q"), md_path))["version"]
+    two = quiz_attributes(render(fence("quiz", QUIZ.replace("cheaper", "faster"), " id=q"), md_path))["version"]
     assert one != two
 
 
@@ -164,10 +170,14 @@ def test_exercise_renders_static_code_buttons_and_a_data_block(md_path):
         assert f">{label}</button>" in page
     assert page.count('<li class="exercise-hint" hidden>') == 2 and "<strong>weights</strong>" in page
     data = data_block(page, "exercise-data")
-    assert data["check"] == "attention_params" and data["timeout"] == 5
-    assert data["title"] == "The parameter budget"
-    assert data["starter"].startswith("def attention_params") and "____" in data["starter"]
-    assert "</script> stays inside" in data["solution"]  # escaped in the page, intact once parsed
+    assert data == {"id": "attention-params", "title": "The parameter budget", "check": "attention_params", "timeout": 5}
+    # the starter and the solution are written once, as the page shows them, and exercises.js reads them there:
+    # each element's text is the fence's code exactly
+    ex = parse_exercise(EXERCISE, {"id": "attention-params"}, {"path": md_path, "line": 1})
+    [standin] = re.findall(r'<div class="exercise-editor"><pre[^>]*><code>(.*?)</code></pre>', page, re.S)
+    [solution] = re.findall(r'<div class="exercise-solution"[^>]*>.*?<pre[^>]*><code>(.*?)</code></pre>', page, re.S)
+    assert html.unescape(standin) == ex["starter"] and "____" in ex["starter"]
+    assert html.unescape(solution) == ex["solution"] and "</script> stays inside" in ex["solution"]
     assert page.count("</script>") == 1
 
 
@@ -222,6 +232,12 @@ def test_the_lessons_exercise_fences_render(md_path):
     titles = [html.unescape(t) for t in re.findall(r'<span class="exercise-kicker">Exercise</span> (.*?)<span', page)]
     assert titles == ["The parameter budget", "Split the fused projection into heads",
                       "Scaled attention with a stable softmax"]
+    # what exercises.js reads as each one's starter and solution is the fence's code, exactly
+    standins = re.findall(r'<div class="exercise-editor"><pre[^>]*><code>(.*?)</code></pre>', page, re.S)
+    solutions = re.findall(r'<div class="exercise-solution"[^>]*>.*?<pre[^>]*><code>(.*?)</code></pre>', page, re.S)
+    for (ident, body, _), standin, solution in zip(exercise_fences(), standins, solutions, strict=True):
+        ex = parse_exercise(body, {"id": ident}, {"path": md_path, "line": 1})
+        assert (html.unescape(standin), html.unescape(solution)) == (ex["starter"], ex["solution"]), ident
 
 
 def test_renderers_work_without_a_lesson_file():

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from lesson_source import exercise_fences_text
+from lesson_source import exercise_fences, exercise_fences_text
 from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, protocol_errors
+from sitebuild.pages.practice import parse_exercise
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,8 +88,15 @@ def check(ex, timeout=RUN_TIMEOUT_MS):
     return ex.locator(".exercise-feedback")
 
 
+def starter_of(ident: str) -> str:
+    """An exercise's starter code, from its fence in the lesson."""
+    [body] = [body for name, body, _ in exercise_fences() if name == ident]
+    return parse_exercise(body, {"id": ident}, {"path": "?", "line": 1})["starter"]
+
+
 def solution_of(ex) -> str:
-    return ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).solution")
+    """The exercise's solution, as its (hidden) panel holds it and "Use this code" puts it in the editor."""
+    return ex.locator(".exercise-solution pre").evaluate("pre => pre.textContent")
 
 
 # ---------------------------------------------------------------------------- quiz
@@ -231,7 +239,7 @@ def test_progress_made_in_one_tab_survives_an_edit_in_another(browser, practice_
 
 def test_blanks_are_reported_before_anything_runs(page):
     ex = exercise(page, "The parameter budget")
-    set_code(ex, ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).starter"))
+    set_code(ex, starter_of("attention-params"))
     expect(ex.get_by_role("button", name="Reset")).to_be_hidden()  # the starter code is back
     feedback = check(ex)
     expect(feedback).to_contain_text("Fill in the blanks first")

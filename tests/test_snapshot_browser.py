@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, LOOP, RUN_TIMEOUT_MS, first_fails, paste_code, protocol_errors, wait_looping
+from test_practice_browser import solution_of
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/attention/"
@@ -123,7 +124,7 @@ def lesson_works(page):
 
     ex = page.get_by_role("region", name=re.compile("Scaled attention"))
     ex.scroll_into_view_if_needed()
-    paste_code(ex, ex.locator("script.exercise-data").evaluate("s => JSON.parse(s.textContent).solution"))
+    paste_code(ex, solution_of(ex))
     ex.get_by_role("button", name="Check my answer").click()
     expect(ex).to_have_attribute("data-status", "right", timeout=RUN_TIMEOUT_MS)
 

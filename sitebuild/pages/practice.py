@@ -29,7 +29,8 @@ An exercise (starter code in an editor, hidden checks in ``py/lessonpy/exercises
 
 Everything is validated strictly; a mistake is a LessonError naming the line in the lesson
 file. The HTML works as a static page (a quiz is a real fieldset, the code is all there,
-coloured near the screen by highlight.js); quiz.js and exercises.js bring it to life from the JSON data blocks.
+coloured near the screen by highlight.js); quiz.js brings a quiz to life from its attributes, exercises.js an
+exercise from its HTML and a JSON data block.
 """
 
 from __future__ import annotations
@@ -201,7 +202,11 @@ def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
     qid = html.escape(quiz["id"])
     multiple = sum(c["correct"] for c in quiz["choices"]) > 1
     kind = "checkbox" if multiple else "radio"
-    parts = [f'<div class="quiz" data-quiz="{qid}" id="quiz-{qid}">\n<fieldset>\n'
+    # what quiz.js needs beyond the form itself, as the quiz's attributes: the correct choices' values, and the
+    # version that a saved answer must have been given to (a quiz's own data script was 12 of Lesson 4's elements)
+    correct = " ".join(str(i) for i, c in enumerate(quiz["choices"]) if c["correct"])
+    parts = [f'<div class="quiz" data-quiz="{qid}" id="quiz-{qid}" data-correct="{correct}" '
+             f'data-version="{_version(quiz)}">\n<fieldset>\n'
              f'<legend class="quiz-question">{inline(quiz["question"])}</legend>\n']
     if multiple:
         parts.append('<p class="quiz-instructions">Choose every answer that applies.</p>\n')
@@ -214,11 +219,8 @@ def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
     parts.append("</ul>\n")
     if quiz["explain"]:
         parts.append(f'<template class="quiz-explain">{block(quiz["explain"])}</template>\n')
-    data = {"id": quiz["id"], "multiple": multiple, "correct": [i for i, c in enumerate(quiz["choices"]) if c["correct"]],
-            "version": _version(quiz)}
     parts.append('<div class="quiz-actions"><button type="button" class="quiz-check" disabled>Check</button></div>\n'
-                 '<div class="quiz-feedback" aria-live="polite"></div>\n</fieldset>\n'
-                 f'<script type="application/json" class="quiz-data">{json_for_script(data)}</script>\n</div>\n')
+                 '<div class="quiz-feedback" aria-live="polite"></div>\n</fieldset>\n</div>\n')
     return "".join(parts)
 
 
@@ -292,7 +294,8 @@ def render_exercise(content: str, options: dict[str, str], env: dict) -> str:
     """An exercise: heading, prompt, starter code (an editor once the page starts), buttons, feedback."""
     ex = parse_exercise(content, options, env)
     eid = html.escape(ex["id"])
-    data = {key: ex[key] for key in ("id", "title", "starter", "solution", "check", "timeout")}
+    # the starter and the solution are in the HTML below, once (exercises.js reads them there)
+    data = {key: ex[key] for key in ("id", "title", "check", "timeout")}
     hints = "".join(f'<li class="exercise-hint" hidden>{block(h)}</li>' for h in ex["hints"])
     hint_button = ('<button type="button" class="exercise-hint-button" disabled>Hint</button>'
                    if ex["hints"] else "")

@@ -1,6 +1,7 @@
 // Exercises: starter code in an editor, hidden checks run in the worker, hints, a solution.
-// The build emits each exercise as data (script.exercise-data); the checks are Python in
-// lessonpy.exercises and run through lessonpy.grading.grade in a namespace of their own.
+// The build emits each exercise as HTML (its starter code in the editor's stand-in, its solution in the hidden
+// panel: each written once, read here) and data (script.exercise-data: id, title, check, timeout); the checks
+// are Python in lessonpy.exercises and run through lessonpy.grading.grade in a namespace of their own.
 import { el as element } from "./dom.js";
 import { LazyEditor } from "./lazy-editor.js";
 import * as storage from "./storage.js";
@@ -14,8 +15,10 @@ class Exercise {
     this.el = el;
     this.runtime = runtime;
     this.lesson = lesson;
-    this.data = JSON.parse(el.querySelector("script.exercise-data").textContent);
     this.$ = (selector) => el.querySelector(selector);
+    // the starter as the build wrote it, read before the editor (or a saved edit) takes the stand-in's place
+    this.data = { ...JSON.parse(el.querySelector("script.exercise-data").textContent),
+                  starter: this.$(".exercise-editor pre").textContent, solution: this.$(".exercise-solution pre").textContent };
     this.hints = [...el.querySelectorAll(".exercise-hint")];
     this.base = storage.fingerprint(this.data.starter);
 

@@ -12,8 +12,12 @@ class Quiz {
     this.el = el;
     this.lesson = lesson;
     this.onChange = onChange;
-    this.data = JSON.parse(el.querySelector("script.quiz-data").textContent);
     this.inputs = [...el.querySelectorAll("input[name]")];
+    // the build's word (practice.py, render_quiz): which choices are right, and the version answers are saved for
+    this.data = {
+      id: el.dataset.quiz, correct: el.dataset.correct.split(" ").filter(Boolean).map(Number),
+      multiple: this.inputs[0]?.type === "checkbox", version: el.dataset.version,
+    };
     this.feedback = el.querySelector(".quiz-feedback");
     this.button = el.querySelector(".quiz-check");
     this.correct = null; // null: not checked yet; else the verdict of the last check
