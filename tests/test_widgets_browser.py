@@ -150,7 +150,8 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
 def test_widget_data_that_did_not_download_is_said_in_place_and_fetched_again_for_a_cells_arrays(browser, widgets_url):
     """The widgets' data is a file beside the page (build.py, WIDGET_DATA), fetched once for every widget:
     when it fails, each widget says so where its picture goes, and arrays a cell sends to one fetch it again."""
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    # (no service worker: its precache, once Python is ready, asks for the file as well)
+    context = browser.new_context(viewport={"width": 1000, "height": 900}, service_workers="block")
     answers = []
     context.route("**/widgets.json", first_fails(answers))
     page = context.new_page()
