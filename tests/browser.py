@@ -72,6 +72,12 @@ def until_output(look, text, what, timeout_ms=BOOT_TIMEOUT_MS):
         time.sleep(1.5)
 
 
+def printed(cell) -> str:
+    """What a cell's output region shows: "" when it has shown nothing (cells.js makes it at its first output)."""
+    out = cell.locator(".cell-output")
+    return out.inner_text() if out.count() else ""
+
+
 def first_fails(seen: list, status: int = 503, body: str = "unavailable"):
     """A route handler that answers the first request it sees with *status* and lets the others through;
     each request's URL is added to *seen*."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser import BOOT_TIMEOUT_MS, open_tables, protocol_errors
+from browser import BOOT_TIMEOUT_MS, open_tables, printed, protocol_errors
 from lessonpy import lesson_numbers
 from playwright.sync_api import expect
 
@@ -53,7 +53,7 @@ def run_cell(page, cell_id: str) -> str:
         fold.locator(":scope > summary").click()
     box.get_by_role("button", name="Run").click()
     expect(box).to_have_attribute("data-status", DONE, timeout=60_000)
-    text = box.locator(".cell-output").inner_text()
+    text = printed(box)
     assert box.get_attribute("data-status") == "ok", f"cell {cell_id} failed:\n{text}"
     return text
 
@@ -156,7 +156,7 @@ def test_the_cat_example_shows_it_finding_cat_and_breaks_when_the_reader_edits_i
         before = view.get_attribute("data-updated") or "0"
         box.get_by_role("button", name="Run").click()
         expect(box).to_have_attribute("data-status", DONE, timeout=60_000)
-        assert box.get_attribute("data-status") == "ok", box.locator(".cell-output").inner_text()
+        assert box.get_attribute("data-status") == "ok", printed(box)
         expect(view).not_to_have_attribute("data-updated", before)
 
     run_cat()

@@ -48,7 +48,7 @@ def test_rendered_cells_carry_data_cell_and_their_source(tmp_path):
     assert html.count('data-cell="') == 2 and 'data-cell="one"' in html
     assert '<code>x = 1</code></pre>' in html  # the code once, as the editor's stand-in
     assert 'class="highlight"' in html and "static" in html  # the static block is highlighted
-    assert 'role="log"' in html
+    assert "cell-output" not in html  # the output region: cells.js makes it at the cell's first output
 
 
 def test_the_data_files_a_lessons_cells_read_are_listed_in_the_front_matter(tmp_path):

@@ -154,6 +154,10 @@ def test_run_shows_the_output_of_numpy_code(page):
     out = run(page, "setup", "import numpy as np\nprint('sum =', np.arange(6).reshape(2, 3).sum(axis=0))")
     expect(out).to_contain_text("sum = [3 5 7]")
     expect(cell(page, "setup")).to_have_attribute("data-status", "ok")
+    # the output is a log named after its cell, made at its first output (cells.js): a cell never run has none
+    number = cell(page, "setup").get_attribute("aria-label").removeprefix("Code cell ")
+    expect(cell(page, "setup").get_by_role("log", name=f"Output of code cell {number}")).to_contain_text("sum = [3 5 7]")
+    expect(cell(page, "kv-cache").get_by_role("log")).to_have_count(0)
 
 
 def test_last_expression_is_shown_like_a_notebook(page):

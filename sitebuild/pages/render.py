@@ -43,8 +43,7 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
         f'<div class="cell-editor">{code_standin(code)}</div>\n'
         '<div class="cell-toolbar">'
         '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'  # Stop, Reset: cells.js
-        '<span class="cell-state" aria-live="polite"></span></div>\n'
-        f'<div class="cell-output" role="log" aria-label="Output of code cell {index}" hidden></div>\n'
+        '<span class="cell-state" aria-live="polite"></span></div>\n'  # the output region: cells.js, when first needed
         "</div>\n"
     )
     if fold:

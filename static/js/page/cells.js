@@ -14,19 +14,38 @@ function pngSize(bytes) {
 }
 
 class Output {
-  /** The output area of one cell: text only (textContent), never HTML from Python. */
-  constructor(el, label) {
-    this.el = el;
+  /**
+   * The output area of one cell: text only (textContent), never HTML from Python. Made, at the end of the cell
+   * `host`, the first time there is something to show: most cells of a page are never run, and an empty region
+   * in each of Lesson 4's 30 cells was 30 of its elements and 2.6 KB of its HTML.
+   */
+  constructor(host, label) {
+    this.host = host;
     this.label = label;
+    this.region = null;
     this.figures = 0;
     this.clear();
   }
 
+  /** The region, made (shown) when first needed: a log, named after its cell. */
+  get el() {
+    if (!this.region) {
+      this.region = document.createElement("div");
+      this.region.className = "cell-output";
+      this.region.setAttribute("role", "log");
+      this.region.setAttribute("aria-label", `Output of ${this.label}`);
+      this.host.append(this.region);
+    }
+    return this.region;
+  }
+
   clear() {
-    // Figures are blob: URLs; a cell run a hundred times must not keep a hundred PNGs alive.
-    for (const img of this.el.querySelectorAll("img.out-figure")) URL.revokeObjectURL(img.src);
-    this.el.replaceChildren();
-    this.el.hidden = true;
+    if (this.region) {
+      // Figures are blob: URLs; a cell run a hundred times must not keep a hundred PNGs alive.
+      for (const img of this.region.querySelectorAll("img.out-figure")) URL.revokeObjectURL(img.src);
+      this.region.replaceChildren();
+      this.region.hidden = true;
+    }
     this.cut = 0; // characters of this run's output the worker cut
     this.cutNote = null;
     this.figures = 0;
@@ -112,7 +131,7 @@ export class Cell {
     this.stopButton = null;
     this.resetButton = null;
     this.stateEl = el.querySelector(".cell-state");
-    this.output = new Output(el.querySelector(".cell-output"), this.label);
+    this.output = new Output(el, this.label);
 
     const saved = storage.load(page.lesson, "cell", this.id);
     const code = saved && typeof saved.code === "string" ? saved.code : this.original;
