@@ -53,6 +53,32 @@ class BenchError(Exception):
     """Something this bench needs is missing or failed; the message says what to do."""
 
 
+class LighthouseRunError(BenchError):
+    """One Lighthouse run failed; `code` is Lighthouse's runtime error code, if it gave one."""
+
+    def __init__(self, message: str, code: str | None = None):
+        super().__init__(message)
+        self.code = code
+
+
+# Lighthouse's own "Please run Lighthouse again" failures: its trace of the load came out incomplete (2 of about
+# 12 runs on this machine on 4 December gave NO_NAVSTART). Such a run is made again, up to RETRIES times, and said.
+TRANSIENT = frozenset({"NO_NAVSTART", "NO_TRACING_STARTED", "TRACING_ALREADY_STARTED", "PROTOCOL_TIMEOUT"})
+RETRIES = 2
+
+
+def with_retries(attempt, say=lambda text: print(text, file=sys.stderr)):
+    """attempt()'s result, made again (at most RETRIES more times) while it fails with a TRANSIENT code."""
+    for tried in range(RETRIES + 1):
+        try:
+            return attempt()
+        except LighthouseRunError as exc:
+            if exc.code not in TRANSIENT or tried == RETRIES:
+                raise
+            say(f"  Lighthouse's trace failed ({exc.code}): running it again")
+    raise AssertionError("unreachable")
+
+
 # --- Reading Lighthouse results (pure: the unit test feeds it small hand-made results) ---
 
 Reader = Callable[[dict], "float | None"]
@@ -315,7 +341,8 @@ def run_lighthouse(node: str, cli: Path, url: str, chrome: tuple[str, list[str]]
     error = (lhr or {}).get("runtimeError")
     if done.returncode != 0 or lhr is None or error:
         why = f"{error['code']}: {error.get('message', '')}" if error else (done.stderr or done.stdout).strip()[-3000:]
-        raise BenchError(f"Lighthouse failed on {url} (exit {done.returncode}): {why}")
+        raise LighthouseRunError(f"Lighthouse failed on {url} (exit {done.returncode}): {why}",
+                                 error.get("code") if error else None)
     return lhr
 
 
@@ -369,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for run in range(args.runs):
                     print(f"Lighthouse run {run + 1}/{args.runs} on {url}…", file=sys.stderr)
-                    lhrs.append(run_lighthouse(node, cli, url, chrome, Path(tmp) / f"run-{run + 1}.json"))
+                    out = Path(tmp) / f"run-{run + 1}.json"
+                    lhrs.append(with_retries(lambda: run_lighthouse(node, cli, url, chrome, out)))
             finally:
                 server.shutdown()
                 server.server_close()

@@ -142,3 +142,33 @@ def test_our_disabled_features_join_chrome_launchers_in_one_switch():
                       "--disable-features=Translate,MediaRouter,WebUIOmniboxPopup,WebUIOmniboxAimPopup"]
     assert bench.with_disabled_features(["--no-sandbox"], []) == ["--no-sandbox"]
     assert bench.disabled_features(["--disable-features=A,B", "--x", "--disable-features=B,C"]) == ["A", "B", "C"]
+
+
+def test_a_run_whose_trace_failed_is_made_again_and_said_and_other_failures_are_not():
+    said, calls = [], []
+
+    def flaky(codes):
+        def attempt():
+            calls.append(1)
+            code = codes.pop(0)
+            if code:
+                raise bench.LighthouseRunError(f"failed: {code}", code)
+            return {"ok": True}
+        return attempt
+
+    assert bench.with_retries(flaky(["NO_NAVSTART", None]), said.append) == {"ok": True}
+    assert len(calls) == 2 and said == ["  Lighthouse's trace failed (NO_NAVSTART): running it again"]
+    calls.clear()
+    try:
+        bench.with_retries(flaky(["NO_FCP", None]), said.append)  # the page never painted: not the trace's fault
+    except bench.LighthouseRunError as exc:
+        assert exc.code == "NO_FCP" and len(calls) == 1
+    else:
+        raise AssertionError("a failure that is not transient must end the bench")
+    calls.clear()
+    try:
+        bench.with_retries(flaky(["NO_NAVSTART"] * (bench.RETRIES + 1)), said.append)
+    except bench.LighthouseRunError:
+        assert len(calls) == bench.RETRIES + 1
+    else:
+        raise AssertionError("retries are bounded")
