@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
+import posixpath
 import shutil
 import signal
 import sys
@@ -26,7 +26,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css, bundle_page, bundle_worker
 from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
-from sitebuild.files import link_or_copy
+from sitebuild.files import link_or_copy, write_json
 from sitebuild.startup.fontcache import FontCache, build_font_cache
 from sitebuild.pages.course import course_entries, neighbours, read_course
 from sitebuild.pages.lessons import Lesson, LessonError, read_lessons, toc_tree
@@ -247,8 +247,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
         if bodies[lesson.slug].widgets:
-            (out.parent / WIDGET_DATA).write_text(json.dumps(bodies[lesson.slug].widgets, separators=(",", ":")),
-                                                  encoding="utf-8")
+            write_json(out.parent / WIDGET_DATA, bodies[lesson.slug].widgets)
         wheel_name = wheel.rsplit("/", 1)[-1]
         data = lesson.data
         notebook = {"href": write_notebook(lesson, out.parent, wheel_name, [f.name for f in data]).name,
@@ -282,7 +281,7 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
         kept = {kind: {variant: [f"{pyodide}/{name}" for name in files_of(files)] for variant, files in variants.items()}
                 for kind, variants in plan["kinds"].items()}
     # The snapshot is kept like the other versioned files: a revisit (or a restart) then restores it.
-    kept_snapshot = [snapshot["url"], snapshot["url"].rsplit("/", 1)[0] + "/" + snapshot["details"]] if snapshot else []
+    kept_snapshot = [snapshot["url"], posixpath.join(posixpath.dirname(snapshot["url"]), snapshot["details"])] if snapshot else []
     manifest = {"assets": assets.split("/", 1)[1], "pyodide": pyodide or "pyodide/cdn",
                 "pyodideKey": dist.name if dist else "cdn", "snapshotKey": snapshot["key"] if snapshot else None,
                 "precache": pages + asset_files + core + kept_snapshot, "archives": kept}
@@ -404,7 +403,7 @@ def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -
         size = sidecar_of(target).stat().st_size  # what a first visit downloads in --snapshot always
         opts.log(f"snapshot: {snap.meta['bytes'] / 1e6:.2f} MB, {size / 1e6:.2f} MB as brotli-{QUALITY} ({snap.key})")
     details = {field: snap.meta[field] for field in SNAPSHOT_DETAILS_FIELDS}
-    (target.parent / SNAPSHOT_DETAILS).write_text(json.dumps(details, separators=(",", ":")), encoding="utf-8")
+    write_json(target.parent / SNAPSHOT_DETAILS, details)
     return {**{k: v for k, v in snap.meta.items() if k not in details}, "details": SNAPSHOT_DETAILS,
             "key": snap.key, "url": target.relative_to(staging).as_posix(),
             "fetch": "always" if opts.snapshot == "always" else "kept"}

@@ -1,9 +1,10 @@
-"""File helpers of the build: hashes, atomic writes, hard links, a tool's error output."""
+"""File helpers of the build: hashes, atomic writes, hard links, JSON files the pages read, a tool's error output."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -42,6 +43,12 @@ def link_or_copy(src: Path, dst: Path) -> None:
     except OSError:
         shutil.copyfile(src, tmp)
     os.replace(tmp, dst)
+
+
+def write_json(path: Path, data) -> Path:
+    """Write *data* to *path* as compact JSON (no spaces after separators: nobody reads the site's JSON by eye)."""
+    path.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    return path
 
 
 def tail(text: str, lines: int = 15) -> str:

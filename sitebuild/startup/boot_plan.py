@@ -34,10 +34,10 @@ wheels (a folder whose wheels are not split) with the lock's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..files import write_json
 from ..project import lessonpy
 from . import archives, stdlib_split, wheel_split
 from .pyodide_assets import LOCK_NAME, SITE_PACKAGES_PAGE_PREFIX, STDLIB_NAME, boot_lock_entries
@@ -94,9 +94,7 @@ def page_plan(plan: dict) -> dict:
 
 def write_modules(plan: dict, folder: Path) -> Path:
     """Write the plan's module lists into the site's Pyodide *folder* (a page's worker reads them there)."""
-    target = folder / MODULES_FILE
-    target.write_text(json.dumps(plan["modules"], separators=(",", ":")), encoding="utf-8")
-    return target
+    return write_json(folder / MODULES_FILE, plan["modules"])
 
 
 def files_of(variant_plan: dict) -> list[str]:

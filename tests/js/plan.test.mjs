@@ -39,15 +39,23 @@ function plan({ rest = true, split = true } = {}) {
 /** The later files' module lists, as the build writes them beside the plan's files (boot_plan.write_modules). */
 const LISTS = { "python_stdlib_rest.zip": ["this", "csv"], "numpy.rest.zip": ["numpy.polynomial"] };
 
-/** A fetch that answers each probe URL as `answers` says: an encoding, a status, or a thrown error; and the
- *  module lists, unless `answers` says otherwise. */
+/** The worker's read of a versioned JSON file (boot.js's readJSON), here of the module lists alone. */
+function reader() {
+  const read = [];
+  const readJSON = async (url) => {
+    read.push(url);
+    if (url !== INDEX + "later-modules.json") throw new Error(`${url}: 404 Not Found`);
+    return LISTS;
+  };
+  return { readJSON, read };
+}
+
+/** A fetch that answers each probe URL as `answers` says: an encoding, a status, or a thrown error. */
 function host(answers) {
   const asked = [];
   const fetchFn = async (url) => {
     asked.push(url);
-    const path = url.slice(INDEX.length);
-    if (path === "later-modules.json" && !answers[path]) return new Response(JSON.stringify(LISTS));
-    const answer = answers[path] ?? { status: 404 };
+    const answer = answers[url.slice(INDEX.length)] ?? { status: 404 };
     if (answer.error) throw new TypeError(answer.error);
     const headers = answer.encoding ? { "content-encoding": answer.encoding } : {};
     return new Response("PK…", { status: answer.status ?? 200, headers });
@@ -57,7 +65,8 @@ function host(answers) {
 
 test("a host that compresses both kinds gets every file of the plan stored, as absolute URLs", async () => {
   const { fetchFn, asked } = host({ "stored/compression-probe.zip": { encoding: "br" }, "stored/compression-probe.whl": { encoding: "gzip" } });
-  const chosen = await choosePlan(INDEX, plan(), fetchFn);
+  const { readJSON, read } = reader();
+  const chosen = await choosePlan(INDEX, plan(), readJSON, fetchFn);
   assert.deepEqual(chosen.picked, { stdlib: STORED, wheels: STORED });
   assert.deepEqual(chosen.options, { stdLibURL: INDEX + "stored/python_stdlib.zip", lockFileURL: INDEX + "stored/pyodide-lock.json" });
   assert.deepEqual(chosen.normal, [{ name: "numpy", url: INDEX + "stored/numpy-2.0.2.whl", sha256: "9" }]);
@@ -65,12 +74,13 @@ test("a host that compresses both kinds gets every file of the plan stored, as a
   assert.deepEqual(chosen.later, [{ url: INDEX + "stored/python_stdlib_rest.zip", modules: "python_stdlib_rest.zip", into: REST, unpack: false }]);
   assert.deepEqual(chosen.restored, [{ url: INDEX + "stored/numpy.rest.zip", modules: "numpy.rest.zip", into: SITE, unpack: true }]);
   assert.deepEqual(await chosen.moduleLists, LISTS); // one list per later file, whichever variant
-  assert.deepEqual(asked.sort(), [INDEX + "later-modules.json", INDEX + "stored/compression-probe.whl", INDEX + "stored/compression-probe.zip"]);
+  assert.deepEqual(read, [INDEX + "later-modules.json"]); // read once, as the worker reads its versioned files
+  assert.deepEqual(asked.sort(), [INDEX + "stored/compression-probe.whl", INDEX + "stored/compression-probe.zip"]);
 });
 
 test("each kind is decided by its own probe: a host may compress .zip and not .whl", async () => {
   const { fetchFn } = host({ "stored/compression-probe.zip": { encoding: "br" }, "stored/compression-probe.whl": {} });
-  const chosen = await choosePlan(INDEX, plan(), fetchFn);
+  const chosen = await choosePlan(INDEX, plan(), reader().readJSON, fetchFn);
   assert.deepEqual(chosen.picked, { stdlib: STORED, wheels: DEFLATED });
   assert.equal(chosen.options.stdLibURL, INDEX + "stored/python_stdlib.zip");
   assert.equal(chosen.options.lockFileURL, INDEX + "pyodide-lock.json");
@@ -81,7 +91,7 @@ test("each kind is decided by its own probe: a host may compress .zip and not .w
 test("unsure means deflated: no encoding, identity, a missing probe, an error status, a failed fetch", async () => {
   for (const answer of [{}, { encoding: "identity" }, { status: 404 }, { status: 500, encoding: "br" }, { error: "offline" }]) {
     const { fetchFn } = host({ "stored/compression-probe.zip": answer, "stored/compression-probe.whl": answer });
-    const chosen = await choosePlan(INDEX, plan(), fetchFn);
+    const chosen = await choosePlan(INDEX, plan(), reader().readJSON, fetchFn);
     assert.deepEqual(chosen.picked, { stdlib: DEFLATED, wheels: DEFLATED }, JSON.stringify(answer));
     assert.deepEqual(chosen.options, { stdLibURL: INDEX + "python_stdlib.zip", lockFileURL: INDEX + "pyodide-lock.json" });
   }
@@ -89,22 +99,24 @@ test("unsure means deflated: no encoding, identity, a missing probe, an error st
 
 test("without a plan (Pyodide from a CDN) nothing is fetched and Pyodide's defaults stay", async () => {
   const { fetchFn, asked } = host({});
-  const chosen = await choosePlan(INDEX, null, fetchFn);
+  const { readJSON, read } = reader();
+  const chosen = await choosePlan(INDEX, null, readJSON, fetchFn);
   assert.deepEqual({ ...chosen, moduleLists: await chosen.moduleLists },
     { picked: null, options: {}, normal: [], restore: [], later: [], restored: [], moduleLists: {} });
-  assert.deepEqual(asked, []);
+  assert.deepEqual([...asked, ...read], []);
 });
 
 test("unsplit: no rest to fetch later, and a restore reads the whole wheels in the lock's variant", async () => {
   const { fetchFn } = host({ "stored/compression-probe.whl": { encoding: "br" } });
-  const chosen = await choosePlan(INDEX, plan({ rest: false, split: false }), fetchFn);
+  const chosen = await choosePlan(INDEX, plan({ rest: false, split: false }), reader().readJSON, fetchFn);
   assert.deepEqual(chosen.later, []);
   assert.deepEqual(chosen.restored, []);
   assert.deepEqual(chosen.restore, [INDEX + "stored/numpy-2.0.2.whl"]);
 });
 
 test("module lists that do not download are said as such when the boot needs them, not before", async () => {
-  const { fetchFn } = host({ "later-modules.json": { status: 503 } });
-  const chosen = await choosePlan(INDEX, plan(), fetchFn); // the boot goes on meanwhile
-  await assert.rejects(chosen.moduleLists, /later-modules\.json did not download \(HTTP 503\)/);
+  const { fetchFn } = host({});
+  const failing = async (url) => { throw new Error(`${url}: 503 Service Unavailable`); }; // as worker.js's fetchOk says it
+  const chosen = await choosePlan(INDEX, plan(), failing, fetchFn); // the boot goes on meanwhile
+  await assert.rejects(chosen.moduleLists, /later-modules\.json: 503 Service Unavailable/);
 });

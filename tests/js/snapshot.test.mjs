@@ -77,12 +77,14 @@ test("the restore's details are read beside the image, and a missing or foreign 
   const spec = { url: "https://example.org/site/snapshot/0123456789abcdef/python.snapshot", details: "restore.json" };
   const details = { dynlibs: [{ name: "/lib/a.so", global: false, memoryBase: 8, tableBase: 1 }], handles: [[4, "/lib/a.so"]], loaded: { numpy: "default channel" } };
   const asked = [];
-  const serve = (answer) => async (url) => {
+  const serve = (answer) => async (url) => { // the worker's readJSON (boot.js)
     asked.push(url);
+    if (answer instanceof Error) throw answer;
     return answer;
   };
-  assert.deepEqual(await readDetails(spec, serve(new Response(JSON.stringify(details)))), details);
+  assert.deepEqual(await readDetails(spec, serve(details)), details);
   assert.deepEqual(asked, ["https://example.org/site/snapshot/0123456789abcdef/restore.json"]);
-  await assert.rejects(readDetails(spec, serve(new Response("", { status: 404 }))), /restore\.json did not download \(HTTP 404\)/);
-  await assert.rejects(readDetails(spec, serve(new Response("{}"))), /restore\.json is not a restore's details/);
+  await assert.rejects(readDetails(spec, serve(new Error("restore.json: 404 Not Found"))), /restore\.json: 404/);
+  await assert.rejects(readDetails(spec, serve({})), /restore\.json is not a restore's details/);
+  await assert.rejects(readDetails(spec, serve(null)), /restore\.json is not a restore's details/);
 });

@@ -39,9 +39,12 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
   // milliseconds, where Pyodide's unpackArchive (Python's zipfile and shutil) took 40-90 ms of the first output.
   const lessonFiles = lessonWheel.then(unzip);
   lessonFiles.catch(() => {}); // unpacked by Pyodide below instead
+  // The site's small JSON files of the boot (the later files' module lists, the snapshot's restore details) are
+  // versioned files like the others: read as fetchBytes reads them, the service worker's kept copy first.
+  const readJSON = (url) => fetchBytes(url).then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
   // The boot plan with stored or deflated archives, by what the host does with a small probe of each kind
   // (plan.js); the probes travel while pyodide.mjs loads.
-  const planChoice = choosePlan(indexURL, plan);
+  const planChoice = choosePlan(indexURL, plan, readJSON);
   const found = findSnapshot(snapshot); // the service worker's copy, or a download ("always" builds)
   const runtime = found.then((use) => use && startRuntime(indexURL, mark)); // with pyodide.mjs, not after it
   const { loadPyodide, version } = await import(new URL("pyodide.mjs", indexURL).href);
@@ -68,7 +71,7 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
     else if (use) {
       try {
         // options name the archives the plan picked (stdLibURL, lockFileURL), and so do numpy's libraries
-        pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: use, options, libraries: chosen.restore, fetchBytes, runtime: await runtime, seams, mark });
+        pyodide = await restorePython({ loadPyodide, indexURL, spec: snapshot, found: use, options, libraries: chosen.restore, fetchBytes, readJSON, runtime: await runtime, seams, mark });
         how = "snapshot";
       } catch (err) {
         // The reader loses nothing but time: the normal boot follows. Said on the console for developers.

@@ -5,7 +5,8 @@
 import { pickVariants } from "./archives.js";
 
 /**
- * The plan of this visit: `plan` the page config's, `indexURL` Pyodide's folder (absolute).
+ * The plan of this visit: `plan` the page config's, `indexURL` Pyodide's folder (absolute), `readJSON(url)` the
+ * worker's read of a versioned JSON file (boot.js), `fetchFn` the probes' fetch.
  * @returns {Promise<{picked: Object<string, string>|null, options: {stdLibURL?: string, lockFileURL?: string},
  *   normal: {name: string, url: string, sha256: string}[], restore: string[],
  *   later: {url: string, modules: string, into: string, unpack: boolean}[], restored: typeof later,
@@ -15,11 +16,11 @@ import { pickVariants } from "./archives.js";
  *   libraries a restore reads; `later` what comes after the first output, `restored` what comes then after
  *   a restore only, each naming its list of modules in `moduleLists`. Without a plan (Pyodide from a CDN): Pyodide's own defaults, nothing of ours.
  */
-export async function choosePlan(indexURL, plan, fetchFn = fetch) {
+export async function choosePlan(indexURL, plan, readJSON, fetchFn = fetch) {
   if (!plan) return { picked: null, options: {}, normal: [], restore: [], later: [], restored: [], moduleLists: Promise.resolve({}) };
   // the later files' module lists, a file of the Pyodide folder (boot_plan.py): read while Python starts,
   // needed once it is up (boot.js, installFinders)
-  const moduleLists = readModuleLists(new URL(plan.modulesFile, indexURL).href, fetchFn);
+  const moduleLists = readJSON(new URL(plan.modulesFile, indexURL).href);
   moduleLists.catch(() => {}); // awaited by the boot, which reports a failure
   const picked = await pickVariants(indexURL, plan.probes, fetchFn);
   const chosen = Object.entries(plan.kinds).map(([kind, variants]) => variants[picked[kind]]);
@@ -36,11 +37,4 @@ export async function choosePlan(indexURL, plan, fetchFn = fetch) {
     restored: phase("restored").map(later),
     moduleLists,
   };
-}
-
-/** The later files' module lists ({name: [module]}) at `url`; a failure says which file and why. */
-async function readModuleLists(url, fetchFn) {
-  const response = await fetchFn(url);
-  if (!response.ok) throw new Error(`${url.split("/").pop()} did not download (HTTP ${response.status})`);
-  return response.json();
 }

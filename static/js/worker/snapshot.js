@@ -149,14 +149,12 @@ function compileLibraries(archives, details) {
 
 /**
  * The restore's details (build.py's SNAPSHOT_DETAILS, beside the image: {dynlibs, handles, loaded}), which a
- * restore needs only once numpy's libraries have come. Throws when they cannot be read: no restore then.
+ * restore needs only once numpy's libraries have come; `readJSON` the worker's read of a versioned JSON file
+ * (boot.js). Throws when they cannot be read: no restore then.
  */
-export async function readDetails(spec, fetchFn = fetch) {
-  const url = new URL(spec.details, spec.url).href;
-  const response = await fetchFn(url);
-  if (!response.ok) throw new Error(`snapshot: ${spec.details} did not download (HTTP ${response.status})`);
-  const details = await response.json();
-  if (!Array.isArray(details.dynlibs) || !Array.isArray(details.handles)) throw new Error(`snapshot: ${spec.details} is not a restore's details`);
+export async function readDetails(spec, readJSON) {
+  const details = await readJSON(new URL(spec.details, spec.url).href);
+  if (!Array.isArray(details?.dynlibs) || !Array.isArray(details?.handles)) throw new Error(`snapshot: ${spec.details} is not a restore's details`);
   return details;
 }
 
@@ -165,15 +163,16 @@ export async function readDetails(spec, fetchFn = fetch) {
  * config; its `details` file is read here, readDetails), `options` what loadPyodide gets otherwise (the archives' URLs among them), `libraries` the URLs
  * of the zips of the boot packages' libraries (the boot plan's, plan.js: sitebuild/startup/wheel_split.py
  * makes them; their other files come after the first output), `fetchBytes` the worker's download of a file,
+ * `readJSON` its read of a JSON one,
  * `runtime` what startRuntime started, `seams` Pyodide's internals it hooks (shared/pyodide-seams.mjs, live
  * ones: the caller restores only then), `mark` the worker's record of the boot's steps.
  * Throws if anything does not match; the caller then boots normally. Returns the pyodide API, with
  * the boot packages loaded and lessonpy imported. The caller hides JSPI while it runs (seams.hideJSPI).
  */
-export async function restorePython({ loadPyodide, indexURL, spec, found, options, libraries: urls, fetchBytes, runtime, seams, mark }) {
+export async function restorePython({ loadPyodide, indexURL, spec, found, options, libraries: urls, fetchBytes, readJSON, runtime, seams, mark }) {
   if (!urls.length) throw new Error("snapshot: the site has no libraries to restore it with");
   // Everything that can be checked before Pyodide starts is checked first.
-  const details = readDetails(spec);
+  const details = readDetails(spec, readJSON);
   found.bytes.then(() => mark("snapshot read"), () => {});
   const checked = found.bytes.then((bytes) => checkBytes(bytes, spec)).then(() => mark("snapshot checked")).catch(async (err) => {
     if (found.source === "kept") await forget(spec.url).catch(() => {});
