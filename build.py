@@ -71,6 +71,9 @@ LIVE_FOLDER = "data/minilm-live"
 # Beside each lesson page that has widgets: their pre-rendered data, {id: data} (render_lesson), which
 # widgets.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
 WIDGET_DATA = "widgets.json"
+# Beside each lesson page whose big far formulas wait for the reader: their MathML, {key: mathml}
+# (sitebuild/pages/math_later.py), which maths.js fetches to typeset them as the reader nears them
+LATER_MATHS = "maths.json"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
@@ -204,14 +207,14 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
         site["live_url"] = f"../../{LIVE_FOLDER}/"  # from a lesson page, lessons/<slug>/ (render_pages)
     # each top-level block says how much text it holds, which sizes it while the browser skips it
     rendered = {lesson.slug: render_lesson(lesson, md, site) for lesson in lessons}
-    return {slug: r._replace(html=with_sizes(r.html)) for slug, r in rendered.items()}
+    return {slug: r._replace(html=with_sizes(r.html, r.maths)) for slug, r in rendered.items()}
 
 
 def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, RenderedLesson], course: dict,
                  assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
                  snapshot: dict | None = None, plan: dict | None = None, page_chunks: list[str] | None = None) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies), with its
-    widgets' data beside it (WIDGET_DATA);
+    widgets' data and its far formulas' MathML beside it (WIDGET_DATA, LATER_MATHS);
     *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
     *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *plan* the boot plan of
     the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
@@ -243,11 +246,14 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",
             "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
             "widgets": WIDGET_DATA if bodies[lesson.slug].widgets else None,  # beside the page
+            "maths": LATER_MATHS if bodies[lesson.slug].maths else None,  # beside the page too
         }
         out = staging / "lessons" / lesson.slug / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
         if bodies[lesson.slug].widgets:
             write_json(out.parent / WIDGET_DATA, bodies[lesson.slug].widgets)
+        if bodies[lesson.slug].maths:
+            write_json(out.parent / LATER_MATHS, bodies[lesson.slug].maths)
         wheel_name = wheel.rsplit("/", 1)[-1]
         data = lesson.data
         notebook = {"href": write_notebook(lesson, out.parent, wheel_name, [f.name for f in data]).name,
@@ -267,11 +273,11 @@ def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], as
     Pyodide's runtime and probes, and every file of the boot plan in the variants the page's worker picked
     (matplotlib's wheels are left to the HTTP cache)."""
     # the pages and, beside each lesson, its notebook ("Download notebook" and "with my edits" work offline too)
-    # and its widgets' data
+    # and its widgets' data and far formulas
     pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons),
              *(f"lessons/{lesson.slug}/{notebook_name(lesson)}" for lesson in lessons),
-             *(f"lessons/{lesson.slug}/{WIDGET_DATA}" for lesson in lessons
-               if (staging / "lessons" / lesson.slug / WIDGET_DATA).exists())]
+             *(f"lessons/{lesson.slug}/{name}" for lesson in lessons for name in (WIDGET_DATA, LATER_MATHS)
+               if (staging / "lessons" / lesson.slug / name).exists())]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
     core, kept = [], {}

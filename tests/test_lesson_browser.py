@@ -73,6 +73,9 @@ def test_the_text_states_the_computed_numbers(page, numbers):
 
 
 def test_maths_is_typeset_with_mathml_and_no_tex_shows(page):
+    # the far big formulas are typeset once the reader has moved on the page (test_maths_later_browser.py)
+    page.mouse.wheel(0, 1)
+    expect(page.locator("code.math-later")).to_have_count(0)
     maths = page.locator("article math")
     assert maths.count() > 20
     display = page.locator(".math-display math[display=block]")

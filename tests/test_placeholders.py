@@ -47,3 +47,13 @@ def test_nested_void_elements_and_self_closing_tags_keep_the_depth_right():
     body = '<p>a<br>b<img src="x.png"/>c</p><p>dd</p>'
     assert with_sizes(body) == ('<p style="--chars: 3; --parts: 1">a<br>b<img src="x.png"/>c</p>'
                                 '<p style="--chars: 2; --parts: 1">dd</p>')
+
+
+def test_a_far_formulas_stand_in_counts_as_the_characters_its_mathml_draws():
+    """Its TeX stands in only until the reader nears it (math_later.py): the block is sized for the formula."""
+    maths = {"k1": "<math><msub><mi>d</mi><mi>k</mi></msub><mo>&lt;</mo><mn>8</mn></math>"}
+    body = '<p>So <code class="math-later" data-math="k1">d_k &lt; 8</code>.</p>'
+    assert with_sizes(body, maths) == ('<p style="--chars: 8; --parts: 1">So <code class="math-later" '
+                                       'data-math="k1">d_k &lt; 8</code>.</p>')  # "So " "dk<8" "."
+    # a key the file does not have is text like any other
+    assert with_sizes(body, {}).startswith('<p style="--chars: 11;')

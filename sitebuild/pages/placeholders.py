@@ -16,7 +16,8 @@ So the build describes each block by what decides its height, and site.css turns
 column's width (``Size.style`` writes these custom properties):
 
 ``--chars``  characters of prose that are drawn (not a script's data, a formula's TeX annotation, a closed
-             ``<details>``'s body or a ``hidden`` element), which wrap: their height goes as 1 / the column width;
+             ``<details>``'s body or a ``hidden`` element; a far formula's stand-in counts as the characters its
+             MathML draws, math_later.py), which wrap: their height goes as 1 / the column width;
 ``--code``   characters of code in ``<pre>``, which wraps in a cell's editor the same way;
 ``--lines``  lines of code (each starts a line however short);
 ``--parts``  paragraphs, list items, headings, labels...: each ends with a partly filled line and a margin;
@@ -28,6 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
+
+from .math_later import drawn_chars
 
 #: Elements without an end tag: they open no block of their own content.
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
@@ -57,8 +60,9 @@ class Size:
 class _Blocks(HTMLParser):
     """The Size of each top-level element of a lesson's body."""
 
-    def __init__(self, html: str):
+    def __init__(self, html: str, maths: dict[str, str]):
         super().__init__(convert_charrefs=True)
+        self.maths = maths
         self.line_starts = [0]
         for i, ch in enumerate(html):
             if ch == "\n":
@@ -84,6 +88,9 @@ class _Blocks(HTMLParser):
         names = dict(attrs)
         in_closed_details = bool(self.open) and self.open[-1][2]
         unseen = self._unseen() or tag in UNSEEN or "hidden" in names or (in_closed_details and tag != "summary")
+        if not unseen and names.get("data-math") in self.maths:  # a stand-in: it is drawn as its formula
+            self.blocks[-1].chars += drawn_chars(self.maths[names["data-math"]])
+            unseen = True
         if not unseen:
             block = self.blocks[-1]
             if tag == "tr":
@@ -121,10 +128,10 @@ class _Blocks(HTMLParser):
             block.chars += len(re.sub(r"\s+", " ", data))  # white space as drawn: a run is one space
 
 
-def with_sizes(body: str) -> str:
+def with_sizes(body: str, maths: dict[str, str] | None = None) -> str:
     """*body* with the custom properties of its Size in each top-level element's style (an element that has a
-    style attribute gets them first in it)."""
-    parser = _Blocks(body)
+    style attribute gets them first in it); *maths*: {key: MathML} of its formulas' stand-ins (math_later.py)."""
+    parser = _Blocks(body, maths or {})
     parser.feed(body)
     parser.close()
     out, last = [], 0

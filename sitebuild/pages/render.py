@@ -11,6 +11,7 @@ from markdown_it.token import Token
 
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
 from .markup import code_standin, highlighted_pre
+from .math_later import later_key, later_maths, mark_later, standin
 from .practice import render_exercise, render_quiz
 from .widget_fence import render_widget
 
@@ -89,9 +90,13 @@ def render_code_block(pre: str, title: str, copy: bool, source: str | None = Non
 def _render_math(self, tokens: list[Token], idx: int, options, env) -> str:
     token = tokens[idx]
     rendered = token.meta.get("html")
+    display = token.type in ("math_block", "math_block_label")
     if rendered is None:  # read without typesetting: show the TeX as code rather than nothing
         rendered = f"<code>{html.escape(token.content)}</code>"
-    if token.type in ("math_block", "math_block_label"):
+    elif token.meta.get("later"):  # a big formula far down: its TeX until the reader nears it (math_later.py)
+        tex = token.content.strip()
+        rendered = standin(tex, later_key(tex, display))
+    if display:
         return f'<div class="math-display">{rendered}</div>\n'
     return rendered
 
@@ -125,10 +130,12 @@ def make_renderer() -> MarkdownIt:
 
 
 class RenderedLesson(NamedTuple):
-    """A lesson's HTML body and its widgets' data ({id: data}), which the page fetches apart from its
-    HTML (widgets.js) when a widget comes near the screen: tens of kilobytes that no first screen needs."""
+    """A lesson's HTML body, its widgets' data ({id: data}), which the page fetches apart from its HTML
+    (widgets.js) when a widget comes near the screen: tens of kilobytes that no first screen needs, and the
+    MathML of its formulas that wait for the reader ({key: mathml}, math_later.py; maths.js fetches it)."""
     html: str
     widgets: dict
+    maths: dict
 
 
 def render_lesson(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> RenderedLesson:
@@ -137,9 +144,10 @@ def render_lesson(lesson: Lesson, md: MarkdownIt | None = None, site: dict | Non
     {name: {"size", "sha256"}} (sitebuild.realheads.live.describe), None when they are left out); the renderers read it as ``env["site"]``."""
     md = md or make_renderer()
     render_maths([lesson])  # a no-op when read_lessons already typeset them
+    mark_later(lesson.tokens)
     env = {"path": lesson.source_path, "site": site or {}, "widget_data": {}}
     body = md.renderer.render(lesson.tokens, md.options, env)
-    return RenderedLesson(body, env["widget_data"])
+    return RenderedLesson(body, env["widget_data"], later_maths(lesson.tokens))
 
 
 def render_lesson_body(lesson: Lesson, md: MarkdownIt | None = None, site: dict | None = None) -> str:

@@ -1,6 +1,7 @@
 // Optional parts of a lesson page (quizzes, exercises, widgets) are separate modules,
-// loaded only when the page has them. Each exports init({runtime, lesson, root, cells, cellIds, widgetsURL}),
-// cellIds being the page's cell ids in page order (from the build), widgetsURL where the widgets' data is.
+// loaded only when the page has them. Each exports init({runtime, lesson, root, cells, cellIds, widgetsURL,
+// mathsURL}), cellIds being the page's cell ids in page order (from the build), widgetsURL where the widgets'
+// data is, mathsURL where the far formulas' MathML is.
 const FEATURES = [
   // [selector that marks the feature in the page, its module's name, a function that imports it]
 ];

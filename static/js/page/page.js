@@ -44,10 +44,13 @@ registerFeature("[data-widget]", "widgets.js", () => import("./widgets.js"));
 registerFeature("[data-copy]", "copy.js", () => import("./copy.js"));
 registerFeature("pre[data-tokens]", "highlight.js", () => import("./highlight.js"));
 registerFeature("[data-notebook]", "notebook.js", () => import("./notebook.js"));
+registerFeature("code.math-later", "maths.js", () => import("./maths.js"));
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
 // the widgets' pre-rendered data, beside the page (build.py, WIDGET_DATA): fetched when the first widget nears
 const widgetsURL = config.widgets ? new URL(config.widgets, document.baseURI).href : null;
-const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells, widgetsURL });
+// the MathML of the big formulas far down (build.py, LATER_MATHS): fetched when Python settles or one nears
+const mathsURL = config.maths ? new URL(config.maths, document.baseURI).href : null;
+const features = initFeatures({ runtime, lesson: config.lesson, root: document, cells, cellIds: config.cells, widgetsURL, mathsURL });
 // The editors far from the screen are built in idle time once every feature (exercises included)
 // has made its editors, Python has settled (settled.js) and the reader has moved on the page
 // (idle.js, readerMoved): nothing of them is needed before the first output, nor on the first screen.

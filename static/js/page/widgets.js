@@ -17,6 +17,7 @@
 // event's runId says which cell's run sent it (runtime.cellOf).
 import { createAttentionView } from "./components/linked.js";
 import { inIdleTime, readerMoved } from "./idle.js";
+import { PageFileError, pageFile } from "./page-file.js";
 import { Event } from "../shared/protocol.js";
 import { settled } from "../runtime/settled.js";
 import { decodePayload, el, showSource } from "./widgets/common.js";
@@ -42,7 +43,7 @@ const IDLE_TIMEOUT_MS = 2000;
  * page of them must not spend its first second on pictures nobody can see yet.
  */
 export async function init({ runtime, root, cells = null, cellIds = [], widgetsURL = null }) {
-  const specs = widgetSpecs(widgetsURL);
+  const specs = pageFile(widgetsURL, "widget data"); // fetched once, when the first widget starts
   const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
     section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
     cellsBefore: Number(section.dataset.cellsBefore ?? 0),
@@ -97,39 +98,6 @@ export async function init({ runtime, root, cells = null, cellIds = [], widgetsU
   return widgets;
 }
 
-/**
- * The lesson's widget data, {id: data} (build.py's WIDGET_DATA), fetched once, when the first widget starts:
- * `get()` resolves to it. A download that fails is asked for again by the next widget that starts.
- */
-export function widgetSpecs(url, fetchFn = (u) => fetch(u)) {
-  let pending = null;
-  const download = async () => {
-    if (!url) throw new WidgetDataError("the page names no file of widget data");
-    let response;
-    try {
-      response = await fetchFn(url);
-    } catch {
-      throw new WidgetDataError("its data did not download (the connection failed); reload the page to try again");
-    }
-    if (!response.ok) throw new WidgetDataError(`its data did not download (HTTP ${response.status}); reload the page to try again`);
-    try {
-      return await response.json();
-    } catch {
-      throw new WidgetDataError("its data is not valid JSON; rebuild the site");
-    }
-  };
-  return {
-    get() {
-      pending ??= download();
-      pending.catch(() => { pending = null; });
-      return pending;
-    },
-  };
-}
-
-/** A widget's data could not be had: said in the widget's place, and tried again when next needed. */
-class WidgetDataError extends Error {}
-
 /** Build one widget from its data; on failure show why, in its place. Resolves to {widget, retry}. */
 async function startWidget({ section, id }, runtime, specs) {
   try {
@@ -148,7 +116,7 @@ async function startWidget({ section, id }, runtime, specs) {
     note.className = "widget-error";
     note.setAttribute("role", "alert");
     note.textContent = `This picture could not start: ${err?.message ?? err}`;
-    return { widget: null, retry: err instanceof WidgetDataError };
+    return { widget: null, retry: err instanceof PageFileError };
   }
 }
 

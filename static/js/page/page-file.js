@@ -1,0 +1,39 @@
+// A JSON file the build wrote beside the lesson page (build.py: the widgets' data, WIDGET_DATA; the far
+// formulas' MathML, LATER_MATHS), fetched once, when first needed, by whoever needs it first.
+
+/** The file could not be had; the message says why, in words that follow "its data …" or stand alone. */
+export class PageFileError extends Error {}
+
+/**
+ * The file at `url` (`what` names it in an error: "widget data"), fetched once: `get()` resolves to its
+ * contents, `now()` returns them once they have come (else null). A download that fails is asked for
+ * again by the next `get()`, so a reader who comes back online gets it without a reload.
+ */
+export function pageFile(url, what, fetchFn = (u) => fetch(u)) {
+  let pending = null;
+  let contents = null;
+  const download = async () => {
+    if (!url) throw new PageFileError(`the page names no file of ${what}`);
+    let response;
+    try {
+      response = await fetchFn(url);
+    } catch {
+      throw new PageFileError("its data did not download (the connection failed); reload the page to try again");
+    }
+    if (!response.ok) throw new PageFileError(`its data did not download (HTTP ${response.status}); reload the page to try again`);
+    try {
+      contents = await response.json();
+    } catch {
+      throw new PageFileError("its data is not valid JSON; rebuild the site");
+    }
+    return contents;
+  };
+  return {
+    get() {
+      pending ??= download();
+      pending.catch(() => { pending = null; });
+      return pending;
+    },
+    now: () => contents,
+  };
+}
