@@ -35,6 +35,16 @@ Worker.prototype.postMessage = function (message, transfer) {
 """
 
 
+@pytest.fixture()
+def context_without_sw(browser):
+    """A fresh context without a service worker, for the tests that hold matplotlib's font cache: the service
+    worker's precache (offline.js) asks for that file too, and, held, keeps the preload out of its turn for
+    30 s (runtime/in-turn.js, TURN_WAIT_MS) whenever the precache's turn comes first (a loaded machine)."""
+    ctx = browser.new_context(service_workers="block")
+    yield ctx
+    ctx.close()
+
+
 class WheelGate:
     """Holds requests for matplotlib's wheel (or what `pattern` matches), after the first `let_through`,
     until release().
@@ -194,15 +204,15 @@ def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_con
 
 
 @pytest.mark.parametrize("phase", ["download", "install"])
-def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_place(fresh_context, site_url, phase):
+def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_place(context_without_sw, site_url, phase):
     # The preload's download of matplotlib is held, and the run's install waits for its bytes: a Stop then
     # ("download") must end the run at once, in place (no restart), and not be used up by an install. Or
     # the bytes come and the run installs from them, held on matplotlib's font cache (fetched at boot,
     # held too), and the Stop comes then ("install", interrupts held): the same. Either way the wheel is
     # requested once, and the install finishes before the next request.
-    wheel = WheelGate(fresh_context)
-    fonts = WheelGate(fresh_context, pattern=FONT_CACHE)
-    page = open_lesson(fresh_context, site_url)
+    wheel = WheelGate(context_without_sw)
+    fonts = WheelGate(context_without_sw, pattern=FONT_CACHE)
+    page = open_lesson(context_without_sw, site_url)
     run(page, "setup", "kept = 'still here'")
     wait_until(page, lambda: wheel.held, "the preload's download of matplotlib")
     generation = page.evaluate("lessonPage.runtime.generation")
@@ -228,13 +238,13 @@ def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_pla
     assert page.evaluate("lessonPage.runtime.generation") == generation
 
 
-def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_install_finishes(fresh_context, site_url):
+def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_install_finishes(context_without_sw, site_url):
     # Each install is a request like the others: a run pressed meanwhile waits behind it, and its Stop
     # cancels the run without reaching the install. The download goes through, and the installs read
     # its bytes; the one that installs matplotlib then writes the build's font cache, whose fetch at
     # boot is held here, so that install is under way until it is released.
-    gate = WheelGate(fresh_context, pattern=FONT_CACHE)
-    page = open_lesson(fresh_context, site_url)
+    gate = WheelGate(context_without_sw, pattern=FONT_CACHE)
+    page = open_lesson(context_without_sw, site_url)
     run(page, "setup", "kept = 'still here'")
     wait_until(page, lambda: gate.held, "the font cache's fetch")
     installing = "lessonPage.runtime.inflight?.type === 'preload' && lessonPage.runtime.inflight.fields.packages[0]"
@@ -268,12 +278,12 @@ def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_insta
     expect(out.get_by_role("img")).to_have_count(1)
 
 
-def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_it_runs(fresh_context, site_url):
+def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_it_runs(context_without_sw, site_url):
     # matplotlib's install ends by writing the build's font cache, whose fetch (made at boot) never
     # answers here: the install stalls. A run pressed meanwhile waits behind it; past the install's deadline
     # (shortened here, as tests shorten the replay's budget) Python restarts, replays, and the run runs.
-    gate = WheelGate(fresh_context, pattern=FONT_CACHE)
-    page = open_lesson(fresh_context, site_url)
+    gate = WheelGate(context_without_sw, pattern=FONT_CACHE)
+    page = open_lesson(context_without_sw, site_url)
     page.evaluate("lessonPage.runtime.installDeadlineMs = 3000")
     generation = page.evaluate("lessonPage.runtime.generation")
     run(page, "setup", "kept = 'still here'")
