@@ -47,9 +47,31 @@ async function precache(swURL, note, archives) {
   }
 }
 
+/**
+ * The registration's worker once it is active, or null when it has none or its worker failed to install or
+ * activate: `navigator.serviceWorker.ready` would wait for good then (a browser that refuses service workers
+ * but resolves `register`, as Playwright's "block" does), holding the page's background downloads' turn
+ * for TURN_WAIT_MS and never saying the lesson was not kept.
+ */
+export function activeWorker(registration) {
+  if (registration?.active) return Promise.resolve(registration.active);
+  const worker = registration?.installing ?? registration?.waiting;
+  if (!worker) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const settle = () => {
+      if (worker.state === "activated") resolve(registration.active ?? worker);
+      else if (worker.state === "redundant") resolve(null);
+      else return;
+      worker.removeEventListener("statechange", settle);
+    };
+    worker.addEventListener("statechange", settle);
+    settle();
+  });
+}
+
 async function keep(swURL, note, archives) {
-  await navigator.serviceWorker.register(swURL);
-  const { active } = await navigator.serviceWorker.ready;
+  const active = await activeWorker(await navigator.serviceWorker.register(swURL));
+  if (!active) return false;
   const reply = new Promise((resolve) => {
     navigator.serviceWorker.addEventListener("message", function onReply(event) {
       if (event.data?.type !== "precached") return;
