@@ -163,29 +163,27 @@ def test_a_first_visit_cut_off_before_it_was_kept_says_so_and_keeps_it_once_back
         context.close()
 
 
-def test_a_browser_that_refuses_service_workers_says_the_lesson_is_not_kept(browser, site_url):
-    # Its register() resolves but no worker ever becomes active (Playwright's "block" does this): the page
-    # says so once Python is ready, rather than waiting for good on navigator.serviceWorker.ready and holding
-    # the background downloads' turn (in-turn.js) 30 s, which a restart's rests used to wait behind.
-    context = browser.new_context(service_workers="block")
-    try:
-        page = context.new_page()
-        page.goto(site_url + LESSON)
-        ready(page)
-        expect(page.locator("body")).to_have_attribute("data-offline", "failed", timeout=60_000)
-        expect(page.locator(".offline-note")).to_have_text(
-            "Not saved for offline use: this browser did not keep the lesson's files (its storage may be full).")
-    finally:
-        context.close()
+def _refuse_service_workers(browser, site_url):
+    # register() resolves but no worker ever becomes active (Playwright's "block" does this): the page says so
+    # rather than wait for good on navigator.serviceWorker.ready, holding the background downloads' turn
+    # (in-turn.js) 30 s, which a restart's rests used to wait behind
+    return browser.new_context(service_workers="block")
 
 
-def test_a_lesson_the_browser_will_not_keep_online_says_so_without_blaming_the_connection(browser, site_url):
-    # Online, the service worker's precache fails for another reason (here the site's index answers 503 to it;
-    # a full storage quota does the same): the page says the browser did not keep the files, and does not wait
-    # for an "online" that will never come.
+def _fail_the_precache(browser, site_url):
+    # the service worker's precache fails for a reason other than the connection (here the site's index
+    # answers 503 to it; a full storage quota does the same)
     context = browser.new_context()
+    context.route(site_url + "index.html", lambda route: route.fulfill(status=503, body="unavailable"))
+    return context
+
+
+@pytest.mark.parametrize("refusal", [_refuse_service_workers, _fail_the_precache], ids=["no-worker", "precache-503"])
+def test_a_lesson_the_browser_will_not_keep_online_says_so_without_blaming_the_connection(browser, site_url, refusal):
+    # Online, the browser does not keep the lesson: the page says the browser did not keep the files, and does
+    # not wait for an "online" that will never come.
+    context = refusal(browser, site_url)
     try:
-        context.route(site_url + "index.html", lambda route: route.fulfill(status=503, body="unavailable"))
         page = context.new_page()
         page.goto(site_url + LESSON)
         ready(page)
