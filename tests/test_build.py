@@ -34,6 +34,11 @@ def quick_build(tmp_path, lessons=None, **kwargs) -> Path:
     return build.build(opts)
 
 
+def sw_manifest(site: Path) -> dict:
+    """The service worker's manifest in a built site (templates/sw.js)."""
+    return json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", (site / "sw.js").read_text()).group(1))
+
+
 def page_config(html: str) -> dict:
     match = re.search(r'<script type="application/json" id="page-config">(.*?)</script>', html, re.S)
     return json.loads(match.group(1))
@@ -70,7 +75,7 @@ def test_a_lessons_widget_data_is_a_file_beside_its_page_named_in_its_config_and
     assert list(data) == ["h"] and data["h"]["initial"]["arrays"]["weights"]["shape"] == [4, 8, 8]
     assert page_config((site / "lessons/two/index.html").read_text())["widgets"] is None
     assert not (site / "lessons/two" / build.WIDGET_DATA).exists()
-    manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", (site / "sw.js").read_text()).group(1))
+    manifest = sw_manifest(site)
     assert f"lessons/one/{build.WIDGET_DATA}" in manifest["precache"]
     assert f"lessons/two/{build.WIDGET_DATA}" not in manifest["precache"]
 

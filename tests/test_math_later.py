@@ -11,6 +11,7 @@ import build
 from sitebuild.pages import math_later
 from sitebuild.pages.lessons import read_lesson
 from sitebuild.pages.render import render_lesson
+from test_build import page_config, quick_build, sw_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG = r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"  # 8 elements or more
@@ -68,18 +69,16 @@ def test_the_build_writes_the_file_beside_the_page_names_it_and_keeps_it_offline
     lessons.mkdir()
     (lessons / "one.md").write_text(f"---\ntitle: One\norder: 1\n---\n## A\nx\n\n## B\n${BIG}$\n", encoding="utf-8")
     (lessons / "two.md").write_text(f"---\ntitle: Two\norder: 2\n---\n## A\n${BIG}$\n", encoding="utf-8")
-    site = build.build(build.Options(lessons_dir=lessons, out_dir=tmp_path / "site", log=lambda *_: None,
-                                     pyodide_url="https://cdn.example.org/pyodide/v0.27.7/full/"))
+    site = quick_build(tmp_path, lessons)
 
     def config(slug):
-        page = (site / "lessons" / slug / "index.html").read_text()
-        return json.loads(re.search(r'id="page-config">(.*?)</script>', page, re.S).group(1))
+        return page_config((site / "lessons" / slug / "index.html").read_text())
 
     assert config("one")["maths"] == build.LATER_MATHS
     maths = json.loads((site / "lessons/one" / build.LATER_MATHS).read_text())
     assert list(maths) == [math_later.later_key(BIG, False)]
     assert config("two")["maths"] is None and not (site / "lessons/two" / build.LATER_MATHS).exists()
-    manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", (site / "sw.js").read_text()).group(1))
+    manifest = sw_manifest(site)
     assert f"lessons/one/{build.LATER_MATHS}" in manifest["precache"]
     assert f"lessons/two/{build.LATER_MATHS}" not in manifest["precache"]
 

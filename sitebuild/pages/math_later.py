@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from markdown_it.token import Token
 
-from .math import find_formulas
+from .math import MATH_TOKENS, find_formulas, tokens_with_lines
 
 #: A formula of this many MathML elements or more, after the opening section, waits for the reader.
 LATER_ELEMENTS = 8
@@ -48,17 +48,12 @@ def later_key(tex: str, display: bool) -> str:
 def mark_later(tokens: list[Token]) -> None:
     """Mark the formulas among *tokens* (typeset already) that wait for the reader: ``token.meta["later"]``."""
     sections = 0
-    after_opening: set[int] = set()
-    for token in tokens:
+    for token, _ in tokens_with_lines(tokens):  # in page order, an inline token's children after it
         if token.type == "heading_open" and token.tag == "h2":
             sections += 1
-        if sections > EAGER_SECTIONS:
-            after_opening.add(id(token))
-            after_opening.update(id(child) for child in token.children or ())
-    for formula in find_formulas(tokens):
-        mathml = formula.token.meta.get("html")
-        if mathml and id(formula.token) in after_opening and elements(mathml) >= LATER_ELEMENTS:
-            formula.token.meta["later"] = True
+        elif (sections > EAGER_SECTIONS and token.type in MATH_TOKENS and "html" in token.meta
+              and elements(token.meta["html"]) >= LATER_ELEMENTS):
+            token.meta["later"] = True
 
 
 def standin(tex: str, key: str) -> str:
