@@ -1,10 +1,10 @@
 // The site's service worker (written by build.py): after one visit the lessons work offline.
 // - Versioned files (assets/<hash>/, pyodide/<version>-<content key>/) never change under their
-//   URL. Offline they come from Cache Storage; online from the browser's HTTP cache, where
-//   they are immutable too (see the fetch handler). Their caches are named after their
-//   content, so a rebuild that changes them starts new caches, and one that does not keeps them.
+//   URL. While the site answers they come from the browser's HTTP cache, where they are immutable
+//   too; once it does not, from Cache Storage (see the fetch handler). Their caches are named after
+//   their content, so a rebuild that changes them starts new caches, and one that does not keeps them.
 // - Everything else (the pages) is network-first: a rebuilt lesson is seen at once; the cached
-//   copy is only for when the network fails.
+//   copy is for when the network fails or stalls (NETWORK_WAIT_MS).
 "use strict";
 
 const MANIFEST = {{ manifest | tojson }};
@@ -19,6 +19,15 @@ const VERSIONED = [
   { prefix: "snapshot/" + MANIFEST.snapshotKey + "/", kind: "snapshot-", cache: "snapshot-" + MANIFEST.snapshotKey },
 ];
 const scope = () => self.registration.scope; // the site's root, wherever it is hosted
+
+// Offline is "the site did not answer", not `navigator.onLine === false`: a server that is down or a
+// connection that is lost while the machine keeps its network leaves onLine true. A page whose navigation
+// failed or stalled is served from the cache, and so are the versioned files it asks for next, until the site
+// answers again: WebKit's HTTP cache does not answer them once the network fails, as Chromium's and Firefox's
+// happened to, and its page came without its styles and scripts. Kept in this worker's memory (a worker the
+// browser stopped and starts again begins by trusting the network, and its next navigation tells).
+const NETWORK_WAIT_MS = 4000; // a navigation that has a cached copy waits this long for the network
+let unreachable = false;
 
 function versionedCache(url) {
   if (!url.startsWith(scope())) return null;
@@ -78,10 +87,10 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || !request.url.startsWith(scope())) return;
   const url = request.url.split("#")[0];
   const name = versionedCache(url);
-  // Online, versioned files go to the browser's HTTP cache (they are immutable there): a
+  // While the site answers, versioned files go to the browser's HTTP cache (they are immutable there): a
   // response that passes through a service worker loses V8's cache of compiled wasm, and
   // compiling Pyodide's 10 MB again made a revisit slower than the first visit.
-  if (name && self.navigator.onLine) return;
+  if (name && self.navigator.onLine && !unreachable) return;
   event.respondWith(name ? cacheFirst(name, url, request) : networkFirst(url, request));
 });
 
@@ -90,21 +99,39 @@ async function cacheFirst(name, url, request) {
   const hit = await cache.match(url, { ignoreVary: true });
   if (hit) return hit;
   const response = await fetch(request);
+  unreachable = false; // it answered
   if (response.ok && response.type === "basic") cache.put(url, response.clone()).catch(() => {});
   return response;
 }
 
 async function networkFirst(url, request) {
   const cache = await caches.open(PAGES);
-  try {
-    const response = await fetch(request);
+  const kept = () => cache.match(url, { ignoreSearch: true, ignoreVary: true });
+  const network = fetch(request).then((response) => {
+    unreachable = false;
     if (response.ok && response.type === "basic" && request.mode === "navigate") {
       cache.put(url.split("?")[0], response.clone()).catch(() => {});
     }
     return response;
+  });
+  network.catch(() => {}); // raced below; after a stall, its failure is nobody's
+  // A stalled network: the kept copy after NETWORK_WAIT_MS, if there is one (else the network, however long).
+  let timer;
+  const stalled = new Promise((resolve) => {
+    timer = setTimeout(resolve, NETWORK_WAIT_MS);
+  }).then(kept).then((hit) => {
+    if (!hit) return network;
+    unreachable = true; // until the site answers again (the network's late answer says so)
+    return hit;
+  });
+  try {
+    return await Promise.race([network, stalled]);
   } catch (err) {
-    const hit = await cache.match(url, { ignoreSearch: true, ignoreVary: true });
+    unreachable = true;
+    const hit = await kept();
     if (hit) return hit;
     throw err;
+  } finally {
+    clearTimeout(timer);
   }
 }

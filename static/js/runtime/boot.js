@@ -2,11 +2,19 @@
 // the page was parsed. Loaded `async` from <head>; page.js imports the same module.
 import { PythonRuntime } from "./runtime.js";
 
-export const config = JSON.parse(document.getElementById("page-config").textContent);
+// start-python.js (a classic script in <head>) has already read the config and started the worker, which the
+// runtime adopts. Should that script have failed, nothing here may throw: the page's prose, quiz and pictures
+// work without Python, and the runtime's start fails with a reason the status line shows.
+export const config = globalThis.earlyPython?.config ?? readConfig();
+export const runtime = new PythonRuntime(config);
 
-// start-python.js (a classic script in <head>) has already started the worker; adopt it.
-const early = globalThis.earlyPython;
-export const runtime = new PythonRuntime(early.config, early.interruptBuffer);
+function readConfig() {
+  try {
+    return JSON.parse(document.getElementById("page-config").textContent);
+  } catch {
+    return {};
+  }
+}
 // Offline support waits for Python: it must not compete with the start-up it caches. A start that failed (the
 // status line says so and offers "Try again") waits for the start the reader's retry makes: offline support
 // used to be left out after one.

@@ -22,17 +22,24 @@ const ANSWER_WAIT_MS = 1_000; // ...and one that does not answer in this time is
 const INSTALL_DEADLINE_MS = BOOT_TIMEOUT_MS;
 
 /**
- * The worker start-python.js already started (taken once), or a new one: start-python.js,
- * loaded by every lesson page, owns creating workers and sending them "init".
+ * The worker start-python.js already started (taken once), or a new one with a new interrupt buffer:
+ * start-python.js, loaded by every lesson page, owns creating workers, sending them "init" and the one
+ * check of whether this browser can interrupt Python in place (newInterruptBuffer). Each worker polls a
+ * buffer of its own: a terminated worker runs on for a moment (Pyodide's NoGilError comes ~2 s after
+ * terminate()), still reading the buffer it was given; sharing it, a worker stopped for code that ignores
+ * KeyboardInterrupt took the Stop meant for the new one (which then ran on, and was restarted too).
  */
-function takeWorker(config, interruptBuffer) {
+function takeWorker(config) {
   const early = globalThis.earlyPython;
   if (early?.started) {
     const started = early.started;
     early.started = null;
     return started;
   }
-  return globalThis.startPythonWorker(config, interruptBuffer);
+  if (typeof globalThis.startPythonWorker !== "function") {
+    throw new Error(early?.error ? `its start failed (${early.error})` : "the page's start-up script did not load");
+  }
+  return globalThis.startPythonWorker(config, globalThis.newInterruptBuffer());
 }
 
 const failure = (message, extra) => Object.assign(new Error(message), extra);
@@ -43,14 +50,14 @@ export class PythonRuntime extends EventTarget {
   /**
    * @param {{workerURL: string, indexURL: string, wheelURL: string, bootPackages: string[], fontCache: {url: string, path: string}|null, plan: Object|null, snapshot: Object|null}} config
    *   (plan: the boot plan, which of Pyodide's files to fetch when; snapshot: the memory snapshot to restore; protocol.js, InitRequest)
-   * @param {Uint8Array|null} interruptBuffer  shared with the worker (needs cross-origin isolation)
    */
-  constructor(config, interruptBuffer = null) {
+  constructor(config) {
     super();
     this.config = config;
-    // With cross-origin isolation Python can be interrupted in place; otherwise Stop restarts it.
-    this.interruptBuffer = interruptBuffer;
-    this.machine = new RestartMachine({ canInterrupt: Boolean(interruptBuffer) });
+    // Shared with the current worker, when this browser can share one (start-python.js, newInterruptBuffer):
+    // Stop then interrupts Python in place; otherwise Stop restarts it. Set by each boot.
+    this.interruptBuffer = null;
+    this.machine = new RestartMachine({ canInterrupt: false });
     this.worker = null;
     this.generation = 0; // one per worker: events of any other worker are ignored
     this.nextId = 1;
@@ -194,13 +201,10 @@ export class PythonRuntime extends EventTarget {
   /** Create (or adopt) a worker and wait for its init reply. */
   async #boot() {
     const generation = ++this.generation;
-    // Each worker polls an interrupt buffer of its own. A terminated worker runs on for a moment (Pyodide's
-    // NoGilError comes ~2 s after terminate()), still reading the buffer it was given: sharing it, a worker
-    // stopped for code that ignores KeyboardInterrupt took the Stop meant for the new one (which then ran
-    // on, and was restarted too).
-    if (generation > 1 && this.interruptBuffer) this.interruptBuffer = new Uint8Array(new SharedArrayBuffer(1));
     this.#status({ state: "loading", stage: "Starting", fraction: 0 });
-    const { worker, init: initRequest, sent, buffered, startedAt } = takeWorker(this.config, this.interruptBuffer);
+    const { worker, init: initRequest, sent, buffered, startedAt, interruptBuffer = null } = takeWorker(this.config);
+    this.interruptBuffer = interruptBuffer;
+    this.machine.canInterrupt = Boolean(interruptBuffer);
     for (const message of sent) this.#checkProtocol("request", message); // start-python.js cannot import protocol.js
     const initId = initRequest.id;
     // Milestones of this boot (ms since navigation), for the benchmark and the curious.

@@ -18,8 +18,9 @@
  * @typedef {{url: string, path: string}} FontCache  matplotlib's font cache: where to fetch it, where it goes
  *
  * @typedef {{id: 0, type: "init", indexURL: string, wheelURL: string, bootPackages: string[], fontCache: FontCache|null,
- *   plan: Object|null, snapshot: Object|null, matplotlibDocs: string|null}} InitRequest
+ *   plan: Object|null, snapshot: Object|null, matplotlibDocs: string|null, ipad?: boolean}} InitRequest
  *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
+ *   ipad: the page runs on an iPad, which a worker cannot tell from a Mac (shared/pyodide-seams.mjs, showIPad).
  *   matplotlibDocs: where the property lists matplotlib writes into its docstrings are (JSON, made by the build:
  *   sitebuild/startup/in_pyodide/kwdoc.py; lessonpy.artist_set_docs hands them to matplotlib), or null.
  *   plan: the boot plan, which of Pyodide's files to fetch when and where they go (sitebuild/startup/boot_plan.py
@@ -116,7 +117,7 @@ export const SIGINT = 2;
 // The fields of each message type: [required, optional]. `id` (requests) and `runId` (events)
 // come on top. Kept beside the typedefs above; protocolError checks messages against it.
 const REQUEST_FIELDS = {
-  [Request.INIT]: [["indexURL", "wheelURL", "wheelSha256", "bootPackages", "fontCache", "plan"], ["snapshot", "matplotlibDocs"]],
+  [Request.INIT]: [["indexURL", "wheelURL", "wheelSha256", "bootPackages", "fontCache", "plan"], ["snapshot", "matplotlibDocs", "ipad"]],
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.PING]: [[], []],
   [Request.RUN]: [["code", "cellId", "cells"], []],

@@ -51,6 +51,7 @@ const LIVE = {
   why: null,
   hookCreateModule,
   hideJSPI,
+  showIPad,
   afterFinalizeBootstrap,
   hookUnpackBuffer,
   setInvalidateCaches,
@@ -67,6 +68,7 @@ function inert(version) {
     why: `Pyodide ${version}: the site's hooks are written for ${PYODIDE_VERSION} (static/js/shared/pyodide-seams.mjs)`,
     hookCreateModule: nothing,
     hideJSPI: nothing,
+    showIPad: nothing,
     afterFinalizeBootstrap: () => {},
     hookUnpackBuffer: () => false,
     setInvalidateCaches: () => false,
@@ -107,6 +109,20 @@ export function hideJSPI() {
   const hidden = Object.fromEntries(JSPI_KEYS.filter((k) => k in WebAssembly).map((k) => [k, WebAssembly[k]]));
   for (const key of Object.keys(hidden)) delete WebAssembly[key];
   return () => Object.assign(WebAssembly, hidden);
+}
+
+/**
+ * Let Pyodide see an iPad as iOS until the module exists, on either boot; returns what undoes it. 0.27.7
+ * decides "iOS" from navigator.platform alone (pyodide.asm.js, getPyEMCountArgsPtr), and an iPad reports
+ * "MacIntel" there, so it builds its WebAssembly-GC helper, which crashes iPadOS 18's Safari; 0.28 also
+ * counts a "MacIntel" with touch points as iOS (pyodide#5695, cpython#135388). A worker has no
+ * maxTouchPoints: the page tells it (start-python.js, the init request's `ipad`). A no-op when `ipad` is false.
+ */
+export function showIPad(ipad) {
+  const navigator = globalThis.navigator;
+  if (!ipad || !navigator || Object.hasOwn(navigator, "platform")) return () => {};
+  Object.defineProperty(navigator, "platform", { configurable: true, get: () => "iPad" });
+  return () => delete navigator.platform;
 }
 
 /**

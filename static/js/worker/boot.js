@@ -23,14 +23,14 @@ if "importlib.metadata" in sys.modules: sys.modules["importlib.metadata"].Metada
 
 /**
  * Boot Python for the page: `init` is the page's init request (protocol.js's InitRequest: indexURL,
- * wheelURL, wheelSha256, bootPackages, plan, snapshot), `fetchBytes(url)` the worker's download of a versioned
+ * wheelURL, wheelSha256, bootPackages, plan, snapshot, ipad), `fetchBytes(url)` the worker's download of a versioned
  * file, `fetchChecked(url, sha256)` the same, checked (worker.js), `progress(stage, fraction)` the page's progress line, `mark(name)` the record of the boot's steps.
  * Resolves to {pyodide, how, note, picked, later, lockFileURL}: `how` "snapshot" or "start", `note` why a
  * snapshot was not restored (null when none was tried or it worked), `picked` the archives' variants
  * (plan.js), `later` what comes after the first output for this boot ([{url, modules, into, unpack}], each
  * with its finder installed), `lockFileURL` where loadPackage finds the packages.
  */
-export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages, plan, snapshot }, { fetchBytes, fetchChecked, progress, mark }) {
+export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages, plan, snapshot, ipad = false }, { fetchBytes, fetchChecked, progress, mark }) {
   progress("Downloading Python", 0.05);
   // The lesson's own wheel downloads while the interpreter boots; a bad kept copy of it is dropped (fetchChecked).
   const lessonWheel = fetchChecked(wheelURL, wheelSha256);
@@ -65,6 +65,7 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
   let how = "start";
   let note = null;
   const showJSPI = seams.hideJSPI(); // until the module exists, on either boot (pyodide-seams.mjs says why)
+  const hidePlatform = seams.showIPad(ipad); // likewise
   try {
     const use = await found;
     if (use && !seams.live) note = seams.why;
@@ -92,6 +93,7 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
     }
   } finally {
     showJSPI();
+    hidePlatform();
   }
   mark("python up");
   // A restore's installs from now on unpack without Python (install.js says why); a normal boot's were
