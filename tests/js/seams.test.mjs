@@ -104,3 +104,82 @@ test("a wasm that fails to instantiate fails the boot instead of leaving it wait
   seamsFor("0.0.1").replaceInstantiateWasm(theirs, async () => ({}));
   assert.equal(theirs.instantiateWasm(), "theirs");
 });
+
+test("an iPad (a Mac platform with touch points, as the page tells the worker) is iOS to Pyodide until undone", () => {
+  const seams = seamsFor(PYODIDE_VERSION);
+  const own = !("navigator" in globalThis); // Node 20 has no navigator; a worker's says "MacIntel" on an iPad
+  if (own) globalThis.navigator = { platform: "MacIntel" };
+  const before = navigator.platform;
+  const undo = seams.showIPad(true);
+  assert.equal(navigator.platform, "iPad");
+  assert.match(navigator.platform, /iPad|iPhone|iPod/); // what pyodide.asm.js's getPyEMCountArgsPtr tests
+  undo();
+  assert.equal(navigator.platform, before);
+  seams.showIPad(false)();
+  assert.equal(navigator.platform, before, "not an iPad: nothing changes");
+  seamsFor("0.28.0").showIPad(true)();
+  assert.equal(navigator.platform, before, "inert seams change nothing");
+  if (own) delete globalThis.navigator;
+});
+
+// A module of two functions in its table: `f` at 0, exported, and one at 1 that is not.
+const TWO_FUNCTIONS = new Uint8Array([
+  0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 5, 1, 0x60, 0, 1, 0x7f, 3, 3, 2, 0, 0, 4, 4, 1, 0x70, 0, 2,
+  7, 9, 2, 1, 0x66, 0, 0, 1, 0x74, 1, 0, 9, 8, 1, 0, 0x41, 0, 0x0b, 2, 0, 1,
+  0x0a, 0x0b, 2, 4, 0, 0x41, 42, 0x0b, 4, 0, 0x41, 7, 0x0b,
+]);
+
+/** The module, instantiated, with the imports a main module's instantiateWasm sees (its table in env). */
+function mainModule() {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(TWO_FUNCTIONS));
+  return { instance, table: instance.exports.t, imports: { env: { __indirect_function_table: instance.exports.t } } };
+}
+
+/** JavaScriptCore's table.get while it runs: another object (one per function) than the export, same name and length. */
+function asInJavaScriptCore(run) {
+  const get = WebAssembly.Table.prototype.get;
+  const others = new WeakMap();
+  WebAssembly.Table.prototype.get = function (index) {
+    const fn = get.call(this, index);
+    if (!fn) return fn;
+    if (!others.has(fn)) others.set(fn, Object.defineProperties((...args) => fn(...args), { name: { value: fn.name }, length: { value: fn.length } }));
+    return others.get(fn);
+  };
+  try {
+    return run();
+  } finally {
+    WebAssembly.Table.prototype.get = get;
+  }
+}
+
+test("table slots: where the engine keeps a function's identity (V8 here) nothing is hooked", () => {
+  const { instance, table, imports } = mainModule();
+  const undo = seamsFor(PYODIDE_VERSION).sameTableFunctions(imports, instance);
+  assert.equal(Object.hasOwn(table, "get"), false);
+  assert.equal(table.get(0), instance.exports.f);
+  undo();
+});
+
+test("table slots: where table.get gives another object (Safari), the main module's slots give its exports until undone", () => {
+  asInJavaScriptCore(() => {
+    const { instance, table, imports } = mainModule();
+    assert.notEqual(table.get(0), instance.exports.f); // what made Emscripten's addFunction add 1,155 slots
+    const undo = seamsFor(PYODIDE_VERSION).sameTableFunctions(imports, instance);
+    assert.equal(table.get(0), instance.exports.f);
+    assert.equal(table.get(1)(), 7); // not exported: the engine's own object
+    table.grow(1);
+    table.set(2, instance.exports.f);
+    assert.notEqual(table.get(2), instance.exports.f); // a slot added later is not the module's: left as it is
+    undo();
+    assert.equal(Object.hasOwn(table, "get"), false);
+    assert.notEqual(table.get(0), instance.exports.f);
+  });
+});
+
+test("table slots: inert seams hook nothing", () => {
+  asInJavaScriptCore(() => {
+    const { instance, table, imports } = mainModule();
+    seamsFor("0.28.0").sameTableFunctions(imports, instance)();
+    assert.equal(Object.hasOwn(table, "get"), false);
+  });
+});

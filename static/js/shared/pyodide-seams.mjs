@@ -58,6 +58,7 @@ const LIVE = {
   swapFetch,
   swapInstantiate,
   replaceInstantiateWasm,
+  sameTableFunctions,
 };
 
 /** Seams that leave Pyodide as it is: every hook is a no-op, and `live` is false (no restore). */
@@ -75,6 +76,7 @@ function inert(version) {
     swapFetch: nothing,
     swapInstantiate: nothing,
     replaceInstantiateWasm: () => new Promise(() => {}), // Pyodide's own, as it is: nothing to race
+    sameTableFunctions: nothing,
   };
 }
 
@@ -120,9 +122,10 @@ export function hideJSPI() {
  */
 export function showIPad(ipad) {
   const navigator = globalThis.navigator;
-  if (!ipad || !navigator || Object.hasOwn(navigator, "platform")) return () => {};
+  if (!ipad || !navigator) return () => {};
+  const own = Object.getOwnPropertyDescriptor(navigator, "platform"); // a worker's is its prototype's
   Object.defineProperty(navigator, "platform", { configurable: true, get: () => "iPad" });
-  return () => delete navigator.platform;
+  return () => (own ? Object.defineProperty(navigator, "platform", own) : delete navigator.platform);
 }
 
 /**
@@ -183,6 +186,66 @@ export function replaceInstantiateWasm(settings, instantiate) {
     };
   }
   return failed;
+}
+
+/**
+ * The main module's table slots, as its start-up looks them up; call it with the instance before Emscripten
+ * sees it (settings.instantiateWasm's success), undo it once the module is created. Returns what undoes it.
+ *
+ * Why: Emscripten's dynamic linking (0.27.7: updateGOT and reportUndefinedSymbols as the module starts) gives
+ * each function the GOT.func imports name its table slot through addFunction, which reuses a slot the function
+ * already has only when it finds the function's JS object among wasmTable.get(i) (updateTableMap, a WeakMap
+ * keyed by those objects), and appends a slot otherwise. V8 (Node, where the build makes the image, and
+ * Chromium) and SpiderMonkey give a wasm function one JS object, from the exports and from a table alike.
+ * JavaScriptCore (Safari, WebKitGTK 2.50) gives table.get(i) another object than the export: every lookup
+ * misses, and the 1,155 exported functions that the main module's table holds and its GOT.func names get a
+ * second slot (13,071 slots at start-up, not 11,916). The function pointers in the image are then not the
+ * module's (Python compares them: `tp_new == object_new`), and numpy's libraries would go where those slots are.
+ *
+ * So, only on an engine whose table.get differs from the export (a probe of a one-function module) and only
+ * while the module starts (the slots updateTableMap reads then stay in Emscripten's mirror of the table),
+ * table.get gives the main module's own export for its slots. A wasm function's `name` is its index in its
+ * module (WebAssembly's JS API), and those slots hold only the main module's own functions: its elem segment
+ * names no import (and those it imports are JS functions, not named by a number). numpy's libraries need
+ * nothing of the kind: their tables hold no function they export. Their loads keep the table's length check
+ * (worker/snapshot.js): an engine that still differs boots the normal way.
+ */
+export function sameTableFunctions(imports, instance) {
+  const table = imports?.env?.__indirect_function_table;
+  if (!(table instanceof WebAssembly.Table) || tableKeepsIdentity()) return () => {};
+  const exported = new Map();
+  for (const fn of Object.values(instance.exports)) {
+    if (typeof fn === "function" && /^\d+$/.test(fn.name)) exported.set(fn.name, fn);
+  }
+  const own = table.length; // the main module's slots; addFunction's and the libraries' come after
+  const get = table.get;
+  table.get = function (index, ...rest) {
+    const fn = get.call(this, index, ...rest);
+    const export_ = fn && index < own ? exported.get(fn.name) : undefined;
+    return export_ && export_.length === fn.length ? export_ : fn;
+  };
+  return () => delete table.get; // WebAssembly.Table.prototype.get again
+}
+
+// A module of one function, `f`, exported and in its table `t` at 0 (WebAssembly's binary format, by hand).
+const ONE_FUNCTION_MODULE = [
+  0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, // magic, version
+  1, 5, 1, 0x60, 0, 1, 0x7f, // types: () -> i32
+  3, 2, 1, 0, // functions: one, of type 0
+  4, 4, 1, 0x70, 0, 1, // tables: funcref, 1 slot
+  7, 9, 2, 1, 0x66, 0, 0, 1, 0x74, 1, 0, // exports: "f" function 0, "t" table 0
+  9, 7, 1, 0, 0x41, 0, 0x0b, 1, 0, // elements: function 0 at slot 0
+  0x0a, 6, 1, 4, 0, 0x41, 0x2a, 0x0b, // code: i32.const 42
+];
+
+/** Whether this engine's table.get(i) is the very export of the function in slot i (V8, SpiderMonkey: yes). */
+function tableKeepsIdentity() {
+  try {
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(ONE_FUNCTION_MODULE)));
+    return exports.t.get(0) === exports.f;
+  } catch {
+    return true; // no probe, no change: the table's length check still decides
+  }
 }
 
 /** globalThis.fetch is `fetchFn` (given the fetch it replaces) while loadPyodide runs; returns what undoes it. */

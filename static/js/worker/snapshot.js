@@ -200,14 +200,23 @@ export async function restorePython({ loadPyodide, indexURL, spec, found, option
     settings.INITIAL_MEMORY = spec.memoryBytes;
     // Pyodide's would fetch and compile the wasm; startRuntime's compile is used instead, and if it
     // failed the wasm is fetched and compiled once more (a second failure ends the restore).
+    let sameFunctions = () => {};
     const failed = seams.replaceInstantiateWasm(settings, (imports) => runtime.wasm.catch(() => {
       mark("wasm compiled again");
       return WebAssembly.compileStreaming(network(runtime.wasmURL));
     }).then((compiled) => WebAssembly.instantiate(compiled, imports).then((instance) => {
       mark("wasm instantiated");
+      // The table slots the module's start-up gives functions must be the image's, as under Node; Safari's
+      // engine would add 1,155 of its own (seams.sameTableFunctions says why).
+      sameFunctions = seams.sameTableFunctions(imports, instance);
       return { instance, module: compiled };
     })));
-    const module = await Promise.race([createModule(settings), failed]);
+    let module;
+    try {
+      module = await Promise.race([createModule(settings), failed]);
+    } finally {
+      sameFunctions(); // undone: the slots it was for are in Emscripten's mirror of the table
+    }
     mark("module created");
     await loadLibraries(module, spec, await details, await archives, await libraries, seams, mark);
     await checked;

@@ -1,0 +1,1 @@
+"""The engine tests' drivers: Firefox (puppeteer-core over WebDriver BiDi) and WebKitGTK (Selenium)."""
