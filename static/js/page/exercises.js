@@ -234,6 +234,9 @@ const onPage = new Map();
 /** The code in exercise `id`'s editor now (saved or not: storage may be full), or undefined. */
 export const answerOnPage = (id) => onPage.get(id)?.editor.getCode();
 
+/** Exercise `id`'s starter code as the build wrote it, or undefined (for a notebook's edits, notebook.js). */
+export const starterOnPage = (id) => onPage.get(id)?.data.starter;
+
 export async function init({ runtime, lesson, root }) {
   for (const el of root.querySelectorAll("[data-exercise]")) {
     try {

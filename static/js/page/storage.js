@@ -4,8 +4,13 @@
 
 const PREFIX = "attn-lesson:v1";
 
+/** Where a lesson's values start: every key of the lesson is this followed by `<kind>:<id>`. */
+function lessonPrefix(lesson) {
+  return `${PREFIX}:${lesson}:`;
+}
+
 function key(lesson, kind, id) {
-  return `${PREFIX}:${lesson}:${kind}:${id}`;
+  return `${lessonPrefix(lesson)}${kind}:${id}`;
 }
 
 /** Read a JSON value, or `fallback` when it is missing, unreadable or not JSON. */
@@ -39,6 +44,7 @@ function refused(err) {
 export function save(lesson, kind, id, value) {
   try {
     localStorage.setItem(key(lesson, kind, id), JSON.stringify(value));
+    askToKeep();
     return true;
   } catch (err) {
     refused(err);
@@ -55,6 +61,58 @@ export function remove(lesson, kind, id) {
     refused(err);
     return false;
   }
+}
+
+/**
+ * Everything `lesson` keeps, as [{kind, id, value}] (for "Save my work"). Values that are not JSON
+ * are left out: they would be ignored on load too.
+ */
+export function items(lesson) {
+  const prefix = lessonPrefix(lesson);
+  const found = [];
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const name = localStorage.key(i);
+      if (!name?.startsWith(prefix)) continue;
+      const rest = name.slice(prefix.length);
+      const colon = rest.indexOf(":"); // kinds have no colon; an id may
+      if (colon <= 0) continue;
+      try {
+        found.push({ kind: rest.slice(0, colon), id: rest.slice(colon + 1), value: JSON.parse(localStorage.getItem(name)) });
+      } catch {
+        // junk under our prefix: skipped, as load() would
+      }
+    }
+  } catch {
+    // storage turned off: nothing is kept
+  }
+  return found;
+}
+
+// Browsers may delete what a site keeps (to free space; Safari after 7 days without a visit). Where the
+// browser grants it, persistent storage is spared the first kind. Asked once, at the first save, not at
+// load: Firefox asks the reader, and a prompt for a page they have not used yet makes no sense.
+let asked = null; // the browser's answer: a Promise of true (granted) or false
+const keptHandlers = [];
+
+function askToKeep() {
+  if (asked) return;
+  asked = Promise.resolve()
+    .then(() => globalThis.navigator?.storage?.persist?.())
+    .then((granted) => granted === true, () => false);
+  asked.then((granted) => granted && keptHandlers.forEach((handler) => handler()));
+}
+
+/**
+ * Call `handler()` once the browser keeps this site's storage persistently: at once if it did so before
+ * (asking whether is silent), or when it grants the page's request at the first save. Only what the page
+ * says depends on it.
+ */
+export function whenKept(handler) {
+  keptHandlers.push(handler);
+  Promise.resolve()
+    .then(() => globalThis.navigator?.storage?.persisted?.())
+    .then((kept) => kept === true && handler(), () => {});
 }
 
 /**
