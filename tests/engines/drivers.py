@@ -24,7 +24,9 @@ ENGINES = ("firefox", "webkit")
 
 def missing(engine: str) -> str | None:
     """Why `engine` cannot be driven here (a sentence naming what to install), or None."""
-    need = {"firefox": [FIREFOX], "webkit": [MINIBROWSER, WEBKIT_DRIVER, shutil.which("Xvfb") or "/usr/bin/Xvfb"]}[engine]
+    chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+    need = {"chromium": [chromium], "firefox": [FIREFOX],
+            "webkit": [MINIBROWSER, WEBKIT_DRIVER, shutil.which("Xvfb") or "/usr/bin/Xvfb"]}[engine]
     absent = [path for path in need if not Path(path).exists()]
     return f"{', '.join(absent)} not found: `./setup.sh --test` installs firefox-esr, webkit2gtk-driver and xvfb" if absent else None
 
@@ -35,15 +37,17 @@ class Driver:
 
     name = ""
 
-    def wait(self, body: str, what: str, timeout: float = 60.0, *args):
-        """Poll `js(body, *args)` until it returns something truthy; return that, or fail naming `what`."""
+    def wait(self, body: str, what: str, timeout: float = 60.0, *args, state=None):
+        """Poll `js(body, *args)` until it returns something truthy; return that, or fail naming `what`, what
+        `state()` then says of the page (if given), and what the page logged."""
         deadline = time.monotonic() + timeout
         while True:
             value = self.js(body, *args)
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError(f"{self.name}: waited {timeout:g} s for {what}; the page logged: {self.logs()[-20:]}")
+                seen = f"; the page: {state()}" if state else ""
+                raise AssertionError(f"{self.name}: waited {timeout:g} s for {what}{seen}; it logged: {self.logs()[-20:]}")
             time.sleep(0.25)
 
 
@@ -164,10 +168,21 @@ class WebKit(Driver):
             found = self.web.find_elements(By.CSS_SELECTOR, selector)
             if found:
                 self.web.execute_script("arguments[0].scrollIntoView({block: 'center'})", found[0])
+                self._settle(found[0])
                 return found[0]
             if time.monotonic() > deadline:
                 raise AssertionError(f"webkit: no element {selector}")
             time.sleep(0.25)
+
+    def _settle(self, element):
+        """Wait until `element` stops moving (firefox_bridge.mjs, settled, says why)."""
+        box = None
+        for _ in range(20):
+            now = self.web.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.height]", element)
+            if now == box:
+                return
+            box = now
+            time.sleep(0.15)
 
     def click(self, selector):
         from selenium.common.exceptions import StaleElementReferenceException
@@ -218,5 +233,54 @@ class WebKit(Driver):
             self.screen.close()
 
 
+class Chromium(Driver):
+    """Debian's Chromium through Playwright (tests/browser.py's launch), with the same verbs: for what compares
+    the three engines (bench/engines.py). The full suite drives Chromium through Playwright directly."""
+
+    name = "chromium"
+
+    def __init__(self):
+        from playwright.sync_api import sync_playwright
+
+        from browser import launch
+
+        self._playwright = sync_playwright().start()
+        self.browser = launch(self._playwright)
+        self.version = self.browser.version
+        self.page = self.browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+        self._logged = []
+        self.page.on("console", lambda m: self._logged.append(f"console.{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self._logged.append(f"pageerror: {e}"))
+
+    def open(self, url): self.page.goto(url)
+    def reload(self): self.page.reload()
+
+    def js(self, body, *args):
+        # evaluated as devtools do (the page's CSP has no 'unsafe-eval'), like the other two drivers
+        session = self.page.context.new_cdp_session(self.page)
+        try:
+            expression = f"(async function () {{ {body} }}).apply(null, {json.dumps(list(args))})"
+            answer = session.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True})
+        finally:
+            session.detach()
+        if "exceptionDetails" in answer:
+            raise RuntimeError(f"chromium js: {answer['exceptionDetails']}")
+        return answer["result"].get("value")
+
+    def click(self, selector): self.page.locator(selector).first.click()
+
+    def click_at(self, selector, x, y): self.page.locator(selector).first.click(position={"x": x, "y": y})
+    def type(self, text): self.page.keyboard.type(text)
+    def key(self, name): self.page.keyboard.press(name.replace("Control+a", "Control+A"))
+
+    def logs(self):
+        new, self._logged = self._logged, []
+        return new
+
+    def close(self):
+        self.browser.close()
+        self._playwright.stop()
+
+
 def start(engine: str, log_path: Path) -> Driver:
-    return Firefox() if engine == "firefox" else WebKit(log_path)
+    return {"firefox": Firefox, "chromium": Chromium}.get(engine, lambda: WebKit(log_path))()

@@ -28,6 +28,19 @@ async function newPage() {
   page.on("pageerror", (error) => logged.push(`pageerror: ${error.message ?? error}`));
 }
 
+/** The element's box once it stopped moving (two looks 150 ms apart agree, 3 s at most): what comes near the
+ *  screen as it scrolls there (a formula typeset, code coloured, an editor built) can move it. */
+async function settled(element) {
+  let box = await element.boundingBox();
+  for (let i = 0; i < 20; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const next = await element.boundingBox();
+    if (next && box && next.x === box.x && next.y === box.y && next.height === box.height) return next;
+    box = next;
+  }
+  return box;
+}
+
 const commands = {
   async launch() {
     browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX, headless: true, extraPrefsFirefox: PREFS });
@@ -54,6 +67,7 @@ const commands = {
       try {
         const element = await page.waitForSelector(selector, { timeout: 30_000 });
         await element.scrollIntoView();
+        await settled(element);
         await element.click();
         return true;
       } catch (err) {
@@ -65,7 +79,7 @@ const commands = {
   async clickAt({ selector, x, y }) {
     const element = await page.waitForSelector(selector, { timeout: 30_000 });
     await element.scrollIntoView();
-    const box = await element.boundingBox();
+    const box = await settled(element);
     await page.mouse.click(box.x + x, box.y + y);
     return true;
   },
