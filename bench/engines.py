@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
 import tempfile
@@ -38,9 +37,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import psutil  # noqa: E402
 
 from engines import drivers  # noqa: E402
-from sitebuild.files import link_or_copy  # noqa: E402
-from sitebuild.server import serve_in_thread  # noqa: E402
-from startup import LESSON_OUTPUT, RAW_OUTPUT, make_raw_page  # noqa: E402
+from startup import LESSON_OUTPUT, RAW_OUTPUT, built, serve_both  # noqa: E402
 
 # Put in as the navigation returns (WebDriver's get returns at the load event): the output comes seconds later.
 PROBE = """
@@ -156,11 +153,14 @@ def memory(engine: str, base: str, log: Path) -> list[tuple[str, float, float, f
         for cell in cells:
             status = run_cell(d, cell)
             record(f"cell {cell}" + ("" if status == "ok" else f" ({status})"))
-        if d.js("return Boolean(document.querySelector('[data-widget=real-heads] [data-live=idle], [data-widget=real-heads][data-live=idle]'))"):
+        # The widget starts as it nears the screen (widgets.js): bring it there, as a reader scrolls to it.
+        d.js("document.querySelector('[data-widget=real-heads]').scrollIntoView()")
+        live = d.wait("return document.querySelector('[data-widget=real-heads]')?.dataset.live", "the live panel", 60)
+        if live == "idle":
             d.js("const w = document.querySelector('[data-widget=real-heads]'); const input = w.querySelector('input[type=text], textarea');"
                  "input.value = arguments[0]; input.dispatchEvent(new Event('input', {bubbles: true}));"
                  "[...w.querySelectorAll('button')].find((b) => /Run MiniLM/.test(b.textContent)).click();", SENTENCE)
-            state = d.wait("const s = document.querySelector('[data-widget=real-heads] [data-live]')?.dataset.live;"
+            state = d.wait("const s = document.querySelector('[data-widget=real-heads]')?.dataset.live;"
                            "return ['done', 'error'].includes(s) && s", "the live model", 300)
             record(f"live MiniLM ({state})")
         else:
@@ -188,15 +188,11 @@ def main() -> int:
         if drivers.missing(engine):
             print(drivers.missing(engine), file=sys.stderr)
             return 1
-    if not (args.site / "lessons" / "attention" / "index.html").exists():
-        print(f"no built lesson in {args.site}: run `python3 build.py` first", file=sys.stderr)
+    if not built(args.site):
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        shutil.copytree(args.site, root / "site", copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
-        make_raw_page(root / "raw", ROOT / ".cache")
-        server, base = serve_in_thread(root, port=0, quiet=True, isolate=True)
-        log = root / "driver.log"
+        server, base = serve_both(args.site, Path(tmp))
+        log = Path(tmp) / "driver.log"
         try:
             if not args.no_startup:
                 times = {e: {"raw": [], "lesson": []} for e in engines}

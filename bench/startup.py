@@ -321,6 +321,22 @@ def report(results: dict[str, list[dict]], runs: int) -> None:
           f" and {statistics.median(r['wasm_floor_s'] for r in raw):.2f} s (raw) at {LINK_MBIT} Mbit/s")
 
 
+def built(site: Path) -> bool:
+    """Whether `site` holds a built lesson; says what to do when not."""
+    if (site / "lessons" / "attention" / "index.html").exists():
+        return True
+    print(f"no built lesson in {site}: run `python3 build.py` first", file=sys.stderr)
+    return False
+
+
+def serve_both(site: Path, root: Path, compress: bool = True):
+    """Serve `site` at site/ and the raw page at raw/ from `root`, isolated; (server, base URL)."""
+    # A copy (hard links where possible), not a symlink: the dev server does not follow links out of its folder.
+    shutil.copytree(site, root / "site", copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
+    make_raw_page(root / "raw", ROOT / ".cache")
+    return serve_in_thread(root, port=0, quiet=True, isolate=True, compress=compress)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -328,17 +344,12 @@ def main() -> int:
     parser.add_argument("--no-compress", action="store_true",
                         help="serve both pages with nothing compressed, like a plain static host")
     args = parser.parse_args()
-    if not (args.site / "lessons" / "attention" / "index.html").exists():
-        print(f"no built lesson in {args.site}: run `python3 build.py` first", file=sys.stderr)
+    if not built(args.site):
         return 1
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        # A copy (hard links where possible), not a symlink: the dev server does not follow links out of its folder.
-        shutil.copytree(args.site, root / "site", copy_function=lambda src, dst: link_or_copy(Path(src), Path(dst)))
-        make_raw_page(root / "raw", ROOT / ".cache")
-        server, base = serve_in_thread(root, port=0, quiet=True, isolate=True, compress=not args.no_compress)
+        server, base = serve_both(args.site, Path(tmp), compress=not args.no_compress)
         pages = {  # URL, waiting for the output, where the output appears, asking for a figure
             "raw (main thread, stock files)": (base + "raw/index.html", raw_ready, RAW_OUTPUT, RAW_FIGURE),
             "lesson (worker, precompiled)": (base + "site/lessons/attention/", lesson_ready,

@@ -15,6 +15,11 @@ import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, s
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
+// The memory the live panel's first run adds, per byte it downloads, at most (bench/engines.py, docs/speed.md:
+// the browser's processes' PSS before and after it, WebKitGTK's peak 480 MB for 45.1 MB, Chromium 300, Firefox 345).
+// Python keeps the file and its weights as float32 (3 bytes per byte downloaded); the browser its own copies.
+const LIVE_MEMORY_PER_BYTE = 11;
+
 /** What each job of lessonpy.realheads.job_scores means, in words. */
 const JOBS = {
   previous: "previous token",
@@ -287,7 +292,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     if (available) {
       const bytes = Object.values(liveFiles).reduce((sum, { size }) => sum + size, 0);
       say(`The first run downloads MiniLM's weights and vocabulary (${num(bytes / 1e6, 1)} MB, float16), once: ` +
-        "your browser keeps them. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
+        `your browser keeps them. Running it takes up to about ${num(Math.ceil((bytes * LIVE_MEMORY_PER_BYTE) / 1e8) * 100, 0)} MB ` +
+        "more of this device's memory. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
         (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
     } else {
       say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
