@@ -17,7 +17,7 @@ def pytest_collection_modifyitems(config, items):
     that needs the real site built is slow, whether or not its file says so. The fast layer is what is left.
 
     And the order the two workers take the files in (pytest.ini: --dist loadfile --no-loadscope-reorder): the
-    browser files first, those with the most tests first, and the CPython files last, whose many short tests
+    files that say they are long first, then the browser files, those with the most tests first, and the CPython files last, whose many short tests
     keep both workers busy to the end instead of one waiting for the other's last browser file."""
     for item in items:
         if item.path.name.endswith("_browser.py"):
@@ -25,7 +25,11 @@ def pytest_collection_modifyitems(config, items):
         if "built_site" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
     per_file = Counter(item.path for item in items)
-    items.sort(key=lambda item: (not item.path.name.endswith("_browser.py"), -per_file[item.path], item.path.name))
+    # A file that says it is long (LONG_FILE = True: a few tests of minutes each, as the engine tests) goes first,
+    # so the other worker runs the rest meanwhile instead of waiting for it at the end.
+    long_file = {item.path: getattr(item.module, "LONG_FILE", False) for item in items}
+    items.sort(key=lambda item: (not long_file[item.path], not item.path.name.endswith("_browser.py"),
+                                 -per_file[item.path], item.path.name))
 
 
 @pytest.fixture
