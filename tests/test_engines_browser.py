@@ -201,6 +201,11 @@ def smoke_lesson_4(d, url, isolated):
         ("def attention_params(n_embd, n_head): return 3 * n_embd * n_embd", "wrong"),
         ("def attention_params(n_embd, n_head): return 4 * n_embd * n_embd", "right")])
 
+def no_page_errors(d):
+    errors = [line for line in d.logs() if re.search(r"pageerror|Uncaught|TypeError|ReferenceError", line)]
+    assert not errors, f"{d.name}: the page logged errors: {errors}"
+
+
 def live_panel(d):
     """The real-heads widget runs MiniLM (random weights of the real shape) on the reader's sentence."""
     real = '[data-widget="real-heads"]'
@@ -236,19 +241,22 @@ def test_lesson_4_smoke(driver, engine_site, isolated):
         smoke_lesson_4(driver, url, isolated)
         if isolated:
             live_panel(driver)
+        no_page_errors(driver)  # (the offline reload's failed requests are the point of it)
         offline_reload(driver, server)
     finally:
         server.shutdown()
         server.server_close()
 
 
-def test_lesson_5_smoke(driver, engine_site):
+@pytest.mark.parametrize("isolated", [True, False], ids=["isolated", "plain"])
+def test_lesson_5_smoke(driver, engine_site, isolated):
     from sitebuild.server import serve_in_thread
 
-    server, url = serve_in_thread(engine_site, port=0, isolate=True, quiet=True)
+    server, url = serve_in_thread(engine_site, port=0, isolate=isolated, quiet=True)
     try:
         driver.open(url + "lessons/causal-mask/")
-        wait_ready(driver)
+        boot = wait_ready(driver)["boot"]
+        assert boot["from"] == "snapshot", f"{driver.name}: Python started without its snapshot: {boot['note']}"
         out = run_cell(driver, "cheat")
         assert out.strip(), f"{driver.name}: the first cell printed nothing"
         run_cell(driver, "show-causal")  # runs the cells it builds on first
@@ -259,7 +267,7 @@ def test_lesson_5_smoke(driver, engine_site):
             ("import numpy as np\ndef causal_attention(Q, K, V): T = len(Q); s = np.where(np.triu(np.ones((T, T)), 1) > 0, "
              "-np.inf, Q @ K.T / np.sqrt(Q.shape[1])); w = np.exp(s - s.max(-1, keepdims=True)); w = w / w.sum(-1, keepdims=True); "
              "return w @ V, w", "right")])
-        assert not [line for line in driver.logs() if re.search(r"pageerror|Uncaught|TypeError|ReferenceError", line)]
+        no_page_errors(driver)
     finally:
         server.shutdown()
         server.server_close()
