@@ -17,22 +17,22 @@ def pytest_collection_modifyitems(config, items):
     that needs the real site built is slow, whether or not its file says so. The fast layer is what is left.
 
     And the order the two workers take the files in (pytest.ini: --dist loadfile --no-loadscope-reorder): the
-    browser files, those with the most tests first, then the files that say they are long, and the CPython files
-    last, whose many short tests keep both workers busy to the end instead of one waiting for the other's last
-    browser file."""
+    browser files, those with the most tests first, then the CPython files, whose many short tests keep both
+    workers busy instead of one waiting for the other's last browser file, and the files that say they are long."""
     for item in items:
         if item.path.name.endswith("_browser.py"):
             item.add_marker(pytest.mark.browser)
         if "built_site" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
     per_file = Counter(item.path for item in items)
-    # A file that says it is long (LONG_FILE = True: the engine tests, Firefox and WebKit for minutes) goes after
-    # Chromium's browser files and before the CPython files: the other worker runs those meanwhile, which no load
-    # disturbs, where Chromium's Stop tests (a 1.5 s grace, a 1 s ping) failed now and then beside WebKit's boot.
+    # A file that says it is long (LONG_FILE = True: the engine tests, Firefox and WebKit for minutes) goes last,
+    # when the other worker has only CPython files left, which no load disturbs: beside WebKit's and Firefox's
+    # boots, Chromium's Stop tests (a 1.5 s grace, a 1 s ping) and its layout-shift test (fonts late) failed now
+    # and then. It costs the suite a few minutes of one idle worker.
     long_file = {item.path: getattr(item.module, "LONG_FILE", False) for item in items}
 
     def order(item):
-        kind = 1 if long_file[item.path] else 0 if item.path.name.endswith("_browser.py") else 2
+        kind = 2 if long_file[item.path] else 0 if item.path.name.endswith("_browser.py") else 1
         return kind, -per_file[item.path], item.path.name
 
     items.sort(key=order)

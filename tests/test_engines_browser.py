@@ -15,7 +15,7 @@ from conftest import build_once
 from engines import drivers
 from minilm_random import write_random_live
 
-LONG_FILE = True  # minutes in all: after Chromium's browser files in the suite's order (conftest.py)
+LONG_FILE = True  # minutes in all: last in the suite's order (conftest.py)
 BOOT_S = 120  # WebKit's normal boot takes ~7 s here; a loaded CI machine far longer
 RUN_S = 120  # a cell here takes a second or two; the other worker's browser tests load the machine
 LOOP_CELL = "kv-cache"  # Lesson 4's last cell

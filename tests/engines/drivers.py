@@ -185,12 +185,15 @@ class WebKit(Driver):
             time.sleep(0.15)
 
     def click(self, selector):
-        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
+                                                StaleElementReferenceException)
 
-        for attempt in range(3):  # replaced between the look-up and the click (firefox_bridge.mjs, click)
+        # Replaced between the look-up and the click (firefox_bridge.mjs, click), or not yet where it can be clicked
+        # (a page laying itself out again under load): look it up again, a few times.
+        for attempt in range(3):
             try:
                 return self._element(selector).click()
-            except StaleElementReferenceException:
+            except (StaleElementReferenceException, ElementNotInteractableException, ElementClickInterceptedException):
                 if attempt == 2:
                     raise
                 time.sleep(0.3)
