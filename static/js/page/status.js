@@ -21,8 +21,9 @@ export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
   let restarted = ""; // what the latest restart did, said with "Python is ready"
   // A page served isolated (COOP/COEP) in a browser that still cannot share an interrupt buffer with the worker
   // (start-python.js, newInterruptBuffer): Stop restarts Python there. Said once, with the first "ready".
-  let degraded = globalThis.crossOriginIsolated === true
-    ? " In this browser Stop cannot interrupt Python in place: it restarts Python and re-runs your earlier cells." : "";
+  let toldStop = false;
+  const stopNote = () => (globalThis.crossOriginIsolated === true && !runtime.interruptBuffer
+    ? " In this browser Stop cannot interrupt Python in place: it restarts Python and re-runs your earlier cells." : "");
   runtime.addEventListener("restarted", ({ detail }) => {
     const cells = `${detail.replayed.length} earlier cell${detail.replayed.length === 1 ? "" : "s"}`;
     // A request nobody's cell owns (the idle install) outlived its deadline: say why Python restarted.
@@ -46,9 +47,8 @@ export function bindStatus(el, runtime, { onRetry, restartButton, onRestart }) {
       bar.hidden = false;
       bar.value = percent;
     } else if (detail.state === "ready") {
-      if (runtime.interruptBuffer) degraded = "";
-      text.textContent = `Python is ready.${restarted}${degraded}`;
-      degraded = "";
+      text.textContent = `Python is ready.${restarted}${toldStop ? "" : stopNote()}`;
+      toldStop = true;
       if (word) word.textContent = "Ready";
       restarted = "";
       bar.hidden = true;
