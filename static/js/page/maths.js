@@ -5,6 +5,11 @@
 // print's Ctrl+P), as the far editors and widgets are built; and, before the page is printed, all at once.
 // The file is fetched when Python has settled or a formula comes near, whichever is first. A download that
 // fails leaves the TeX in place; the next formula that comes near asks again, and brings those with it.
+// A jump (a link, find-in-page, a Run button scrolled into view) lands beside formulas no observer saw
+// coming: an inline one typeset after the new screen was drawn can take its paragraph a line shorter and move
+// everything under it, a layout shift the reader sees (CI caught 0.13 on a phone). So once the file is here,
+// the formulas near the screen are typeset in the scroll event itself, which the browser sends before it
+// draws the scrolled page; the observer (whose report comes after the drawing) is then only the fallback.
 import { inIdleTime, readerMoved } from "./idle.js";
 import { pageFile } from "./page-file.js";
 import { settled } from "../runtime/settled.js";
@@ -26,6 +31,28 @@ export function typeset(standin, maths, doc = document) {
   if (!formula || formula.localName !== "math" || template.content.childNodes.length !== 1) return false;
   standin.replaceWith(formula);
   return true;
+}
+
+/** The lesson's blocks, each drawn only near the screen (site.css: content-visibility). */
+const BLOCK = ".lesson > *";
+
+/**
+ * The stand-ins grouped by the lesson block that holds them: a block's box is laid out even while the
+ * browser skips its contents, so asking where it is costs no layout of what is inside.
+ */
+export function byBlock(standins) {
+  const blocks = new Map();
+  for (const standin of standins) {
+    const block = standin.closest(BLOCK) ?? standin;
+    if (!blocks.has(block)) blocks.set(block, []);
+    blocks.get(block).push(standin);
+  }
+  return blocks;
+}
+
+/** Whether a box is within a screen above or below the window: what NEAR says to the observer. */
+export function nearScreen(rect, height = globalThis.innerHeight) {
+  return rect.bottom >= -height && rect.top <= 2 * height;
 }
 
 export function init({ root, runtime, cells = null, mathsURL = null }) {
@@ -58,6 +85,20 @@ export function init({ root, runtime, cells = null, mathsURL = null }) {
     if (near.length) fetchAndPut(near);
   }, { rootMargin: NEAR });
   for (const standin of waiting) observer?.observe(standin);
+
+  const blocks = byBlock(waiting);
+  const beforeDrawing = () => {
+    const maths = file.now();
+    if (!maths) return; // not here yet: the observer asks for it
+    for (const [block, standins] of blocks) {
+      if (!nearScreen(block.getBoundingClientRect())) continue;
+      blocks.delete(block);
+      for (const standin of standins) observer?.unobserve(standin);
+      put(standins, maths);
+    }
+    if (!blocks.size) globalThis.removeEventListener("scroll", beforeDrawing);
+  };
+  globalThis.addEventListener("scroll", beforeDrawing, { passive: true });
 
   // Printing cannot wait for a download: what has come is typeset at once (the file is fetched early).
   globalThis.addEventListener("beforeprint", () => {
