@@ -8,6 +8,7 @@ phoning home, which this machine's closed network would refuse anyway.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -25,6 +26,10 @@ CHROMIUM_ARGS = [
 BOOT_TIMEOUT_MS = 90_000  # Python boots in ~5 s here; a loaded CI machine may take far longer
 RUN_TIMEOUT_MS = 30_000
 
+
+#: The page's bound on a line it composes around a message from Python, read from its one definition.
+LINE_CHARS = int(re.search(r"export const LINE_CHARS = (\d+);", (Path(__file__).resolve().parent.parent / "static" / "js"
+                                                                  / "page" / "line.js").read_text(encoding="utf-8")).group(1))
 
 #: The code an editor shows, built or not: CodeMirror's lines, or its stand-in's text until it is built.
 CODE = ".cm-content, pre.code-standin > code"

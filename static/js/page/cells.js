@@ -2,6 +2,7 @@
 // Cells share one Python namespace, like a notebook; running a cell first runs the
 // earlier cells it builds on that have not run yet, so no reader meets a bare NameError.
 import { LazyEditor } from "./lazy-editor.js";
+import { lineAround } from "./line.js";
 import { Event, cutNote } from "../shared/protocol.js";
 import * as storage from "./storage.js";
 import { TabSync } from "./tabsync.js";
@@ -238,7 +239,7 @@ export class Cell {
     this.el.dataset.status = result.errorName === "KeyboardInterrupt" ? "stopped" : "error";
     this.output.append("error", result.error);
     if (result.hint) this.output.append("hint", result.hint + "\n");
-    this.setState(result.errorName === "KeyboardInterrupt" ? "Stopped." : `${result.errorName}: see the output below.`);
+    this.setState(result.errorName === "KeyboardInterrupt" ? "Stopped." : lineAround("", result.errorName, ": see the output below."));
   }
 }
 

@@ -12,6 +12,7 @@ import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
 import { createListTable, createTable, tokenName } from "../components/table.js";
 import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
+import { lineAround } from "../line.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
@@ -359,7 +360,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         if (err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message)) {
           say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
         } else {
-          say(`MiniLM could not run: ${pythonMessage(err)} The tokens and heads below are still those shown before.`, "error");
+          say(lineAround("MiniLM could not run: ", pythonMessage(err), " The tokens and heads below are still those shown before."), "error");
         }
       } finally {
         const focusedStop = document.activeElement === stopButton;
