@@ -32,3 +32,43 @@ def test_an_exception_class_named_by_ten_million_characters_gives_one_short_stat
         assert MESSAGE_CHARS // 3 < longest < MESSAGE_CHARS and "characters not shown" in output.text_content()
     finally:
         context.close()
+
+
+WRONG = "This picture could not start: its data did not download (what came is not the page's file); reload the page to try again"
+
+
+def test_a_widgets_file_of_the_wrong_shape_is_a_failed_download_and_a_reload_recovers(browser, site_url):
+    """widgets.json as valid JSON of another shape (null, a list): every widget says the sentence of a failed
+    download, in place, and the next load of the page, which gets the build's file, draws them."""
+    context = browser.new_context(viewport={"width": 1000, "height": 900}, service_workers="block")
+    bodies = ["null", "[]"]  # one per load, then the real file
+    served = []
+
+    def answer(route):
+        served.append(bodies[0] if bodies else "the file")
+        if bodies:
+            route.fulfill(status=200, content_type="application/json", body=bodies.pop(0))
+        else:
+            route.continue_()
+
+    context.route("**/widgets.json", answer)
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        first = page.locator('[data-widget-id="step1-view"]')
+        page.goto(site_url + LESSON)
+        for _ in range(2):  # null, then []
+            first.scroll_into_view_if_needed()
+            expect(first.locator(".widget-error")).to_have_text(WRONG)
+            expect(first.get_by_role("alert")).to_have_count(1)
+            expect(page.locator(".widget-error").filter(has_not_text=WRONG)).to_have_count(0)  # no other sentence
+            page.reload()
+        first.scroll_into_view_if_needed()
+        expect(first).to_have_attribute("data-started", "true")
+        expect(first.locator(".attn-view")).to_have_count(1)
+        expect(page.locator(".widget-error")).to_have_count(0)
+        assert served[:3] == ["null", "[]", "the file"], served
+        assert errors == []
+    finally:
+        context.close()

@@ -17,7 +17,7 @@
 // event's runId says which cell's run sent it (runtime.cellOf).
 import { createAttentionView } from "./components/linked.js";
 import { inIdleTime, readerMoved } from "./idle.js";
-import { PageFileError, pageFile } from "./page-file.js";
+import { PageFileError, isObject, pageFile } from "./page-file.js";
 import { Event } from "../shared/protocol.js";
 import { settled } from "../runtime/settled.js";
 import { decodePayload, el, showSource } from "./widgets/common.js";
@@ -43,11 +43,13 @@ const IDLE_TIMEOUT_MS = 2000;
  * page of them must not spend its first second on pictures nobody can see yet.
  */
 export async function init({ runtime, root, cells = null, cellIds = [], widgetsURL = null }) {
-  const specs = pageFile(widgetsURL, "widget data"); // fetched once, when the first widget starts
   const entries = [...root.querySelectorAll("[data-widget]")].map((section) => ({
     section, id: section.dataset.widgetId, name: section.dataset.widget, widget: null, starting: null,
     cellsBefore: Number(section.dataset.cellsBefore ?? 0),
   }));
+  // Fetched once, when the first widget starts; what is not the build's file for these widgets is refused
+  // like a failed download (page-file.js), so a widget never reads a file of another shape.
+  const specs = pageFile(widgetsURL, "widget data", { valid: (data) => hasWidgets(data, entries.map((e) => e.id)) });
   const widgets = []; // the started ones, in the order they started
   globalThis.lessonWidgets = widgets; // for tests and the curious
   const start = (entry) => {
@@ -101,8 +103,7 @@ export async function init({ runtime, root, cells = null, cellIds = [], widgetsU
 /** Build one widget from its data; on failure show why, in its place. Resolves to {widget, retry}. */
 async function startWidget({ section, id }, runtime, specs) {
   try {
-    const spec = (await specs.get())[id];
-    if (!spec) throw new Error(`the page's widget data has no widget '${id}'; rebuild the site`);
+    const spec = (await specs.get())[id]; // there: hasWidgets
     const make = MAKERS[spec.name];
     if (!make) throw new Error(`unknown widget ${spec.name}`);
     section.querySelector(".widget-loading")?.remove();
@@ -118,6 +119,11 @@ async function startWidget({ section, id }, runtime, specs) {
     note.textContent = `This picture could not start: ${err?.message ?? err}`;
     return { widget: null, retry: err instanceof PageFileError };
   }
+}
+
+/** Whether `data` is the widgets' data the build writes for widgets `ids`: {id: {name, …}} for each of them. */
+export function hasWidgets(data, ids) {
+  return isObject(data) && ids.every((id) => Object.hasOwn(data, id) && isObject(data[id]) && typeof data[id].name === "string");
 }
 
 /**
