@@ -5,16 +5,19 @@ the isolated site serves them all."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from browser import LINE_CHARS
 from lessonpy.limits import MESSAGE_CHARS
-from test_page_browser import LESSON, cell, run
+from test_page_browser import LESSON, cell, run, wait_cells_ready
 
 pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_an_exception_class_named_by_ten_million_characters_gives_one_short_status_line(browser, site_url):
@@ -70,5 +73,47 @@ def test_a_widgets_file_of_the_wrong_shape_is_a_failed_download_and_a_reload_rec
         expect(page.locator(".widget-error")).to_have_count(0)
         assert served[:3] == ["null", "[]", "the file"], served
         assert errors == []
+    finally:
+        context.close()
+
+
+CODE_WITH_CRS = "a = 1\r\nb = 2\rc = a + b\r\nprint(c)\r"
+CODE_AS_KEPT = "a = 1\nb = 2\nc = a + b\nprint(c)\n"
+FAR = "kv-cache"  # the lesson's last cell: its editor is not built while Python starts (lazy-editor.js)
+
+
+def test_carriage_returns_set_through_the_editor_become_newlines_everywhere_the_text_goes(browser, site_url):
+    """One rule (code-text.js): a cell's text has "\\n" line ends, whether its editor is built or not, in
+    storage, after a reload, and in "Download with my edits"."""
+    assert len(CODE_WITH_CRS) == 33 and len(CODE_AS_KEPT) == 31  # two "\r\n" each lose a character
+    context = browser.new_context(accept_downloads=True)
+    try:
+        page = context.new_page()
+        page.goto(site_url + LESSON)
+        wait_cells_ready(page)
+        code_of = "id => lessonPage.cells.cells.find(c => c.id === id).code"
+        stand_in = page.evaluate("""([id, code]) => {
+            const { editor } = lessonPage.cells.cells.find(c => c.id === id);
+            const standIn = editor.editor === null; // CodeMirror not built: the stand-in holds the text
+            editor.setCode(code);
+            return standIn;
+        }""", [FAR, CODE_WITH_CRS])
+        assert stand_in, "the far cell's editor was built already: this test would not try the stand-in"
+        assert page.evaluate(code_of, FAR) == CODE_AS_KEPT
+        stored = page.evaluate("key => JSON.parse(localStorage.getItem(key)).code", f"attn-lesson:v1:attention:cell:{FAR}")
+        assert stored == CODE_AS_KEPT
+        page.reload()
+        wait_cells_ready(page)
+        assert page.evaluate(code_of, FAR) == CODE_AS_KEPT
+        cell(page, FAR).locator(".cm-content, pre.code-standin").first.click()  # the editor is built: the same text
+        expect(cell(page, FAR).locator(".cm-content")).to_have_count(1)
+        assert page.evaluate(code_of, FAR) == CODE_AS_KEPT
+        button = page.get_by_role("button", name="Download with my edits")
+        expect(button).to_be_enabled()
+        with page.expect_download() as info:
+            button.click()
+        notebook = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+        mine = next(c for c in notebook["cells"] if c["metadata"].get("lesson", {}).get("cell") == FAR)
+        assert "".join(mine["source"]) == CODE_AS_KEPT.rstrip("\n")
     finally:
         context.close()

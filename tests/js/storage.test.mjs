@@ -77,6 +77,19 @@ test("items() lists one lesson's values, by kind and id, and skips junk and othe
   await withGlobals({ localStorage: undefined }, () => assert.deepEqual(items("attention"), []));
 });
 
+test("an editor's text read from storage has \n line ends (code-text.js), however it was stored", async () => {
+  const { items, load } = await import("../../static/js/page/storage.js");
+  const local = fakeStorage({
+    "attn-lesson:v1:attention:cell:scores": JSON.stringify({ code: "a\r\nb\rc\n", base: "x" }),
+    "attn-lesson:v1:attention:quiz:q": JSON.stringify({ chosen: [1] }),
+  });
+  await withGlobals({ localStorage: local, navigator: {} }, () => {
+    assert.deepEqual(load("attention", "cell", "scores"), { code: "a\nb\nc\n", base: "x" });
+    assert.deepEqual(load("attention", "quiz", "q"), { chosen: [1] });
+    assert.equal(items("attention")[0].value.code, "a\nb\nc\n");
+  });
+});
+
 test("persistent storage is asked for once, at the first save that works, and a grant is told", async () => {
   // A fresh copy of the module: the question is asked once per page, so once per module instance.
   const storage = await import(`../../static/js/page/storage.js?fresh=${Date.now()}`);

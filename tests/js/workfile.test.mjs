@@ -112,6 +112,14 @@ test("a notebook gives back the code that differs from the page's, exercises wit
   });
 });
 
+test("carriage returns in a file's code open as \n, and a notebook saved with \r\n has no edit for it", () => {
+  const crlf = ORIGINALS["cell:scores"].replaceAll("\n", "\r\n");
+  assert.deepEqual(notebookEdits(notebook([codeCell({ cell: "scores" }, crlf)]), originals), {});
+  assert.deepEqual(notebookEdits(notebook([codeCell({ exercise: "params" }, "%%exercise params\r\ndef f():\r    return 4")]), originals),
+    { "exercise:params": "def f():\n    return 4" });
+  assert.equal(open(saved({ "cell:scores": { code: "a\r\nb\rc", base: "x" } }))["cell:scores"].code, "a\nb\nc");
+});
+
 test("a notebook's edits open in the shapes cells.js and exercises.js store; an exercise keeps its progress", () => {
   const nb = notebook([codeCell({ cell: "softmax" }, "mine"), codeCell({ exercise: "params" }, "%%exercise params\nanswer")]);
   const stored = (kind, id) => (kind === "exercise" && id === "params" ? { code: "old", attempts: 3, solved: true, hints: 2, base: "x", from: "y" } : null);

@@ -14,6 +14,7 @@
 // may hold back even the editors near the screen until Python has started and is not computing
 // (deferNearEditors): on a machine with few cores, building them beside Python's start delayed the
 // first output; one the reader clicks or tabs into is built at once all the same.
+import { codeText } from "./code-text.js";
 import { inIdleTime, whenIdle } from "./idle.js";
 
 /** How far ahead of the reader editors are built: one and a half screens above and below. */
@@ -173,12 +174,12 @@ export class LazyEditor {
     Object.assign(this, { holder, near, options: { label, onRun, onChange } });
     this.standIn = holder.querySelector("pre.code-standin");
     this.code = this.standIn.firstElementChild;
-    this.text = doc;
+    this.text = codeText(doc); // as CodeMirror would give it back (code-text.js)
     this.editor = null; // the CodeMirror editor (editor.js), once built
     this.focusAt = null; // where the caret goes when it is built with the focus (an offset; null: the start)
     this.wantsFocus = false; // the reader is on it: build it first, and at once when CodeMirror is there
     this.holding = null; // while CodeMirror has not measured in view: what watches the holder (see #hold)
-    if (this.code.textContent !== doc) showText(this.standIn, doc); // the reader's saved edits
+    if (this.code.textContent !== this.text) showText(this.standIn, this.text); // the reader's saved edits
     this.standIn.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.shiftKey || event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -205,7 +206,8 @@ export class LazyEditor {
   }
 
   /** Replace the code; onChange hears of it in both states (CodeMirror calls it on every change). */
-  setCode(code) {
+  setCode(given) {
+    const code = codeText(given);
     if (this.editor) {
       this.editor.setCode(code);
       return;

@@ -1,6 +1,7 @@
 // The reader's edits and answers, kept per lesson in localStorage.
 // Storage can be full, disabled (private modes) or hold junk from an older version of the
 // page: every access is guarded, and a failure only costs persistence, never the page.
+import { codeText } from "./code-text.js";
 
 const PREFIX = "attn-lesson:v1";
 
@@ -13,11 +14,18 @@ function key(lesson, kind, id) {
   return `${lessonPrefix(lesson)}${kind}:${id}`;
 }
 
+/** A stored JSON value, its editor's text (`code`) with "\n" line ends (code-text.js): stored by hand or by an older page. */
+function parse(raw) {
+  const value = JSON.parse(raw);
+  if (typeof value?.code === "string") value.code = codeText(value.code);
+  return value;
+}
+
 /** Read a JSON value, or `fallback` when it is missing, unreadable or not JSON. */
 export function load(lesson, kind, id, fallback = null) {
   try {
     const raw = localStorage.getItem(key(lesson, kind, id));
-    return raw === null ? fallback : JSON.parse(raw);
+    return raw === null ? fallback : parse(raw);
   } catch {
     return fallback;
   }
@@ -78,7 +86,7 @@ export function items(lesson) {
       const colon = rest.indexOf(":"); // kinds have no colon; an id may
       if (colon <= 0) continue;
       try {
-        found.push({ kind: rest.slice(0, colon), id: rest.slice(colon + 1), value: JSON.parse(localStorage.getItem(name)) });
+        found.push({ kind: rest.slice(0, colon), id: rest.slice(colon + 1), value: parse(localStorage.getItem(name)) });
       } catch {
         // junk under our prefix: skipped, as load() would
       }
@@ -125,7 +133,7 @@ export function watch(lesson, kind, id, onChange) {
     if (event.key !== wanted) return;
     let value = null;
     try {
-      value = event.newValue === null ? null : JSON.parse(event.newValue);
+      value = event.newValue === null ? null : parse(event.newValue);
     } catch {
       value = null;
     }

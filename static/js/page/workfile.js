@@ -5,6 +5,7 @@
 // Two kinds of file open: the page's own work file, and the notebook "Download with my edits" makes.
 // Both come from the reader's disk, which anyone can edit: every value is checked here, field by field as
 // storage.validated does for storage, and a file that is not right opens nothing (WorkFileError says why).
+import { codeText } from "./code-text.js";
 import { fingerprint, isBoolean, isCount, isString, validated } from "./storage.js";
 
 export const FORMAT = "attention-lesson-work";
@@ -50,7 +51,9 @@ function checkedValue(kind, value) {
   const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
   const shape = SHAPES[kind];
   if (!isObject || !shape.schema[shape.needs][0](value[shape.needs])) return null;
-  return validated(value, shape.schema);
+  const checked = validated(value, shape.schema);
+  if (typeof checked.code === "string") checked.code = codeText(checked.code); // as storage.load reads it
+  return checked;
 }
 
 /**
@@ -128,7 +131,8 @@ export function notebookEdits(notebook, originals) {
     const [kind, id] = isString(origin.cell) ? ["cell", origin.cell] : isString(origin.exercise) ? ["exercise", origin.exercise] : [];
     const original = kind && originals(kind, id);
     if (typeof original !== "string") continue;
-    const code = kind === "exercise" ? source.slice(source.indexOf("\n") + 1 || source.length) : source;
+    const text = codeText(source); // a notebook saved with "\r\n" has the page's code all the same
+    const code = kind === "exercise" ? text.slice(text.indexOf("\n") + 1 || text.length) : text;
     if (trimEnd(code) !== trimEnd(original)) edits[itemName(kind, id)] = trimEnd(code);
   }
   return edits;
