@@ -44,6 +44,7 @@ registerFeature("[data-widget]", "widgets.js", () => import("./widgets.js"));
 registerFeature("[data-copy]", "copy.js", () => import("./copy.js"));
 registerFeature("pre[data-tokens]", "highlight.js", () => import("./highlight.js"));
 registerFeature("[data-notebook]", "notebook.js", () => import("./notebook.js"));
+registerFeature(".table-scroll", "scrollcue.js", () => import("./components/scrollcue.js"));
 registerFeature("code.math-later", "maths.js", () => import("./maths.js"));
 document.body.dataset.cells = "ready"; // every cell runs (Run, Shift+Enter); editors come as the reader nears them
 // the widgets' pre-rendered data, beside the page (build.py, WIDGET_DATA): fetched when the first widget nears

@@ -6,6 +6,7 @@
 
 import { checkArray } from "./validate.js";
 import { fmt, isolate } from "./canvas.js";
+import { withScrollCue } from "./scrollcue.js";
 
 const MAX_FULL_ROWS = 64; // above this a full table would be a wall of numbers: show the selected row
 
@@ -129,6 +130,7 @@ function tableRegion(container, caption) {
   wrap.setAttribute("role", "region");
   wrap.setAttribute("aria-label", caption);
   container.appendChild(wrap);
+  withScrollCue(wrap); // a phone scrolls a wide table: its edges say so
   return wrap;
 }
 

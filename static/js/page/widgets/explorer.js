@@ -3,6 +3,7 @@
 // arrays that come back: score range and spread, each row's entropy against log T, and the
 // scores / weights pictures sliding from soft to one-hot.
 import { createAttentionView } from "../components/linked.js";
+import { withScrollCue } from "../components/scrollcue.js";
 import { LIMITS } from "../../shared/limits.js";
 import { createCaller, el, labelled, num, pythonNote, statusWithStop, watchPython } from "./common.js";
 
@@ -35,6 +36,7 @@ export function createExplorer({ section, spec, runtime, initial }) {
   entropyWrap.append(entropy);
   const viewHost = el("div", "widget-view");
   section.append(controls, status, stats, entropyWrap, viewHost);
+  withScrollCue(entropyWrap);
   const view = createAttentionView(viewHost, { stepper: false });
   viewHost.querySelector(".attn-view")?.setAttribute("aria-label", "The example's scores and weights");
 
