@@ -17,7 +17,6 @@ from lessonpy.limits import MESSAGE_CHARS
 from test_page_browser import LESSON, cell, run, wait_cells_ready
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_an_exception_class_named_by_ten_million_characters_gives_one_short_status_line(browser, site_url):
