@@ -29,6 +29,8 @@ def test_heads_is_the_forward_pass_on_the_wordpiece_tokens(folder):
     np.testing.assert_allclose(w.sum(-1), 1, atol=1e-5)
     assert out["live"] and out["seconds"] > 0 and out["target"] == "r"
     assert [f["job"] for f in out["featured"]] == [f["job"] for f in realheads.load("minilm").featured]
+    # MiniLM's shipped sentences, for the widget's menu (after SmolLM2's grid it held SmolLM2's)
+    assert out["sentences"] == [x["text"] for x in realheads.load("minilm").sentences]
 
 
 def test_bad_input_gets_a_clear_message(folder, tmp_path):

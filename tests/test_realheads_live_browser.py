@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, LINE_CHARS, RUN_TIMEOUT_MS, printed, protocol_errors
-from lessonpy import live
+from lessonpy import live, realheads
 from minilm_random import write_random_live
 from test_page_browser import run, set_code
 from test_widgets_browser import LESSON, build_fixture_site, real_table, widget, widgets_url  # noqa: F401 (a fixture)
@@ -48,6 +48,14 @@ def ready_page(context, url):
     page.goto(url + LESSON)
     expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
     return page
+
+
+def changes_panel(context, url):
+    """A ready page, its real-heads widget (scrolled to) and the widget's head-change panel."""
+    page = ready_page(context, url)
+    real = widget(page, "real")
+    real.scroll_into_view_if_needed()
+    return page, real, real.locator(".realheads-changes")
 
 
 def check_clean(page):
@@ -356,10 +364,7 @@ def test_changed_heads_change_what_the_model_says_and_stop_loses_nothing(browser
     url, folder = live_site
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
-        page = ready_page(context, url)
-        real = widget(page, "real")
-        real.scroll_into_view_if_needed()
-        panel = real.locator(".realheads-changes")
+        page, real, panel = changes_panel(context, url)
         expect(panel).to_contain_text("No head is changed: the model runs as trained.")
         run_live(real)
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
@@ -414,6 +419,37 @@ def test_changed_heads_change_what_the_model_says_and_stop_loses_nothing(browser
             f"(layer {layer}, head {head} scores × 0, uniform)", timeout=RUN_TIMEOUT_MS)
         panel.get_by_role("button", name="Remove every change").click()
         expect(panel).to_contain_text("No head is changed")
+        check_clean(page)
+    finally:
+        context.close()
+
+
+def test_after_a_live_run_the_menu_names_your_sentence_and_a_bad_change_value_adds_nothing(browser, live_site):
+    """From SmolLM2's grid, a live run: the sentence menu names the reader's sentence (not "0: …" of the grid
+    before) and lists MiniLM's shipped sentences, one of which goes back to them. A "what to do" value that names
+    no change (set from devtools) adds nothing, and throws nothing."""
+    url, _ = live_site
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        page, real, panel = changes_panel(context, url)
+        what = panel.get_by_label("What to do", exact=True)
+        what.evaluate("s => { s.options[0].value = '99'; s.value = '99'; }")  # an option naming no change
+        panel.get_by_role("button", name="Add this change").click()
+        what.evaluate("s => { s.value = 'nothing'; }")  # no option at all: the select's value is ""
+        panel.get_by_role("button", name="Add this change").click()
+        expect(panel).to_have_attribute("data-changes", "0")
+        real.get_by_label("Model").select_option("smollm2")
+        expect(real.locator(".realheads-grid canvas")).to_have_attribute("data-heads", "270", timeout=RUN_TIMEOUT_MS)
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
+        menu = real.get_by_label("Sentence", exact=True)
+        expect(menu.locator("option:checked")).to_have_text(f"Your sentence: {SENTENCE}")
+        shipped = [s["text"] for s in realheads.load("minilm").sentences]
+        expect(menu.locator("option")).to_have_text([f"Your sentence: {SENTENCE}"] + [f"{i}: {t}" for i, t in enumerate(shipped)])
+        expect(real.get_by_label("Model")).to_have_value("minilm")
+        menu.select_option("2")  # back to the shipped data
+        expect(real.locator(".realheads-grid figcaption")).to_contain_text("on sentence 2", timeout=RUN_TIMEOUT_MS)
+        expect(menu.locator("option")).to_have_count(len(shipped))
         check_clean(page)
     finally:
         context.close()

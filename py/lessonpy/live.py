@@ -238,6 +238,7 @@ def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=(
     shipped = realheads.load("minilm")
     return {"view": "heads-grid", "widget": "real-heads", "target": target, "model": "minilm",
             "title": shipped.meta["title"], "causal": False, "sentence": None, "tokens": tokens, "text": text,
+            "sentences": [x["text"] for x in shipped.sentences],  # the menu's, whichever model was shown before
             "layers": minilm.LAYERS, "heads": minilm.HEADS, "seconds": seconds, "live": True,
             "forward": "lesson" if forward is None else "yours", "similarity": similarity,
             "changes": [{"layer": layer, "head": head, "change": change} for (layer, head), change in knock.items()],

@@ -1,27 +1,46 @@
-// The head grid's pure parts without a browser: where a head sits, how the arrow keys move across
-// the grid in either orientation, and what a bad (L, H, T, T) array turns into (a message, no throw).
+// The head grid's pure parts without a browser: its layout, which head a point hits, how the arrow keys move across
+// the grid, and what a bad (L, H, T, T) array turns into (a message, no throw).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkGrid, gridCell, moveFocus } from "../../static/js/page/components/headgrid.js";
+import { checkGrid, gridLayout, gridMinWidth, headAtPoint, MIN_TARGET, moveFocus } from "../../static/js/page/components/headgrid.js";
 
-test("layers are rows unless there are more layers than heads", () => {
-  assert.deepEqual(gridCell(2, 5, false), { row: 2, col: 5 });
-  assert.deepEqual(gridCell(2, 5, true), { row: 5, col: 2 });
+test("every model has layers as rows and heads as columns, with targets a finger can hit", () => {
+  for (const [L, H] of [[6, 12], [30, 9]]) {
+    for (const width of [gridMinWidth(H), 358, 680]) {
+      const g = gridLayout(width, L, H);
+      assert.ok(g.thumb >= MIN_TARGET, `${L}x${H} at ${width}px: ${g.thumb}px thumbnails`);
+      assert.ok(g.left + H * g.pitch <= width, `${L}x${H} at ${width}px: a row of heads is wider than the canvas`);
+      assert.equal(g.height, 22 + L * g.pitch + 4);
+    }
+  }
+  // SmolLM2's 30 layers stay about a screen tall on a desktop; a phone's row names are short
+  assert.ok(gridLayout(680, 30, 9).height <= 960);
+  assert.equal(gridLayout(680, 6, 12).rowName(5), "layer 5");
+  assert.equal(gridLayout(gridMinWidth(12), 6, 12).rowName(5), "L5");
+});
+
+test("a point opens the head whose thumbnail or following gap holds it, nothing outside the grid", () => {
+  const g = { left: 30, top: 22, pitch: 30, L: 30, H: 9 };
+  assert.deepEqual(headAtPoint(g, 30 + 6 * 30 + 15, 22 + 18 * 30 + 15), { layer: 18, head: 6 });
+  assert.deepEqual(headAtPoint(g, 30, 22), { layer: 0, head: 0 });
+  assert.deepEqual(headAtPoint(g, 30 + 9 * 30 - 1, 22 + 30 * 30 - 1), { layer: 29, head: 8 });
+  assert.equal(headAtPoint(g, 29, 40), null);
+  assert.equal(headAtPoint(g, 30 + 9 * 30, 40), null);
+  assert.equal(headAtPoint(g, 40, 22 + 30 * 30), null);
 });
 
 test("arrow keys move one head along what is drawn, and stop at the edges", () => {
-  // MiniLM: 6 layers (rows) x 12 heads (columns)
-  assert.deepEqual(moveFocus({ layer: 0, head: 2 }, "ArrowRight", 6, 12, false), { layer: 0, head: 3 });
-  assert.deepEqual(moveFocus({ layer: 0, head: 2 }, "ArrowDown", 6, 12, false), { layer: 1, head: 2 });
-  assert.deepEqual(moveFocus({ layer: 0, head: 0 }, "ArrowUp", 6, 12, false), { layer: 0, head: 0 });
-  assert.deepEqual(moveFocus({ layer: 5, head: 11 }, "ArrowRight", 6, 12, false), { layer: 5, head: 11 });
-  assert.deepEqual(moveFocus({ layer: 3, head: 4 }, "End", 6, 12, false), { layer: 5, head: 11 });
-  assert.deepEqual(moveFocus({ layer: 3, head: 4 }, "Home", 6, 12, false), { layer: 0, head: 0 });
-  // SmolLM2: 30 layers across (columns) x 9 heads down (rows)
-  assert.deepEqual(moveFocus({ layer: 16, head: 0 }, "ArrowRight", 30, 9, true), { layer: 17, head: 0 });
-  assert.deepEqual(moveFocus({ layer: 16, head: 0 }, "ArrowDown", 30, 9, true), { layer: 16, head: 1 });
-  assert.deepEqual(moveFocus({ layer: 29, head: 8 }, "ArrowDown", 30, 9, true), { layer: 29, head: 8 });
-  assert.equal(moveFocus({ layer: 0, head: 0 }, "a", 6, 12, false), null);
+  // layers down, heads across, for MiniLM (6 x 12) and SmolLM2 (30 x 9) alike
+  assert.deepEqual(moveFocus({ layer: 0, head: 2 }, "ArrowRight", 6, 12), { layer: 0, head: 3 });
+  assert.deepEqual(moveFocus({ layer: 0, head: 2 }, "ArrowDown", 6, 12), { layer: 1, head: 2 });
+  assert.deepEqual(moveFocus({ layer: 0, head: 0 }, "ArrowUp", 6, 12), { layer: 0, head: 0 });
+  assert.deepEqual(moveFocus({ layer: 5, head: 11 }, "ArrowRight", 6, 12), { layer: 5, head: 11 });
+  assert.deepEqual(moveFocus({ layer: 3, head: 4 }, "End", 6, 12), { layer: 5, head: 11 });
+  assert.deepEqual(moveFocus({ layer: 3, head: 4 }, "Home", 6, 12), { layer: 0, head: 0 });
+  assert.deepEqual(moveFocus({ layer: 16, head: 0 }, "ArrowDown", 30, 9), { layer: 17, head: 0 });
+  assert.deepEqual(moveFocus({ layer: 29, head: 8 }, "ArrowDown", 30, 9), { layer: 29, head: 8 });
+  assert.deepEqual(moveFocus({ layer: 29, head: 7 }, "ArrowRight", 30, 9), { layer: 29, head: 8 });
+  assert.equal(moveFocus({ layer: 0, head: 0 }, "a", 6, 12), null);
 });
 
 test("a good grid passes; a bad one becomes a message naming what is wrong", () => {

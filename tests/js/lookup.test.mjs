@@ -7,6 +7,7 @@ import {
   checkLookup, describeKey, describeLookup, dotRadius, nearestStep, niceStep, planeFrame, stepDecimals, temperatureText, valueText,
 } from "../../static/js/page/components/lookupdata.js";
 import { LIMITS } from "../../static/js/shared/limits.js";
+import { boxMeetsCircle } from "../../static/js/page/components/lookup.js";
 
 const f32 = (shape, values) => ({ shape, dtype: "float32", data: Float32Array.from(values) });
 
@@ -116,4 +117,12 @@ test("the words: the temperature with its spread, a key, the picture", () => {
   assert.equal(valueText(-2), "−2");
   assert.equal(valueText(2.5), "2.50");
   assert.equal(describeLookup(d, 0), "At τ = 0.25 (spread 4) the weights are key 0 64%, key 2 34%, key 1 3%; the answer, weights @ values, is 16.98.");
+});
+
+test("an axis number inside a key's ring is found, one beside it is not", () => {
+  const ring = { x: 100, y: 50, r: 20 }; // k1 at (0, 1): the y axis's "1.0" is drawn just left of it
+  assert.ok(boxMeetsCircle({ x: 80, y: 45, w: 15, h: 10 }, ring));
+  assert.ok(boxMeetsCircle({ x: 95, y: 45, w: 10, h: 10 }, ring)); // the number over the centre
+  assert.ok(!boxMeetsCircle({ x: 60, y: 45, w: 15, h: 10 }, ring));
+  assert.ok(!boxMeetsCircle({ x: 80, y: 75, w: 15, h: 10 }, ring));
 });

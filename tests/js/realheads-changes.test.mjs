@@ -2,7 +2,7 @@
 // order, named in the words the panel and the table caption use.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CHANGES, changeName, describeChanges, withChange } from "../../static/js/page/widgets/realheads-changes.js";
+import { CHANGES, changeName, describeChanges, pickedChange, withChange } from "../../static/js/page/widgets/realheads-changes.js";
 
 test("a head changed again keeps only its last change, and the list stays in grid order", () => {
   let list = withChange([], { layer: 3, head: 4 }, "off");
@@ -24,4 +24,13 @@ test("changes are named as the panel offers them, and any other factor by its va
 test("every offered change is one Python accepts: \"off\" or a factor from 0 to 100", () => {
   for (const { change } of CHANGES) assert.ok(change === "off" || (change >= 0 && change <= 100), String(change));
   assert.equal(new Set(CHANGES.map((c) => c.short)).size, CHANGES.length);
+});
+
+test("the menus' values name a change only when each is one of their options", () => {
+  assert.deepEqual(pickedChange({ layer: "5", head: "11", what: "0" }, 6, 12), { layer: 5, head: 11, change: "off" });
+  assert.deepEqual(pickedChange({ layer: "0", head: "0", what: "3" }, 6, 12), { layer: 0, head: 0, change: 2 });
+  // values set from outside the page (devtools): nothing to add, no error
+  for (const bad of [{ what: "99" }, { what: "" }, { what: "-1" }, { what: "1.5" }, { layer: "6" }, { head: "12" }, { layer: "x" }]) {
+    assert.equal(pickedChange({ layer: "1", head: "2", what: "0", ...bad }, 6, 12), null, JSON.stringify(bad));
+  }
 });

@@ -4,52 +4,64 @@
 // changed (the live model's knock) a cross when knocked out and a dashed frame when their scores were scaled. It draws
 // the numbers it is given and computes nothing about them.
 //
-// The longer of the two axes runs across, so a 30-layer model is a wide strip rather than a tall
-// tower: MiniLM (6 × 12) has layers as rows, SmolLM2 (30 × 9) layers as columns. Labels say which.
+// Layers are rows and heads columns for every model, so two models read the same way; a model's heads
+// are few (MiniLM 12, SmolLM2 9), so a phone's width holds a row of finger-sized targets, and its many
+// layers (SmolLM2's 30) run down the page. A tall grid's thumbnails shrink to keep it within MAX_HEIGHT, never
+// below MIN_TARGET; a screen too narrow for a row of them scrolls the grid sideways (minWidth) rather than
+// drawing heads out of reach.
 
 import { SEQUENTIAL_LUT, lutIndex } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, prepareCanvas, readTheme } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
-const GAP = 3;
 const MAX_THUMB = 56;
-const MIN_THUMB = 12;
-const LEFT = 64; // "layer 29"
+export const MIN_TARGET = 24; // a finger's target, CSS pixels (WCAG 2.2's minimum target size)
+const MAX_HEIGHT = 960; // SmolLM2's 30 layers stay about one screen tall on a desktop
 const TOP = 22; // the columns' names
+// Row names and the gap between thumbnails: "layer 29" where a row of heads has room, "L29" where it has not.
+const WIDE = { left: 64, gap: 3, rowName: (r) => `layer ${r}` };
+const NARROW = { left: 30, gap: 2, rowName: (r) => `L${r}` };
 
-/** Whether layers run across (the longer axis does) in a grid of L layers and H heads. */
-const layersRunAcross = (L, H) => L > H;
-
-/** How the grid of L layers and H heads is laid out `width` CSS pixels wide: the same with the weights or before. */
-function gridLayout(width, L, H) {
-  const layersAcross = layersRunAcross(L, H);
-  const rows = layersAcross ? H : L;
-  const cols = layersAcross ? L : H;
-  const thumb = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.floor((width - LEFT - 4) / cols) - GAP));
-  return { layersAcross, rows, cols, thumb, height: TOP + rows * (thumb + GAP) + 4 };
-}
-
-/** Where head (layer, head) sits: {row, col}, for the orientation `layersAcross`. */
-export function gridCell(layer, head, layersAcross) {
-  return layersAcross ? { row: head, col: layer } : { row: layer, col: head };
+/** The narrowest width (CSS pixels) that holds a row of H heads at the target size. */
+export function gridMinWidth(H) {
+  return NARROW.left + H * (MIN_TARGET + NARROW.gap) + 4;
 }
 
 /**
- * Move a focus {layer, head} by a key in a grid of L layers and H heads (as drawn: see gridCell).
+ * How the grid of L layers (rows) and H heads (columns) is laid out `width` CSS pixels wide, the same with
+ * the weights or before: {left, gap, rowName, thumb, pitch, height}. pitch = thumb + gap, a head's target.
+ */
+export function gridLayout(width, L, H) {
+  const fits = (labels) => Math.floor((width - labels.left - 4) / H) - labels.gap;
+  const labels = fits(WIDE) >= MIN_TARGET ? WIDE : NARROW;
+  const tall = Math.floor((MAX_HEIGHT - TOP) / L) - labels.gap;
+  const thumb = Math.max(MIN_TARGET, Math.min(MAX_THUMB, fits(labels), tall));
+  const pitch = thumb + labels.gap;
+  return { ...labels, thumb, pitch, height: TOP + L * pitch + 4 };
+}
+
+/** The head {layer, head} whose target (its thumbnail and the gap after it) holds the point (x, y) in CSS
+ *  pixels of a layout {left, top, pitch, L, H}, or null. */
+export function headAtPoint({ left, top, pitch, L, H }, x, y) {
+  const head = Math.floor((x - left) / pitch);
+  const layer = Math.floor((y - top) / pitch);
+  return head >= 0 && head < H && layer >= 0 && layer < L ? { layer, head } : null;
+}
+
+/**
+ * Move a focus {layer, head} by a key in a grid of L layers (rows) and H heads (columns).
  * Returns the new focus, or null when the key is not a grid key.
  */
-export function moveFocus(focus, key, L, H, layersAcross) {
-  const rows = layersAcross ? H : L;
-  const cols = layersAcross ? L : H;
-  let { row, col } = gridCell(focus.layer, focus.head, layersAcross);
-  if (key === "ArrowUp") row = Math.max(0, row - 1);
-  else if (key === "ArrowDown") row = Math.min(rows - 1, row + 1);
-  else if (key === "ArrowLeft") col = Math.max(0, col - 1);
-  else if (key === "ArrowRight") col = Math.min(cols - 1, col + 1);
-  else if (key === "Home") { row = 0; col = 0; }
-  else if (key === "End") { row = rows - 1; col = cols - 1; }
+export function moveFocus(focus, key, L, H) {
+  let { layer, head } = focus;
+  if (key === "ArrowUp") layer = Math.max(0, layer - 1);
+  else if (key === "ArrowDown") layer = Math.min(L - 1, layer + 1);
+  else if (key === "ArrowLeft") head = Math.max(0, head - 1);
+  else if (key === "ArrowRight") head = Math.min(H - 1, head + 1);
+  else if (key === "Home") { layer = 0; head = 0; }
+  else if (key === "End") { layer = L - 1; head = H - 1; }
   else return null;
-  return layersAcross ? { layer: col, head: row } : { layer: row, head: col };
+  return { layer, head };
 }
 
 /** Check a (L, H, T, T) weights array: {ok, L, H, T, data} or {ok: false, message}. */
@@ -99,8 +111,6 @@ export function createHeadGrid(canvas, options = {}) {
   let geometry = null;
   const describe = options.describe ?? (({ layer, head }) => `layer ${layer}, head ${head}`);
 
-  const across = () => layersRunAcross(grid.L, grid.H);
-
   function makeImage() {
     const { L, H, T, data } = grid;
     const off = document.createElement("canvas");
@@ -127,11 +137,13 @@ export function createHeadGrid(canvas, options = {}) {
 
   function render() {
     // the placeholder takes the height the grid will have, so its weights arriving move nothing below it
+    const size = grid ?? (reserved && { L: reserved.L, H: reserved.H });
+    // too narrow for a row of targets: the canvas grows past its box, which scrolls (set before the width is read)
+    canvas.style.minWidth = size ? `${gridMinWidth(size.H)}px` : "";
     const room = !grid && reserved ? gridLayout(canvasWidth(canvas), reserved.L, reserved.H).height : undefined;
-    if (drawStatus(canvas, error, grid ? "" : "The heads appear when Python has loaded.", room)) return;
+    if (drawStatus(canvas, error, grid ? "" : "The heads appear when Python has loaded.", room)) { geometry = null; return; }
     const { L, H, T } = grid;
-    const { layersAcross, rows, cols, thumb, height } = gridLayout(canvasWidth(canvas), L, H);
-    const left = LEFT;
+    const { left, gap, rowName, thumb, pitch, height } = gridLayout(canvasWidth(canvas), L, H);
     const top = TOP;
     const { ctx, width } = prepareCanvas(canvas, height);
     const theme = readTheme();
@@ -143,13 +155,10 @@ export function createHeadGrid(canvas, options = {}) {
     ctx.font = theme.font(11);
     ctx.textBaseline = "middle";
     ctx.textAlign = "center";
-    const colName = layersAcross ? "L" : "H";
-    const rowName = layersAcross ? "head" : "layer";
-    for (let c = 0; c < cols; c++) {
-      if (thumb >= 18 || c % 5 === 0) ctx.fillText(`${colName}${c}`, left + c * (thumb + GAP) + thumb / 2, top / 2);
-    }
+    const colName = thumb >= 44 ? (c) => `head ${c}` : (c) => `h${c}`;
+    for (let c = 0; c < H; c++) ctx.fillText(colName(c), left + c * pitch + thumb / 2, top / 2);
     ctx.textAlign = "right";
-    for (let r = 0; r < rows; r++) ctx.fillText(`${rowName} ${r}`, left - 6, top + r * (thumb + GAP) + thumb / 2);
+    for (let r = 0; r < L; r++) ctx.fillText(rowName(r), left - 4, top + r * pitch + thumb / 2);
     const rects = [];
     const frame = (x, y, colour, lw, dash = []) => {
       ctx.save();
@@ -161,9 +170,8 @@ export function createHeadGrid(canvas, options = {}) {
     };
     for (let layer = 0; layer < L; layer++) {
       for (let head = 0; head < H; head++) {
-        const { row, col } = gridCell(layer, head, layersAcross);
-        const x = left + col * (thumb + GAP);
-        const y = top + row * (thumb + GAP);
+        const x = left + head * pitch;
+        const y = top + layer * pitch;
         ctx.drawImage(image, 0, (layer * H + head) * T, T, T, x, y, thumb, thumb);
         rects.push({ layer, head, x, y, size: thumb });
       }
@@ -195,7 +203,7 @@ export function createHeadGrid(canvas, options = {}) {
       const r = at(hover);
       drawTooltip(ctx, theme, describe(hover), r.x + r.size / 2, r.y + r.size / 2, width, height);
     }
-    geometry = { left, top, thumb, gap: GAP, rows, cols, layersAcross, rects };
+    geometry = { left, top, thumb, gap, pitch, L, H, rects };
     canvas.dataset.heads = String(L * H);
   }
 
@@ -204,9 +212,8 @@ export function createHeadGrid(canvas, options = {}) {
     const box = canvas.getBoundingClientRect();
     const x = ev.clientX - box.left;
     const y = ev.clientY - box.top;
-    return geometry.rects.find((r) => x >= r.x && x < r.x + r.size && y >= r.y && y < r.y + r.size) ?? null;
+    return headAtPoint(geometry, x, y);
   }
-  const pick = (r) => r && { layer: r.layer, head: r.head };
 
   function label() {
     if (!grid) return;
@@ -226,16 +233,16 @@ export function createHeadGrid(canvas, options = {}) {
     roleDescription: "grid of attention heads",
     render,
     handlers: {
-      click: (ev) => { const h = pick(headAt(ev)); if (h) choose(h); },
+      click: (ev) => { const h = headAt(ev); if (h) choose(h); },
       pointermove: (ev) => {
-        const h = pick(headAt(ev));
+        const h = headAt(ev);
         if (h?.layer !== hover?.layer || h?.head !== hover?.head) { hover = h; life.request(); }
       },
       pointerleave: () => { if (hover) { hover = null; life.request(); } },
       keydown: (ev) => {
         if (!grid) return;
         if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); choose({ ...focus }); return; }
-        const next = moveFocus(focus, ev.key, grid.L, grid.H, across());
+        const next = moveFocus(focus, ev.key, grid.L, grid.H);
         if (!next) return;
         ev.preventDefault();
         focus = next;
@@ -279,7 +286,7 @@ export function createHeadGrid(canvas, options = {}) {
       life.request();
     },
     focused: () => ({ ...focus }),
-    /** Geometry in CSS pixels for tests: {left, top, thumb, rows, cols, layersAcross, rects}. */
+    /** Geometry in CSS pixels for tests: {left, top, thumb, gap, pitch, L, H, rects}. */
     layout: () => { life.flush(); return geometry ? JSON.parse(JSON.stringify(geometry)) : null; },
     destroy: () => life.destroy(),
   };

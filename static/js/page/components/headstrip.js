@@ -18,8 +18,18 @@ const TITLE_H = 20; // the line naming the query and the layer
 const LABELS_H = 50; // the keys' names, turned upright, and the query's marker
 const ROW = 22; // one head: a comfortable target for a finger and for the eye
 const PAD = 6;
-const LEFT = 54; // "head 11"
+const MIN_LEFT = 54; // the heads' names' column, at least; wider when "head 11" in bold needs it
 const KEY_LABEL_PX = 12; // a key's name needs this much room across
+const KEY_LABEL_ROOM = LABELS_H - 14; // an upright key name's length, clear of the title and the query's marker
+
+/** The longest start of shortLabel(s) (a "…" ending what is cut) that measures at most `room` pixels in ctx's font. */
+export function fitLabel(ctx, s, room, longest = 8) {
+  for (let n = longest; n > 1; n--) {
+    const text = shortLabel(s, n);
+    if (ctx.measureText(text).width <= room) return text;
+  }
+  return shortLabel(s, 1);
+}
 
 /** The strip's height in CSS pixels for H heads: the same before the data, for every query and layer. */
 export function stripHeight(H) {
@@ -113,14 +123,15 @@ export function createHeadStrip(canvas, options = {}) {
     const height = H ? stripHeight(H) : undefined;
     if (drawStatus(canvas, error, showing() ? "" : placeholder(), height)) { geometry = null; return; }
     const { T } = grid;
-    const width0 = canvasWidth(canvas);
-    const nameW = Math.round(Math.min(128, Math.max(78, width0 * 0.28)));
-    const cell = Math.max(0.01, (width0 - LEFT - nameW - 6) / T); // a long live sentence: hairlines, still all there
     const { ctx, width } = prepareCanvas(canvas, stripHeight(H));
     const theme = readTheme();
+    ctx.font = theme.font(11, "700"); // the open head's name, the widest of the column
+    const left = Math.max(MIN_LEFT, Math.ceil(ctx.measureText(`head ${H - 1}`).width) + 10);
+    const nameW = Math.round(Math.min(128, Math.max(78, width * 0.28)));
+    const cell = Math.max(0.01, (width - left - nameW - 6) / T); // a long live sentence: hairlines, still all there
     const top = TITLE_H + LABELS_H;
     const gap = cell > 5 ? 1 : 0;
-    const nameX = LEFT + T * cell + 8;
+    const nameX = left + T * cell + 8;
 
     ctx.fillStyle = theme.fg;
     ctx.font = theme.font(12, "600");
@@ -136,14 +147,14 @@ export function createHeadStrip(canvas, options = {}) {
     const keyLabel = (j, colour) => {
       ctx.save();
       ctx.fillStyle = colour;
-      ctx.translate(LEFT + (j + 0.5) * cell, top - 10);
+      ctx.translate(left + (j + 0.5) * cell, top - 10);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(shortLabel(tokens[j], 6), 0, 0);
+      ctx.fillText(fitLabel(ctx, tokens[j], KEY_LABEL_ROOM, 8), 0, 0);
       ctx.restore();
     };
     for (let j = 0; j < T; j += step) if (Math.abs(j - query) >= step) keyLabel(j, theme.muted);
     keyLabel(query, theme.accent);
-    const qx = LEFT + (query + 0.5) * cell;
+    const qx = left + (query + 0.5) * cell;
     ctx.fillStyle = theme.accent;
     ctx.beginPath();
     ctx.moveTo(qx - 4, top - 7); ctx.lineTo(qx + 4, top - 7); ctx.lineTo(qx, top - 2);
@@ -161,17 +172,17 @@ export function createHeadStrip(canvas, options = {}) {
       ctx.fillStyle = h === selected ? theme.fg : theme.muted;
       ctx.font = theme.font(11, h === selected ? "700" : "");
       ctx.textAlign = "right";
-      ctx.fillText(`head ${h}`, LEFT - 6, y + ROW / 2);
+      ctx.fillText(`head ${h}`, left - 6, y + ROW / 2);
       for (let j = 0; j < T; j++) {
         const masked = causal && j > query;
         ctx.fillStyle = masked ? theme.masked : viridis(rows[h * T + j]);
-        ctx.fillRect(LEFT + j * cell + gap, cy, cell - gap, ch);
+        ctx.fillRect(left + j * cell + gap, cy, cell - gap, ch);
       }
       const [best] = tops[h];
       ctx.save();
       ctx.strokeStyle = theme.accent;
       ctx.lineWidth = 2;
-      ctx.strokeRect(LEFT + best.key * cell, cy - 1, Math.max(cell, 2), ch + 2);
+      ctx.strokeRect(left + best.key * cell, cy - 1, Math.max(cell, 2), ch + 2);
       ctx.restore();
       ctx.fillStyle = theme.fg;
       ctx.font = theme.font(11);
@@ -194,9 +205,9 @@ export function createHeadStrip(canvas, options = {}) {
       const text = j === null ? `head ${h}: click to open it` : causal && j > query
         ? `head ${h}: ${tokenName(tokens, j)} comes after the query;\na causal model never looks ahead`
         : `head ${h}: ${tokenName(tokens, query)} → ${tokenName(tokens, j)}\nweight ${fmt(rows[h * T + j])}`;
-      drawTooltip(ctx, theme, text, LEFT + (j ?? 0) * cell, top + (h + 1) * ROW, width, stripHeight(H));
+      drawTooltip(ctx, theme, text, left + (j ?? 0) * cell, top + (h + 1) * ROW, width, stripHeight(H));
     }
-    geometry = { top, row: ROW, left: LEFT, cell, width, height: stripHeight(H), layer, query, lines };
+    geometry = { top, row: ROW, left, cell, width, height: stripHeight(H), layer, query, lines };
   }
 
   function at(ev) {

@@ -43,8 +43,9 @@ export function createLookup(canvas, options = {}) {
     const points = Array.from({ length: N }, (_, j) => [keys[2 * j], keys[2 * j + 1]]);
     const frame = planeFrame([...points, [query[0], query[1]]], box);
 
-    drawAxes(ctx, theme, frame, { left: 0, top: HEADER, width, height: LOOKUP_HEIGHT - HEADER });
     const dots = points.map(([x, y], j) => ({ x: frame.toX(x), y: frame.toY(y), r: dotRadius(weightAt(data, step, j), rMax) }));
+    const rings = dots.map((d) => ({ x: d.x, y: d.y, r: rMax }));
+    drawAxes(ctx, theme, frame, { left: 0, top: HEADER, width, height: LOOKUP_HEIGHT - HEADER }, rings);
     for (const d of dots) { // the ring of a whole weight, then the weight itself
       ctx.setLineDash([3, 3]);
       ctx.strokeStyle = theme.muted;
@@ -178,8 +179,16 @@ export function createLookup(canvas, options = {}) {
   };
 }
 
-/** The two axes through the origin, with ticks and numbers at a readable step. */
-function drawAxes(ctx, theme, frame, area) {
+/** Whether a box {x, y, w, h} reaches into a circle {x, y, r}. */
+export function boxMeetsCircle(box, c) {
+  const nx = Math.max(box.x, Math.min(c.x, box.x + box.w));
+  const ny = Math.max(box.y, Math.min(c.y, box.y + box.h));
+  return Math.hypot(nx - c.x, ny - c.y) < c.r;
+}
+
+/** The two axes through the origin, with ticks and numbers at a readable step; a number that would sit inside
+ *  a key's ring (`rings`, {x, y, r}) is left out, so it never reads as that key's label. */
+function drawAxes(ctx, theme, frame, area, rings = []) {
   const ox = frame.toX(0);
   const oy = frame.toY(0);
   ctx.strokeStyle = theme.grid;
@@ -209,14 +218,18 @@ function drawAxes(ctx, theme, frame, area) {
     ctx.fillRect(Math.round(x), oy - 3, 1, 6);
     const text = fmt(v, digits);
     const half = ctx.measureText(text).width / 2;
-    if (x - half >= 0 && x + half <= edge) ctx.fillText(text, x, oy + 4); // a number cut at the edge misleads
+    const box = { x: x - half, y: oy + 4, w: 2 * half, h: 10 };
+    // a number cut at the edge misleads
+    if (x - half >= 0 && x + half <= edge && !rings.some((c) => boxMeetsCircle(box, c))) ctx.fillText(text, x, oy + 4);
   }
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
   for (const v of ticks(bottom, top)) {
     const y = frame.toY(v);
     ctx.fillRect(ox - 3, Math.round(y), 6, 1);
-    ctx.fillText(fmt(v, digits), ox - 5, y);
+    const text = fmt(v, digits);
+    const w = ctx.measureText(text).width;
+    if (!rings.some((c) => boxMeetsCircle({ x: ox - 5 - w, y: y - 5, w, h: 10 }, c))) ctx.fillText(text, ox - 5, y);
   }
 }
 

@@ -4,6 +4,8 @@
 // tokens the model gets wrong as it is and without the top induction and previous-token heads. The data are fixed,
 // so the build computes them (lessonpy.ablation.payload, in the widget's first payload) and the view is drawn whole
 // with the widget: asked of Python when it came near, it arrived as the reader read, and pushed the page down.
+// A bar's head name is a button that opens that head in the grid above (onOpen). Data that cannot be drawn (a
+// page whose entry lacks them, or has them malformed) leave this view to a sentence; the rest of the widget works.
 import { createListTable } from "../components/table.js";
 import { el, num } from "./common.js";
 
@@ -14,8 +16,18 @@ function runName(knocked) {
   return knocked ? `without ${headName(knocked)} (the ${knocked.test} test's best)` : "as it is";
 }
 
-/** The view, drawn from `payload` (lessonpy.ablation.payload, decoded), at the end of `host`. */
-export function createAblationView(host, payload) {
+/** A token split into its leading whitespace and the rest, so a strike-through covers the word, not the space. */
+export function splitLeadingSpace(token) {
+  const text = String(token);
+  const lead = /^\s*/.exec(text)[0];
+  return [lead, text.slice(lead.length)];
+}
+
+/**
+ * The view, drawn from `payload` (lessonpy.ablation.payload, decoded), at the end of `host`.
+ * onOpen({layer, head}): a bar's button was pressed (none: the names are plain text).
+ */
+export function createAblationView(host, payload, { onOpen } = {}) {
   const section = el("section", "realheads-ablation");
   section.append(el("h4", "realheads-ablation-title", "Knock one head out (SmolLM2)"));
   const status = el("p", "widget-status realheads-ablation-status");
@@ -37,7 +49,14 @@ export function createAblationView(host, payload) {
       const item = el("li", h.names.length ? "realheads-ablation-bar named" : "realheads-ablation-bar");
       item.dataset.layer = String(h.layer);
       item.dataset.head = String(h.head);
-      const label = el("span", "realheads-ablation-label", `${headName(h)}${h.names.length ? `: ${h.names.join(", ")}` : ""}`);
+      const text = `${headName(h)}${h.names.length ? `: ${h.names.join(", ")}` : ""}`;
+      const label = el(onOpen ? "button" : "span", "realheads-ablation-label", text);
+      if (onOpen) { // the whole bar takes a click or a tap; its button, the keyboard (its click bubbles up)
+        label.type = "button";
+        label.setAttribute("aria-label", `Open ${text} in the grid above`);
+        item.addEventListener("click", () => onOpen({ layer: h.layer, head: h.head }));
+        item.classList.add("opens");
+      }
       const track = el("span", "realheads-ablation-track");
       const fill = el("span", "realheads-ablation-fill");
       fill.style.width = `${Math.max(0, h.increase / top) * 100}%`;
@@ -59,7 +78,11 @@ export function createAblationView(host, payload) {
       line.append(el("strong", "", `${runName(run.knocked)}: `));
       const wrong = run.wrong.filter(Boolean).length;
       tokens.forEach((token, i) => {
-        const span = el(run.wrong[i] ? "del" : "span", "realheads-ablation-token", token);
+        const span = el("span", "realheads-ablation-token", run.wrong[i] ? "" : token);
+        if (run.wrong[i]) { // the leading space stays outside the strike: "·cactus" struck reads as a word, not "-cactus"
+          const [lead, word] = splitLeadingSpace(token);
+          span.append(lead, el("del", "", word));
+        }
         span.title = `p(right token) = ${num(run.p_correct[i], 2)}; top guess ${JSON.stringify(run.top_text[i])}`;
         line.append(span);
         if (run.wrong[i]) line.append(el("ins", "realheads-ablation-guess", run.top_text[i]));
@@ -82,6 +105,16 @@ export function createAblationView(host, payload) {
     section.dataset.state = "ready";
   }
 
-  render(payload);
+  try {
+    render(payload);
+  } catch (err) {
+    // Last line of defence: this part says why it is missing instead of failing the whole widget.
+    bars.textContent = example.textContent = "";
+    details.hidden = true;
+    console.warn("real-heads: the ablation data cannot be drawn", err);
+    status.textContent = "The knock-out results are missing from this page's data, or are not in the form it " +
+      "expects, so this part is left out. The grid and the heads above work without it.";
+    section.dataset.state = "error";
+  }
   return { element: section };
 }

@@ -29,6 +29,16 @@ export function withChange(list, { layer, head }, change) {
   return [...rest, { layer, head, change }].sort((a, b) => a.layer - b.layer || a.head - b.head);
 }
 
+/**
+ * The change the menus' values {layer, head, what} (strings) name, {layer, head, change}, or null when one of
+ * them is not an option (a value set from outside the page: nothing to add).
+ */
+export function pickedChange({ layer, head, what }, layers, heads) {
+  const index = (value, n) => (/^\d+$/.test(value) && Number(value) < n ? Number(value) : null);
+  const [l, h, w] = [index(layer, layers), index(head, heads), index(what, CHANGES.length)];
+  return l === null || h === null || w === null ? null : { layer: l, head: h, change: CHANGES[w].change };
+}
+
 /** "layer 0, head 3 knocked out; layer 2, head 1 scores × 0.5", or "none" for no change. */
 export function describeChanges(list) {
   return list.length ? list.map((c) => `${headName(c)} ${changeName(c.change)}`).join("; ") : "none";
@@ -115,8 +125,8 @@ export function createHeadChanges({ layers, heads, onRun }) {
     showList();
   }
   addButton.addEventListener("click", () => {
-    const head = { layer: Number(layerSelect.value), head: Number(headSelect.value) };
-    set(withChange(list, head, CHANGES[Number(whatSelect.value)].change));
+    const picked = pickedChange({ layer: layerSelect.value, head: headSelect.value, what: whatSelect.value }, layers, heads);
+    if (picked) set(withChange(list, picked, picked.change)); // a value no option has (devtools) adds nothing
   });
   clearButton.addEventListener("click", () => { set([]); addButton.focus(); });
   showList();

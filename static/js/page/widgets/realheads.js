@@ -5,8 +5,10 @@
 // layer, with a table of each head's strongest keys; a line of it opens that head. Python
 // (lessonpy.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
 // the build's picture (before Python loads) is one featured head, as stored in the committed data. Below,
-// the ablation view (realheads-ablation.js): what SmolLM2 loses without each head. The live panel runs MiniLM on
-// the reader's sentence, with the heads they changed (realheads-changes.js) and what the model then says.
+// the ablation view (realheads-ablation.js): what SmolLM2 loses without each head; a bar opens its head in
+// SmolLM2's grid. The live panel runs MiniLM on the reader's sentence, with the heads they changed
+// (realheads-changes.js) and what the model then says; the sentence menu then names the reader's sentence.
+// Data that fail (the grid's file, the ablation view's entry) say so in words, and the rest keeps working.
 import { createHeadGrid } from "../components/headgrid.js";
 import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
@@ -31,6 +33,10 @@ const JOBS = {
   induction: "induction",
 };
 const jobName = (job) => JOBS[job] ?? job;
+/** The model whose heads the ablation view knocks out (lessonpy.ablation). */
+const ABLATED_MODEL = "smollm2";
+/** The sentence menu's value for the reader's own sentence, computed live. */
+const LIVE_SENTENCE = "live";
 
 /** "layer 0, head 2" for head {layer, head} (the lesson counts from 0, and says so where it names one). */
 const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
@@ -73,6 +79,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   details.append(el("summary", "", "Show the open head's weights as a table"));
   const stripFigure = el("figure", "realheads-strip");
   const stripCanvas = el("canvas");
+  // its own heading, so the linked view's last caption above ("Query row. …") does not read as this part's
+  const stripHeading = el("h5", "realheads-strip-title", "One query in every head of the open head's layer");
   // The same words whatever is shown (what changes is drawn in the picture), so the page never moves.
   stripFigure.append(stripCanvas, el("figcaption", "", "One query, every head: the query row selected above, in each " +
     "head of the open head's layer (dark 0, yellow 1, as above). The framed key is the head's strongest, named " +
@@ -83,11 +91,14 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   // a lesson that shows the grid for its patterns alone leaves out the live MiniLM panel and the ablation view
   const live = spec.options.live === false ? null : createLivePanel();
   section.append(controls, status, ...(live ? [live.element] : []), tokensLine, gridFigure, featuredList, openHeading,
-    viewHost, stripFigure, details, stripDetails);
-  if (spec.options.ablation !== false) createAblationView(section, initial.ablation); // the build's: fixed data
+    viewHost, stripHeading, stripFigure, details, stripDetails);
+  // the build's fixed data; a bar opens its head in SmolLM2's grid (where the page offers SmolLM2)
+  const offersSmol = models.some((m) => m.name === ABLATED_MODEL);
+  if (spec.options.ablation !== false) createAblationView(section, initial.ablation, offersSmol ? { onOpen: openAblated } : {});
 
   let payload = initial; // the current model and sentence (the build's, until Python answers)
   let open = { layer: initial.open.layer, head: initial.open.head };
+  let reveal = false; // scroll the open head into view once it opens (asked for from the ablation view, below)
   let table = null;
   const view = createAttentionView(viewHost, { stepper: false, tables: false });
   viewHost.querySelector(".attn-view")?.removeAttribute("aria-label"); // the heading below names it
@@ -127,10 +138,16 @@ export function createRealHeads({ section, spec, runtime, initial }) {
 
   function setSentences() {
     sentenceSelect.textContent = "";
+    if (payload.live) { // the reader's own sentence is what the grid shows; picking a numbered one goes back
+      const opt = el("option", "", `Your sentence: ${payload.text}`);
+      opt.value = LIVE_SENTENCE;
+      opt.selected = true;
+      sentenceSelect.append(opt);
+    }
     payload.sentences.forEach((text, i) => {
       const opt = el("option", "", `${i}: ${text}`);
       opt.value = String(i);
-      opt.selected = i === payload.sentence;
+      opt.selected = !payload.live && i === payload.sentence;
       sentenceSelect.append(opt);
     });
     modelSelect.value = payload.model;
@@ -179,6 +196,21 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     table.select(view.store.get());
     section.dataset.open = `${open.layer},${open.head}`;
     showStrip(); // the view's row broadcast did already, unless the view refused the weights
+    if (reveal) {
+      reveal = false;
+      openHeading.scrollIntoView({ block: "start" });
+    }
+  }
+
+  /** An ablation bar's head: opened in SmolLM2's grid, loaded first when another model (or none yet) is shown. */
+  function openAblated(head) {
+    reveal = true;
+    if (payload.model === ABLATED_MODEL && payload.arrays?.weights) { openHead(head); return; }
+    open = { layer: head.layer, head: head.head }; // render keeps it open once SmolLM2's grid is here
+    modelSelect.value = ABLATED_MODEL;
+    sentenceSelect.value = "0";
+    gridFigure.scrollIntoView({ block: "start" }); // where the loading shows
+    if (ready) { asked = true; request(); } // else the first request, once Python is ready, asks for SmolLM2
   }
 
   function render(next) {
@@ -188,8 +220,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const { layers: L, heads: H } = payload;
     tokensLine.textContent = `${payload.tokens.length} tokens: ${payload.tokens.join(" ")}`;
     const where = payload.live ? "your sentence" : `sentence ${payload.sentence}`;
-    gridCaption.textContent = `${payload.title} on ${where}: all ${L * H} heads, ${L} layers × ${H} heads, ` +
-      "counted from 0. Each square is one head's pattern (rows: queries, columns: keys; dark 0, yellow 1); " +
+    gridCaption.textContent = `${payload.title} on ${where}: all ${L * H} heads, ${L} layers (rows) × ${H} heads ` +
+      "(columns), counted from 0. Each square is one head's pattern (rows: queries, columns: keys; dark 0, yellow 1); " +
       `featured heads have a coloured frame.${payload.causal ? " Grey above the diagonal: a causal model never looks ahead." : ""} ` +
       (payload.live ? "Computed just now by the NumPy forward pass in your browser, with float16 weights." +
         (payload.changes?.length ? " Heads you changed are marked: a cross, knocked out; a dashed frame, scores scaled." : "")
@@ -214,7 +246,12 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       section.dataset.state = "ready";
     },
     onError(err) {
-      status.textContent = `Python could not load the heads: ${err.message ?? err}`;
+      // the reason in a sentence (a traceback's last line), not Python's frames; picking again asks again
+      const model = models.find((m) => m.name === modelSelect.value)?.title ?? "the model";
+      const reason = pythonMessage(err).replace(/^\w+(?:Error|Exception): /, ""); // the words, not the class
+      status.textContent = `Could not load the heads of ${model}: ${reason}. ` +
+        "Choose the model or a sentence above again to try again; the heads shown below are still the ones before.";
+      setSentences(); // the menus name what is shown, so choosing the model that failed again is a change
       section.dataset.state = "error";
     },
     onBusy(busy) { if (busy) { status.textContent = "Loading the heads in Python…"; section.dataset.state = "busy"; } },
@@ -226,7 +263,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     open = { layer: Infinity, head: Infinity }; // a new model opens its first featured head
     request();
   });
-  sentenceSelect.addEventListener("change", request);
+  sentenceSelect.addEventListener("change", () => { if (sentenceSelect.value !== LIVE_SENTENCE) request(); });
 
   // The grid needs the whole (L, H, T, T) array, which only Python sends, after downloading the model's
   // data (about 190 KB): ask once Python is ready and the widget is near the screen, not on every visit.
