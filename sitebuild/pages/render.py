@@ -12,7 +12,7 @@ from markdown_it.token import Token
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
 from .markup import code_standin, highlighted_pre
 from .math_later import later_key, later_maths, mark_later, standin
-from .practice import render_exercise, render_quiz
+from .practice import quiz_orders, render_exercise, render_quiz
 from .widget_fence import render_widget
 
 #: The renderers of special fences, by the fence's language word. Each is called as
@@ -20,7 +20,8 @@ from .widget_fence import render_widget
 #: render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words after the
 #: language, ``env["cell_index"]``: how many cells came before, ``env["fence_ids"]``:
 #: {(kind, id): line} of the page's fences so far, shared by all of them, for refusing a
-#: duplicate id, ``env["site"]``: what the build knows of the site, see render_lesson, ``env["widget_data"]``:
+#: duplicate id, ``env["slug"]``: the lesson's, ``env["quiz_orders"]``: {id: order} of the page's quizzes
+#: (practice.quiz_orders, made at the first quiz), ``env["site"]``: what the build knows of the site, see render_lesson, ``env["widget_data"]``:
 #: {id: data} of the page's widgets, filled by render_widget); it raises LessonError for bad input. Other fences
 #: are highlighted code.
 FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
@@ -63,6 +64,8 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
                            source=token.meta.get("include"), fold=options.get("fold"))
     if lang in FENCE_RENDERERS:
         env.setdefault("fence_ids", {})  # created once per page, so every fence's copy of env shares it
+        if lang == "quiz" and "quiz_orders" not in env:  # decided for the whole page at its first quiz
+            env["quiz_orders"] = quiz_orders(tokens, env.get("slug", ""), env.get("path", "?"))
         return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line, "flags": flags})
     lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""
     # tabindex: a long line scrolls sideways, and a scrolling region must be reachable by keyboard.
@@ -145,7 +148,7 @@ def render_lesson(lesson: Lesson, md: MarkdownIt | None = None, site: dict | Non
     md = md or make_renderer()
     render_maths([lesson])  # a no-op when read_lessons already typeset them
     mark_later(lesson.tokens)
-    env = {"path": lesson.source_path, "site": site or {}, "widget_data": {}}
+    env = {"path": lesson.source_path, "slug": lesson.slug, "site": site or {}, "widget_data": {}}
     body = md.renderer.render(lesson.tokens, md.options, env)
     return RenderedLesson(body, env["widget_data"], later_maths(lesson.tokens))
 
