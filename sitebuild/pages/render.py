@@ -30,10 +30,16 @@ FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
     "widget": render_widget,
 }
 
+def cell_name(index: int) -> str:
+    """The name a cell shows (its number in page order, as a notebook's cells show theirs), the one its
+    group is labelled with and every message of the page names it by (cells.js reads it from the cell)."""
+    return f"Cell {index}"
+
+
 def render_cell(cell_id: str, code: str, index: int, source: str | None = None, fold: str | None = None) -> str:
     """HTML of one runnable cell; the page turns the stand-in into an editor when the reader comes near it. A runnable include
     names its file (*source*) above the code; *fold* puts the cell in a closed <details> with that summary."""
-    label = html.escape(f"Code cell {index}")
+    label = html.escape(cell_name(index))
     caption = source_attr = ""
     if source:
         source_attr = f' data-source="{html.escape(source)}"'
@@ -45,7 +51,8 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
         f'<div class="cell-editor">{code_standin(code)}</div>\n'
         '<div class="cell-toolbar">'
         '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'  # Stop, Reset: cells.js
-        '<span class="cell-state" aria-live="polite"></span></div>\n'  # the output region: cells.js, when first needed
+        '<span class="cell-state" aria-live="polite"></span>'
+        f'<span class="cell-name" aria-hidden="true">{label}</span></div>\n'  # the output region: cells.js, when first needed
         "</div>\n"
     )
     if fold:
