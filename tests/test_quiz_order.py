@@ -124,3 +124,16 @@ def test_the_built_lesson_uses_the_lesson_orders():
         quiz = parse_quiz(content, options, env)
         keys = [option_key(quiz["id"], c["text"]) for c in quiz["choices"]]
         assert shown_values(page, quiz["id"]) == [keys[i] for i in orders[quiz["id"]]]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_right_answer_is_not_given_away_by_its_length(path):
+    lesson = read_lesson(path, maths=False)
+    longest = 0
+    for content, options, env in fences_of(lesson, "quiz"):
+        quiz = parse_quiz(content, options, env)
+        right = max(len(c["text"].strip()) for c in quiz["choices"] if c["correct"])
+        wrong = max(len(c["text"].strip()) for c in quiz["choices"] if not c["correct"])
+        assert right <= 1.25 * wrong, f"{quiz['id']}: the right answer is much the longest ({right} vs {wrong})"
+        longest += right > wrong
+    assert longest < len(fences_of(lesson, "quiz")) / 2
