@@ -29,7 +29,7 @@ def test_the_masked_view_shows_the_future_grey_before_python_and_after_the_reade
     cell = lesson5.locator('[data-cell="show-causal"]')
     cell.get_by_role("button", name="Run").click()  # runs the cells it needs first
     expect(cell).to_have_attribute("data-status", "ok", timeout=60_000)
-    expect(view.locator(".widget-source")).to_contain_text("Showing what Code cell")
+    expect(view.locator(".widget-source")).to_contain_text("Showing what Cell")
     expect(view).to_contain_text("Grey cells are masked")
 
 

@@ -106,8 +106,8 @@ def test_a_far_cell_runs_by_run_and_by_keys_before_any_editor_exists(fresh_conte
     expect(far).to_have_attribute("data-status", "ok")
     expect(out).to_contain_text("far run 1")
     index = page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).index", FAR)
-    before = ", ".join(str(i) for i in range(1, index))
-    expect(out).to_contain_text(f"Ran code cells {before} first")  # the cells it builds on, never built either
+    before = ", ".join(f"Cell {i}" for i in range(1, index))
+    expect(out).to_contain_text(f"Ran {before} first")  # the cells it builds on, never built either
     # Focused by the keyboard, the stand-in holds the focus and its keys until the editor exists.
     standin(page, FAR).focus()
     # A cell asked to run while it runs is not queued twice (its Run button is disabled then too):
@@ -301,7 +301,7 @@ def test_stop_replays_cells_whose_editor_was_never_built(fresh_context, plain_si
     scores.get_by_role("button", name="Stop").click()
     expect(scores).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-    expect(scores.locator(".cell-output")).to_contain_text("re-ran code cell")
+    expect(scores.locator(".cell-output")).to_contain_text("re-ran Cell")
     cell(page, "softmax").get_by_role("button", name="Run").click()
     expect(wait_done(page, "softmax")).to_contain_text("kept is 41")
     expect(page.locator(".cm-editor")).to_have_count(0)

@@ -44,7 +44,7 @@ def test_every_cell_runs_in_the_page_prints_what_the_text_quotes_and_the_same_wh
     first = {}
     for cell in lesson.cells:
         text = first[cell.id] = run_cell(page, cell.id)
-        assert "Ran code cell" not in text, f"cell {cell.id} needed earlier cells: they should have run"
+        assert " first: this cell builds on " not in text, f"cell {cell.id} needed earlier cells: they should have run"
     problems = missing_prints(lesson, first)  # Pyodide's numpy must print what CPython's numpy gave the text
     assert not problems, "\n\n".join(problems)
     changed = [f"{lesson.source_path}:{cell.line}: cell {cell.id!r}" for cell in reversed(lesson.cells)

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sitebuild.pages.practice import parse_exercise, parse_quiz
+from sitebuild.pages.practice import parse_exercise, parse_quiz, quiz_orders
 from lesson_source import fences_of
 from sitebuild.pages.lessons import LessonError, read_lesson
 from sitebuild.pages.numbers import PLACEHOLDER, load_numbers
@@ -108,9 +108,10 @@ def test_placeholders_in_maths_get_tex_commas_and_code_is_left_alone(tmp_path):
     assert "In prose 2,359,296 and 0.93; in maths $4C^2 = 2{,}359{,}296$; in code `{{ num.big }}`." in text
 
 
-def test_quizzes_keep_every_choice_and_fold_the_answers(nb, lesson):
+def test_quizzes_keep_every_choice_in_the_pages_order_and_fold_the_answers(nb, lesson):
     cells = [c.source for c in nb.cells if c.cell_type == "markdown"]
     quizzes = [parse_quiz(*fence) for fence in fences_of(lesson, "quiz")]
+    orders = quiz_orders(lesson.tokens, lesson.slug, lesson.source_path)
     assert quizzes
     for quiz in quizzes:
         cell = next(s for s in cells if quiz["question"].strip() in s)
@@ -118,7 +119,11 @@ def test_quizzes_keep_every_choice_and_fold_the_answers(nb, lesson):
         for choice in quiz["choices"]:
             assert choice["text"].strip() in shown
             assert choice["why"].strip() in answer, "each choice's explanation is in the folded answer"
-        letters = [f"**{'ABCDEFGHIJ'[i]}**" for i, c in enumerate(quiz["choices"]) if c["correct"]]
+        # listed as the page shows them (practice.shown_choices), lettered in that order
+        page_order = [quiz["choices"][i]["text"].strip() for i in orders[quiz["id"]]]
+        assert re.findall(r"^- \*\*[A-J]\.\*\* (.*)$", shown, re.M) == page_order
+        letters = [f"**{'ABCDEFGHIJ'[shown_at]}**" for shown_at, i in enumerate(orders[quiz["id"]])
+                   if quiz["choices"][i]["correct"]]
         assert answer.split("\n\n")[1].startswith(letters[0])
 
 

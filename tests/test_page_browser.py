@@ -155,8 +155,9 @@ def test_run_shows_the_output_of_numpy_code(page):
     expect(out).to_contain_text("sum = [3 5 7]")
     expect(cell(page, "setup")).to_have_attribute("data-status", "ok")
     # the output is a log named after its cell, made at its first output (cells.js): a cell never run has none
-    number = cell(page, "setup").get_attribute("aria-label").removeprefix("Code cell ")
-    expect(cell(page, "setup").get_by_role("log", name=f"Output of code cell {number}")).to_contain_text("sum = [3 5 7]")
+    name = cell(page, "setup").locator(".cell-name").text_content()  # the name the cell shows, and its group's
+    expect(page.get_by_role("group", name=name, exact=True)).to_have_attribute("data-cell", "setup")
+    expect(cell(page, "setup").get_by_role("log", name=f"Output of {name}")).to_contain_text("sum = [3 5 7]")
     expect(cell(page, "kv-cache").get_by_role("log")).to_have_count(0)
 
 
@@ -283,7 +284,7 @@ def test_running_a_later_cell_first_runs_what_it_needs(fresh_context, site_url):
     out = run(pg, "output")
     expect(out).to_contain_text("output shape: (4, 8)")
     # the warm-up's two cells, then Step 1's three before "output"
-    expect(out.locator(".out-hint")).to_contain_text("Ran code cells 1, 2, 3, 4, 5 first")
+    expect(out.locator(".out-hint")).to_contain_text("Ran Cell 1, Cell 2, Cell 3, Cell 4, Cell 5 first")
     for earlier in ("average", "running", "setup", "scores", "softmax"):
         expect(cell(pg, earlier)).to_have_attribute("data-status", "ok")
     assert "NameError" not in out.inner_text()

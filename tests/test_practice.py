@@ -13,6 +13,7 @@ from lesson_source import exercise_fences, exercise_fences_text
 
 from sitebuild.pages.lessons import LessonError
 from sitebuild.pages.practice import parse_exercise
+from sitebuild.pages.quiz_order import option_key
 from sitebuild.pages.render import FENCE_RENDERERS, make_renderer
 
 QUIZ = """\
@@ -86,11 +87,14 @@ def test_single_answer_quiz_is_a_fieldset_of_radios(md_path):
     assert "<form" not in page  # see render_quiz
     assert "<fieldset>" in page and '<legend class="quiz-question">Why divide by <strong>√d_k</strong>?</legend>' in page
     assert page.count('type="radio" name="quiz-scale"') == 2 and 'type="checkbox"' not in page
-    assert '<label for="quiz-scale-0">To keep the scores’ variance near 1</label>' in page
+    right = option_key("scale", "To keep the scores' variance near 1")
+    assert f'<label for="quiz-scale-{right}">To keep the scores’ variance near 1</label>' in page
     assert '<template class="quiz-why">It costs the <em>same</em>.</template>' in page
     assert '<template class="quiz-explain"><p>Otherwise the softmax saturates.</p>' in page
     assert 'aria-live="polite"' in page and '<button type="button" class="quiz-check" disabled>Check</button>' in page
-    assert re.search(r'<div class="quiz" data-quiz="scale" id="quiz-scale" data-correct="0" data-version="[0-9a-f]{10}">',
+    wrong = option_key("scale", "To make the softmax cheaper")
+    assert re.search(rf'<div class="quiz" data-quiz="scale" id="quiz-scale" data-correct="{right}" '
+                     rf'data-authored="{right} {wrong}" data-version="[0-9a-f]{{10}}">',
                      page) and "<script" not in page  # what quiz.js reads (its attributes)
 
 
@@ -98,7 +102,7 @@ def test_several_correct_choices_make_checkboxes(md_path):
     body = QUIZ.replace("    why: It costs", "    correct: true\n    why: It costs")
     page = render(fence("quiz", body, " id=multi"), md_path)
     assert page.count('type="checkbox"') == 2 and "Choose every answer that applies." in page
-    assert quiz_attributes(page)["correct"] == "0 1"
+    assert quiz_attributes(page)["correct"] == quiz_attributes(page)["authored"]  # both keys, in the lesson's order
 
 
 def test_quiz_version_changes_with_its_content(md_path):

@@ -101,14 +101,21 @@ def solution_of(ex) -> str:
 
 # ---------------------------------------------------------------------------- quiz
 
+RIGHT = "It keeps the scores’ variance near 1, so the softmax does not saturate."
+WRONG = "It makes the weights sum to 1."
+
+
 def test_quiz_is_a_fieldset_answered_with_the_keyboard(page):
     form = quiz(page, "scale")
     group = page.get_by_role("group", name=re.compile("Why are attention scores divided"))
     expect(group).to_be_visible()
-    expect(group.get_by_role("radio")).to_have_count(3)
-    # Tab into the radio group, Space picks the first answer, arrows move, Enter submits.
-    form.get_by_role("radio").first.focus()
-    page.keyboard.press("ArrowDown")  # "It makes the weights sum to 1." — wrong
+    radios = group.get_by_role("radio")
+    expect(radios).to_have_count(3)
+    # the build shuffles the choices: the arrows' way from one to the other depends on where each is shown
+    labels = form.locator(".quiz-choice label").all_inner_texts()
+    steps = (labels.index(RIGHT) - labels.index(WRONG)) % 3  # ArrowDown steps, wrapping as radio groups do
+    # Tab into the radio group, Space picks an answer, Tab to Check, Enter submits.
+    radios.nth(labels.index(WRONG)).focus()
     page.keyboard.press("Space")
     page.keyboard.press("Tab")
     expect(form.get_by_role("button", name="Check")).to_be_focused()
@@ -117,11 +124,12 @@ def test_quiz_is_a_fieldset_answered_with_the_keyboard(page):
     expect(feedback).to_contain_text("Not quite")
     expect(feedback).to_contain_text("The softmax already does that")
     expect(feedback).to_have_attribute("aria-live", "polite")
-    # Back to the group, up to the right answer, Space, then Enter on the answer itself checks (as a form's would).
+    # Back to the group, arrows to the right answer, then Enter on the answer itself checks (as a form's would).
     page.keyboard.press("Shift+Tab")
-    page.keyboard.press("ArrowUp")
-    page.keyboard.press("Space")
-    expect(form.get_by_role("radio").first).to_be_focused()
+    for _ in range(steps):
+        page.keyboard.press("ArrowDown")
+    expect(group.get_by_role("radio", name=RIGHT)).to_be_focused()
+    expect(group.get_by_role("radio", name=RIGHT)).to_be_checked()
     page.keyboard.press("Enter")
     expect(feedback).to_contain_text("Correct!")
     expect(feedback).to_contain_text("dividing by √d_k brings it back to 1")
@@ -131,10 +139,10 @@ def test_quiz_is_a_fieldset_answered_with_the_keyboard(page):
 def test_multiple_answer_quiz_uses_checkboxes_and_says_what_is_missing(page):
     form = quiz(page, "shapes")
     expect(form.get_by_role("checkbox")).to_have_count(3)
-    form.get_by_role("checkbox").nth(0).check()
+    form.get_by_role("checkbox", name="Its shape is (T, T).").check()
     form.get_by_role("button", name="Check").click()
     expect(form.locator(".quiz-feedback")).to_contain_text("one more answer is correct too")
-    form.get_by_role("checkbox").nth(1).check()
+    form.get_by_role("checkbox", name="Row i holds query i against every key.").check()
     form.get_by_role("button", name="Check").click()
     expect(form.locator(".quiz-feedback")).to_contain_text("Correct!")
 
@@ -142,12 +150,12 @@ def test_multiple_answer_quiz_uses_checkboxes_and_says_what_is_missing(page):
 def test_quiz_answers_and_score_survive_a_reload(context, practice_url):
     pg = open_page(context, practice_url, wait_python=False)
     form = quiz(pg, "scale")
-    form.get_by_role("radio").nth(0).check()
+    form.get_by_role("radio", name=RIGHT).check()
     form.get_by_role("button", name="Check").click()
     expect(pg.locator(".quiz-score")).to_contain_text(re.compile(r"[12] of 2 answered correctly"))
     pg.reload()
     form = quiz(pg, "scale")
-    expect(form.get_by_role("radio").nth(0)).to_be_checked()
+    expect(form.get_by_role("radio", name=RIGHT)).to_be_checked()
     expect(form.locator(".quiz-feedback")).to_contain_text("Correct!")
     pg.close()
 
@@ -156,12 +164,12 @@ def test_a_quiz_answer_checked_in_one_tab_shows_in_the_other(context, practice_u
     first = open_page(context, practice_url, wait_python=False)
     second = open_page(context, practice_url, wait_python=False)
     try:
-        for choice, verdict in ((1, "Not quite"), (0, "Correct!")):
+        for choice, verdict in ((WRONG, "Not quite"), (RIGHT, "Correct!")):
             form = quiz(first, "scale")
-            form.get_by_role("radio").nth(choice).check()
+            form.get_by_role("radio", name=choice).check()
             form.get_by_role("button", name="Check").click()
             other = quiz(second, "scale")
-            expect(other.get_by_role("radio").nth(choice)).to_be_checked()
+            expect(other.get_by_role("radio", name=choice)).to_be_checked()
             expect(other.locator(".quiz-feedback")).to_contain_text(verdict)
         # both tabs count the same score
         expect(second.locator(".quiz-score")).to_have_text(first.locator(".quiz-score").inner_text())

@@ -263,7 +263,7 @@ def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_insta
     expect(cell(page, "output")).to_have_attribute("data-status", "cancelled")
     expect(cell(page, "output").locator(".cell-state")).to_have_text("Cancelled.")
     expect(cell(page, "output").locator(".cell-output")).to_have_text(
-        "Cancelled while code cell 4, which this cell builds on, was waiting to run.")
+        "Cancelled while Cell 4, which this cell builds on, was waiting to run.")
     assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"  # the install goes on
 
     gate.release()

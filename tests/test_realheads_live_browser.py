@@ -274,7 +274,7 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         # it prints nothing of its own (the page may say it ran the cell before it first)
         said = printed(forward_cell)
         assert forward_cell.get_attribute("data-status") == "ok", said
-        assert said.strip() in ("", "Ran code cell 1 first: this cell builds on it."), said
+        assert said.strip() in ("", "Ran Cell 1 first: this cell builds on it."), said
         run_live(real)
         expect(real.locator(".realheads-live-status")).to_contain_text("with your forward from the MiniLM cell you ran",
                                                                        timeout=RUN_TIMEOUT_MS)

@@ -75,9 +75,20 @@ def isolated(shared_page):
     return shared_page
 
 
-def number(page, cell_id) -> int:
-    """The cell's number on the page ("code cell 3"), as the page's messages name it."""
-    return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).index", cell_id)
+def name(page, cell_id) -> str:
+    """The name the cell shows ("Cell 3"), the one the page's messages call it by."""
+    return cell(page, cell_id).locator(".cell-name").text_content()  # far cells are skipped: not innerText
+
+
+def named_cells_are_on_the_page(page, message: str) -> list[str]:
+    """Every cell a message names ("Cell 3"), each found on the page, at one cell, by that name."""
+    names = re.findall(r"\bCell \d+\b", message)
+    for shown in names:
+        label = page.locator(".cell .cell-name", has_text=re.compile(rf"^{shown}$"))
+        expect(label).to_have_count(1)
+        label.scroll_into_view_if_needed()
+        expect(label).to_be_visible()
+    return names
 
 
 def ready(page):
@@ -155,7 +166,7 @@ def test_stop_ends_the_code_and_keeps_the_readers_variables(shared, code):
     assert boots(pg) - before <= 1  # an interrupt in place, or exactly one restart
     if not pg.isolated or code == STUBBORN:
         assert boots(pg) - before == 1
-        expect(cell(pg, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran code cell")
+        expect(cell(pg, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran Cell")
     out = run(pg, "softmax", "print('kept is', kept)")
     expect(out).to_contain_text("kept is survived")
 
@@ -188,7 +199,7 @@ def test_a_fatal_error_restarts_once_and_says_what_was_rerun(shared):
     before = boots(pg)
     out = run(pg, "scores", "import os\nos._exit(1)")
     expect(out.locator(".out-error")).to_contain_text("Python crashed")
-    expect(out.locator(".out-error")).to_contain_text("re-ran code cell", timeout=BOOT_TIMEOUT_MS)
+    expect(out.locator(".out-error")).to_contain_text("re-ran Cell", timeout=BOOT_TIMEOUT_MS)
     ready(pg)
     out = run(pg, "softmax", "print(kept)")
     expect(out).to_contain_text("after the crash")
@@ -441,10 +452,12 @@ def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_conte
     stop(pg, "output")
     hint = cell(pg, "output").locator(".out-hint")
     # setup's prerequisites ran with it the first time: they are replayed too, each once
-    before = ", ".join(str(number(pg, c)) for c in ("average", "running", "setup"))
-    expect(hint).to_contain_text(f"Python restarted and re-ran code cells {before} to bring your variables back.",
+    before = ", ".join(name(pg, c) for c in ("average", "running", "setup"))
+    expect(hint).to_contain_text(f"Python restarted and re-ran {before} to bring your variables back.",
                                  timeout=BOOT_TIMEOUT_MS)
-    expect(hint).to_contain_text(re.compile(rf"Not re-run: code cell {number(pg, 'scores')} \(it took \d+\.\d s\)"))
+    expect(hint).to_contain_text(re.compile(rf"Not re-run: {name(pg, 'scores')} \(it took \d+\.\d s\)"))
+    # the message names each cell as the cell shows it: a reader finds every one on the page
+    assert len(named_cells_are_on_the_page(pg, hint.inner_text())) == 4
     ready(pg)
     out = run(pg, "softmax", "print(kept, 'slow' in globals())")
     expect(out).to_contain_text("2 False")
@@ -530,7 +543,7 @@ def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fres
     expect(later).to_have_attribute("data-status", "queued")  # waiting for the cells it builds on
     stop(pg, "output")
     expect(later.locator(".cell-output")).to_have_text(
-        f"Stopped while code cell {number(pg, 'scores')}, which this cell builds on, was running.")
+        f"Stopped while {name(pg, 'scores')}, which this cell builds on, was running.")
     expect(later.locator(".cell-state")).to_have_text("Stopped.")
     expect(looping).to_have_attribute("data-status", "stopped")
     expect(looping.locator(".cell-output")).to_contain_text("looping")  # what it printed stays

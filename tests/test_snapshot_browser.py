@@ -388,7 +388,7 @@ def test_without_isolation_stop_restarts_python_from_the_snapshot_and_replays(co
     cell(page, "scores").get_by_role("button", name="Run").click()
     expect(cell(page, "scores")).to_have_attribute("data-status", "running")
     cell(page, "scores").get_by_role("button", name="Stop").click()
-    expect(cell(page, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran code cell",
+    expect(cell(page, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran Cell",
                                                                        timeout=BOOT_TIMEOUT_MS)
     assert page.evaluate("lessonPage.runtime.info.old") is None  # a new interpreter's report...
     assert boot(page) == {"from": "snapshot", "note": None}  # ...restored too

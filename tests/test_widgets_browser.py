@@ -183,7 +183,7 @@ def test_show_attention_from_a_cell_draws_what_cpython_computes(page):
     run(page, "seeded")
     view = widget(page, "view")
     expect(view).to_have_attribute("data-updated", "1")
-    expect(view.locator(".widget-source")).to_contain_text("Code cell 1")
+    expect(view.locator(".widget-source")).to_contain_text("Cell 1")
     expected = expected_example(6, 8, 3)["arrays"]
     for name in ("weights", "scores", "out"):
         np.testing.assert_allclose(table_values(page, "view", name), expected[name], atol=1e-4)
@@ -424,7 +424,7 @@ def lookup_table(section):
 def test_show_lookup_from_a_cell_replaces_the_picture_and_the_slider_moves_without_python(page):
     soft = widget(page, "soft")
     run(page, "lookup")
-    expect(soft.locator(".widget-source")).to_contain_text("Showing what Code cell 3 computed")
+    expect(soft.locator(".widget-source")).to_contain_text("Showing what Cell 3 computed")
     others = {wid: widget(page, wid).get_attribute("data-updated") for wid in ("view", "steps")}
     updated = int(soft.get_attribute("data-updated"))
     run(page, "lookup")  # again: the cells it builds on have run, so this run alone sends arrays

@@ -65,7 +65,11 @@ def test_saved_work_comes_back_after_the_browser_deleted_it(page):
     cell = page.locator('[data-cell="softmax"]')
     paste_code(cell, MY_CODE)
     quiz = page.locator('[data-quiz="quiz-rows"]')
-    quiz.get_by_role("radio").nth(1).check()
+    # a wrong choice (the build shuffles them: data-correct names the right ones by key)
+    right, authored = quiz.get_attribute("data-correct").split(), quiz.get_attribute("data-authored").split()
+    wrong = next(key for key in authored if key not in right)
+    choice = quiz.locator(f'input[value="{wrong}"]')
+    choice.check()
     quiz.get_by_role("button", name="Check").click()
     expect(quiz.locator(".quiz-feedback")).to_contain_text("Not quite")
 
@@ -76,7 +80,7 @@ def test_saved_work_comes_back_after_the_browser_deleted_it(page):
     work = json.loads(path.read_text(encoding="utf-8"))
     assert (work["format"], work["version"], work["lesson"]) == ("attention-lesson-work", 1, "attention")
     assert work["items"]["cell:softmax"]["code"] == MY_CODE
-    assert work["items"]["quiz:quiz-rows"]["chosen"] == [1]
+    assert work["items"]["quiz:quiz-rows"]["chosen"] == [authored.index(wrong)]  # saved in the lesson's order
     expect(status).to_have_text("Saved your work (2 items) as attention-my-work.json: "
                                 "“Open saved work…” brings it back, in this browser or another.")
 
@@ -85,13 +89,13 @@ def test_saved_work_comes_back_after_the_browser_deleted_it(page):
     page.reload()
     wait_ready(page)
     expect(cell.locator(CODE).first).not_to_contain_text("kept in a file")
-    expect(quiz.get_by_role("radio").nth(1)).not_to_be_checked()
+    expect(choice).not_to_be_checked()
 
     with page.expect_navigation():
         take_home(page).get_by_label("Open saved work…").set_input_files(path)
     wait_ready(page)
     expect(cell.locator(CODE).first).to_have_text(MY_CODE)
-    expect(quiz.get_by_role("radio").nth(1)).to_be_checked()
+    expect(choice).to_be_checked()
     expect(quiz.locator(".quiz-feedback")).to_contain_text("Not quite")
 
 

@@ -27,7 +27,7 @@ from nbformat import v4
 from . import aside
 from . import math as lesson_math
 from . import numbers as lesson_numbers
-from .practice import parse_exercise, parse_quiz
+from .practice import parse_exercise, parse_quiz, quiz_orders, shown_choices
 from .lessons import Lesson, LessonError, make_parser, parse_fence_info
 from .widget_fence import parse_widget
 
@@ -138,6 +138,7 @@ class _Builder:
 
     def __init__(self, lesson: Lesson):
         self.lesson = lesson
+        self.quiz_orders = quiz_orders(lesson.tokens, lesson.slug, lesson.source_path)  # the page's order
         self.lines = lesson.source_path.read_text(encoding="utf-8").splitlines(keepends=True)
         self.cells: list = []
         self.pending: list[str] = []  # Markdown waiting for the next cell boundary
@@ -264,12 +265,13 @@ class _Builder:
 
     def quiz(self, quiz: dict) -> None:
         letters = "ABCDEFGHIJ"
+        choices = [c for _, c in shown_choices(quiz, {"quiz_orders": self.quiz_orders})]
         parts = [f"**Question.** {quiz['question'].strip()}", ""]
-        parts += [f"- **{letters[i]}.** {c['text'].strip()}" for i, c in enumerate(quiz["choices"])]
-        right = ", ".join(letters[i] for i, c in enumerate(quiz["choices"]) if c["correct"])
+        parts += [f"- **{letters[i]}.** {c['text'].strip()}" for i, c in enumerate(choices)]
+        right = ", ".join(letters[i] for i, c in enumerate(choices) if c["correct"])
         answer = [f"**{right}** {'is' if len(right) == 1 else 'are'} right.", ""]
         answer += [f"- **{letters[i]}** ({'right' if c['correct'] else 'wrong'}): {c['why'].strip()}"
-                   for i, c in enumerate(quiz["choices"])]
+                   for i, c in enumerate(choices)]
         if quiz["explain"]:
             answer += ["", quiz["explain"].strip()]
         self.markdown("\n".join(parts) + "\n\n" + _details("Answer", "\n".join(answer)))

@@ -46,9 +46,12 @@ from typing import Any
 
 import yaml
 
-from .lessons import CELL_ID_PATTERN, LessonError, make_parser
+from markdown_it.token import Token
+
+from .lessons import CELL_ID_PATTERN, LessonError, make_parser, parse_fence_info
 from ..project import lessonpy
 from .markup import code_standin, highlighted_pre, json_for_script
+from .quiz_order import option_key, shuffled, spread_orders
 
 QUIZ_KEYS = {"question": True, "choices": True, "explain": False}  # key -> required
 CHOICE_KEYS = {"text": True, "correct": False, "why": True}
@@ -192,6 +195,28 @@ def parse_quiz(content: str, options: dict[str, str], env: dict) -> dict:
     return {"id": b.id, "question": question, "choices": parsed, "explain": b.text(b.data, "explain", (), what, False)}
 
 
+def quiz_orders(tokens: list[Token], slug: str, path) -> dict[str, list[int]]:
+    """{quiz id: the order its choices are shown in} for a lesson's tokens (quiz_order.py); the page and the
+    notebook both show this order."""
+    quizzes = []
+    for token in tokens:
+        if token.type != "fence" or token.meta.get("cell_id"):
+            continue
+        line = (token.map[0] + 1) if token.map else 1
+        lang, flags, options = parse_fence_info(token.info, path, line)
+        if lang == "quiz":
+            quizzes.append((parse_quiz(token.content, options, {"path": path, "line": line, "flags": flags}), line))
+    first = {quiz["id"]: (quiz, line) for quiz, line in reversed(quizzes)}  # a repeated id: render_quiz refuses it
+    return spread_orders(slug, sorted(first.values(), key=lambda q: q[1]), path)
+
+
+def shown_choices(quiz: dict, env: dict) -> list[tuple[int, dict]]:
+    """The quiz's (lesson-order index, choice) pairs in the order the reader sees them: the lesson's
+    ``env["quiz_orders"]`` (quiz_orders), or for a quiz rendered on its own its shuffle in no lesson."""
+    order = env.get("quiz_orders", {}).get(quiz["id"]) or shuffled("", quiz["id"], len(quiz["choices"]))
+    return [(i, quiz["choices"][i]) for i in order]
+
+
 def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
     """A quiz: fieldset, legend, native radios or checkboxes, Check, a live feedback area.
 
@@ -202,18 +227,20 @@ def render_quiz(content: str, options: dict[str, str], env: dict) -> str:
     qid = html.escape(quiz["id"])
     multiple = sum(c["correct"] for c in quiz["choices"]) > 1
     kind = "checkbox" if multiple else "radio"
-    # what quiz.js needs beyond the form itself, as the quiz's attributes: the correct choices' values, and the
-    # version that a saved answer must have been given to (a quiz's own data script was 12 of Lesson 4's elements)
-    correct = " ".join(str(i) for i, c in enumerate(quiz["choices"]) if c["correct"])
+    # what quiz.js needs beyond the form itself, as the quiz's attributes (a quiz's own data script was 12 of
+    # Lesson 4's elements): the right choices' keys; every key in the lesson's order, as saved answers name
+    # choices by that index (they did before the shuffle); and the version a saved answer must have been given to
+    keys = [option_key(quiz["id"], c["text"]) for c in quiz["choices"]]
+    correct = " ".join(key for key, c in zip(keys, quiz["choices"]) if c["correct"])
     parts = [f'<div class="quiz" data-quiz="{qid}" id="quiz-{qid}" data-correct="{correct}" '
-             f'data-version="{_version(quiz)}">\n<fieldset>\n'
+             f'data-authored="{" ".join(keys)}" data-version="{_version(quiz)}">\n<fieldset>\n'
              f'<legend class="quiz-question">{inline(quiz["question"])}</legend>\n']
     if multiple:
         parts.append('<p class="quiz-instructions">Choose every answer that applies.</p>\n')
     parts.append('<ul class="quiz-choices">\n')
-    for i, choice in enumerate(quiz["choices"]):
-        cid = f"quiz-{qid}-{i}"
-        parts.append(f'<li class="quiz-choice"><input type="{kind}" name="quiz-{qid}" id="{cid}" value="{i}">'
+    for i, choice in shown_choices(quiz, env):
+        cid = f"quiz-{qid}-{keys[i]}"
+        parts.append(f'<li class="quiz-choice"><input type="{kind}" name="quiz-{qid}" id="{cid}" value="{keys[i]}">'
                      f'<label for="{cid}">{inline(choice["text"])}</label>'
                      f'<template class="quiz-why">{inline(choice["why"])}</template></li>\n')
     parts.append("</ul>\n")

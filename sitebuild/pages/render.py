@@ -12,7 +12,7 @@ from markdown_it.token import Token
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
 from .markup import code_standin, highlighted_pre
 from .math_later import later_key, later_maths, mark_later, standin
-from .practice import render_exercise, render_quiz
+from .practice import quiz_orders, render_exercise, render_quiz
 from .widget_fence import render_widget
 
 #: The renderers of special fences, by the fence's language word. Each is called as
@@ -20,7 +20,8 @@ from .widget_fence import render_widget
 #: render env (``env["path"]``, ``env["line"]``, ``env["flags"]``: the bare words after the
 #: language, ``env["cell_index"]``: how many cells came before, ``env["fence_ids"]``:
 #: {(kind, id): line} of the page's fences so far, shared by all of them, for refusing a
-#: duplicate id, ``env["site"]``: what the build knows of the site, see render_lesson, ``env["widget_data"]``:
+#: duplicate id, ``env["slug"]``: the lesson's, ``env["quiz_orders"]``: {id: order} of the page's quizzes
+#: (practice.quiz_orders, made at the first quiz), ``env["site"]``: what the build knows of the site, see render_lesson, ``env["widget_data"]``:
 #: {id: data} of the page's widgets, filled by render_widget); it raises LessonError for bad input. Other fences
 #: are highlighted code.
 FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
@@ -29,10 +30,16 @@ FENCE_RENDERERS: dict[str, Callable[[str, dict[str, str], dict], str]] = {
     "widget": render_widget,
 }
 
+def cell_name(index: int) -> str:
+    """The name a cell shows (its number in page order, as a notebook's cells show theirs), the one its
+    group is labelled with and every message of the page names it by (cells.js reads it from the cell)."""
+    return f"Cell {index}"
+
+
 def render_cell(cell_id: str, code: str, index: int, source: str | None = None, fold: str | None = None) -> str:
     """HTML of one runnable cell; the page turns the stand-in into an editor when the reader comes near it. A runnable include
     names its file (*source*) above the code; *fold* puts the cell in a closed <details> with that summary."""
-    label = html.escape(f"Code cell {index}")
+    label = html.escape(cell_name(index))
     caption = source_attr = ""
     if source:
         source_attr = f' data-source="{html.escape(source)}"'
@@ -44,7 +51,8 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
         f'<div class="cell-editor">{code_standin(code)}</div>\n'
         '<div class="cell-toolbar">'
         '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'  # Stop, Reset: cells.js
-        '<span class="cell-state" aria-live="polite"></span></div>\n'  # the output region: cells.js, when first needed
+        '<span class="cell-state" aria-live="polite"></span>'
+        f'<span class="cell-name" aria-hidden="true">{label}</span></div>\n'  # the output region: cells.js, when first needed
         "</div>\n"
     )
     if fold:
@@ -63,6 +71,8 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
                            source=token.meta.get("include"), fold=options.get("fold"))
     if lang in FENCE_RENDERERS:
         env.setdefault("fence_ids", {})  # created once per page, so every fence's copy of env shares it
+        if lang == "quiz" and "quiz_orders" not in env:  # decided for the whole page at its first quiz
+            env["quiz_orders"] = quiz_orders(tokens, env.get("slug", ""), env.get("path", "?"))
         return FENCE_RENDERERS[lang](token.content, options, {**env, "line": line, "flags": flags})
     lang_class = f' data-lang="{html.escape(lang)}"' if lang else ""
     # tabindex: a long line scrolls sideways, and a scrolling region must be reachable by keyboard.
@@ -145,7 +155,7 @@ def render_lesson(lesson: Lesson, md: MarkdownIt | None = None, site: dict | Non
     md = md or make_renderer()
     render_maths([lesson])  # a no-op when read_lessons already typeset them
     mark_later(lesson.tokens)
-    env = {"path": lesson.source_path, "site": site or {}, "widget_data": {}}
+    env = {"path": lesson.source_path, "slug": lesson.slug, "site": site or {}, "widget_data": {}}
     body = md.renderer.render(lesson.tokens, md.options, env)
     return RenderedLesson(body, env["widget_data"], later_maths(lesson.tokens))
 

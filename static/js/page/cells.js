@@ -6,6 +6,7 @@ import { lineAround } from "./line.js";
 import { Event, cutNote } from "../shared/protocol.js";
 import * as storage from "./storage.js";
 import { TabSync } from "./tabsync.js";
+import { cellName } from "./dom.js";
 
 /** A PNG's size in pixels, from its header (null: not a PNG). */
 function pngSize(bytes) {
@@ -125,7 +126,7 @@ export class Cell {
     // The lesson's code is the stand-in's text as the build wrote it (markup.code_standin), read before the
     // editor shows a saved edit there: the page carries it once.
     this.original = el.querySelector(".cell-editor > pre.code-standin > code").textContent;
-    this.label = `code cell ${index}`;
+    this.label = cellName(el); // what the reader sees at the cell, so that every message names it the same way
     this.runButton = el.querySelector(".cell-run");
     // Stop and Reset are made the first time they are shown (#stopButtonMade, #resetButtonMade): most
     // cells never need them, and two hidden buttons in each of Lesson 4's 30 cells were 60 of its elements.
@@ -299,11 +300,11 @@ export class CellPage {
         if (waited || signal.aborted) {
           const [status, word, doing] = waited ? ["cancelled", "Cancelled", "waiting to run"] : ["stopped", "Stopped", "running"];
           cell.el.dataset.status = status;
-          cell.output.append("hint", `${word} while code cell ${before.index}, which this cell builds on, was ${doing}.\n`);
+          cell.output.append("hint", `${word} while ${before.label}, which this cell builds on, was ${doing}.\n`);
           cell.setState(`${word}.`);
         } else {
           cell.el.dataset.status = "error";
-          cell.output.append("hint", `This cell builds on code cell ${before.index}, which did not finish: fix or run it first.\n`);
+          cell.output.append("hint", `This cell builds on ${before.label}, which did not finish: fix or run it first.\n`);
           cell.setState("Not run.");
         }
         return;
@@ -318,8 +319,8 @@ export class CellPage {
     cell.output.clear();
     cell.el.dataset.status = "queued";
     if (prerequisites.length) {
-      const names = prerequisites.map((c) => c.index).join(", ");
-      cell.output.append("hint", `Ran code cell${prerequisites.length > 1 ? "s" : ""} ${names} first: this cell builds on ${prerequisites.length > 1 ? "them" : "it"}.\n`);
+      const names = prerequisites.map((c) => c.label).join(", ");
+      cell.output.append("hint", `Ran ${names} first: this cell builds on ${prerequisites.length > 1 ? "them" : "it"}.\n`);
     }
     // Python may be busy with something else (an exercise being checked, a widget): the cell
     // says "Waiting…" until the worker really takes its code.
@@ -368,18 +369,18 @@ export class CellPage {
     }, () => {});
   }
 
-  /** What a restart did, in the reader's terms ("code cell 2"). */
+  /** What a restart did, in the reader's terms ("Cell 2", as the cell shows). */
   describeRestart(report) {
-    const label = (id) => this.cells.find((c) => c.id === id)?.index ?? id;
-    const list = (ids) => `code cell${ids.length > 1 ? "s" : ""} ${ids.map(label).join(", ")}`;
+    const label = (id) => this.cells.find((c) => c.id === id)?.label ?? id;
+    const list = (ids) => ids.map(label).join(", ");
     if (report.cleared) return "Python restarted with no variables.";
     const parts = [report.replayed.length
       ? `Python restarted and re-ran ${list(report.replayed)} to bring your variables back.`
       : "Python restarted; no earlier cell needed re-running."];
     for (const { cellId, seconds } of report.skipped) {
-      parts.push(`Not re-run: code cell ${label(cellId)} (it took ${seconds.toFixed(1)} s); run it again if you need its variables.`);
+      parts.push(`Not re-run: ${label(cellId)} (it took ${seconds.toFixed(1)} s); run it again if you need its variables.`);
     }
-    if (report.failed.length) parts.push(`${list(report.failed)} failed when re-run.`.replace(/^c/, "C"));
+    if (report.failed.length) parts.push(`${list(report.failed)} failed when re-run.`);
     return parts.join(" ");
   }
 

@@ -7,3 +7,8 @@ export function el(tag, className, text) {
   if (text !== undefined) e.textContent = text;
   return e;
 }
+
+/** The name a cell shows ("Cell 3": the build's render.cell_name), the one every message of the page calls it by. */
+export function cellName(cell) {
+  return cell.querySelector(".cell-name").textContent;
+}

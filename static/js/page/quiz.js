@@ -13,9 +13,12 @@ class Quiz {
     this.lesson = lesson;
     this.onChange = onChange;
     this.inputs = [...el.querySelectorAll("input[name]")];
-    // the build's word (practice.py, render_quiz): which choices are right, and the version answers are saved for
+    // the build's word (practice.py, render_quiz): the keys of the right choices (an input's value is its
+    // choice's key; the build shuffles the choices), every key in the lesson's order (a saved answer names
+    // choices by that index, as before the shuffle), and the version answers are saved for
+    const keys = (words) => words.split(" ").filter(Boolean);
     this.data = {
-      id: el.dataset.quiz, correct: el.dataset.correct.split(" ").filter(Boolean).map(Number),
+      id: el.dataset.quiz, correct: keys(el.dataset.correct), authored: keys(el.dataset.authored),
       multiple: this.inputs[0]?.type === "checkbox", version: el.dataset.version,
     };
     this.feedback = el.querySelector(".quiz-feedback");
@@ -36,8 +39,9 @@ class Quiz {
     storage.watch(lesson, KIND, this.data.id, (value) => this.#follow(value));
   }
 
+  /** The chosen choices' keys, in the order they are shown. */
   selected() {
-    return this.inputs.filter((input) => input.checked).map((input) => Number(input.value));
+    return this.inputs.filter((input) => input.checked).map((input) => input.value);
   }
 
   check({ save = true } = {}) {
@@ -59,19 +63,20 @@ class Quiz {
 
     const list = document.createElement("ul");
     list.className = "quiz-whys";
-    for (const i of chosen) {
-      const ok = right.has(i);
+    for (const key of chosen) {
+      const ok = right.has(key);
+      const input = this.inputs.find((candidate) => candidate.value === key);
       const item = document.createElement("li");
       item.className = ok ? "is-right" : "is-wrong";
       const mark = document.createElement("span");
       mark.className = "quiz-mark";
       mark.textContent = ok ? "✓ Right: " : "✗ Wrong: ";
-      const label = this.el.querySelector(`label[for="${this.inputs[i].id}"]`);
+      const label = this.el.querySelector(`label[for="${input.id}"]`);
       const choice = document.createElement("strong");
       choice.append(...[...label.childNodes].map((n) => n.cloneNode(true)));
-      item.append(mark, choice, " — ", this.#template(this.inputs[i].closest(".quiz-choice").querySelector("template.quiz-why")));
+      item.append(mark, choice, " — ", this.#template(input.closest(".quiz-choice").querySelector("template.quiz-why")));
       list.append(item);
-      this.inputs[i].closest(".quiz-choice").dataset.mark = ok ? "right" : "wrong";
+      input.closest(".quiz-choice").dataset.mark = ok ? "right" : "wrong";
     }
     const parts = [list];
     const explain = this.el.querySelector("template.quiz-explain");
@@ -83,7 +88,10 @@ class Quiz {
     }
     this.#show(this.correct ? "quiz-right" : "quiz-wrong", verdict, parts);
     this.el.dataset.state = this.correct ? "right" : "wrong";
-    if (save) storage.save(this.lesson, KIND, this.data.id, { version: this.data.version, chosen, correct: this.correct });
+    if (save) {
+      const saved = chosen.map((key) => this.data.authored.indexOf(key));
+      storage.save(this.lesson, KIND, this.data.id, { version: this.data.version, chosen: saved, correct: this.correct });
+    }
     this.onChange();
   }
 
@@ -110,7 +118,8 @@ class Quiz {
   /** Show a stored answer (this tab's from an earlier visit, or another tab's just now) as checked. */
   #follow(saved) {
     if (!saved || saved.version !== this.data.version || !Array.isArray(saved.chosen)) return;
-    for (const input of this.inputs) input.checked = saved.chosen.includes(Number(input.value));
+    const chosen = saved.chosen.map((index) => this.data.authored[index]);
+    for (const input of this.inputs) input.checked = chosen.includes(input.value);
     this.#clearMarks();
     this.check({ save: false });
   }

@@ -1,7 +1,7 @@
 // Small pieces the widgets share: building DOM, decoding the build's JSON payloads, waiting for
 // Python, and calling it with a debounce that drops stale replies. No attention maths here.
 
-import { el } from "../dom.js";
+import { cellName, el } from "../dom.js";
 
 export { el }; // the widgets import it from here with the rest
 
@@ -138,11 +138,12 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
 }
 
 /**
- * Say under a view whose arrays a cell sent where they came from ("Showing what Code cell 3 computed.",
+ * Say under a view whose arrays a cell sent where they came from ("Showing what Cell 3 computed.",
  * or that they cannot be drawn) and count the updates (data-updated). note: the router's, if any.
  */
 export function showSource(section, source, payload, note, cellIndex) {
-  const label = cellIndex >= 0 ? `Code cell ${cellIndex + 1}` : "a cell"; // the cell's own label
+  const cell = cellIndex >= 0 ? document.querySelectorAll("[data-cell]")[cellIndex] : null; // page order, as cellIds
+  const label = cell ? cellName(cell) : "a cell"; // the name the cell shows
   const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
   source.textContent = `${what}.${note ? ` ${note}` : ""}`;
   section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);
