@@ -53,7 +53,8 @@ def test_payload_structure(events, qkv, capsys):
     assert capsys.readouterr() == ("", "")  # prints nothing
     assert len(events) == 1
     p = last_payload(events)
-    assert set(p) == {"view", "title", "target", "tokens", "arrays", "derived", "stats"}
+    assert set(p) == {"view", "title", "target", "tokens", "arrays", "derived", "causal", "stats"}
+    assert p["causal"] is False
     assert (p["view"], p["title"], p["target"]) == ("attention", "Step 1", "step1")
     assert p["tokens"] == ["a", "b", "c", "d"]
     assert p["derived"] == ["scores", "weights", "out"]
@@ -310,3 +311,116 @@ def test_a_huge_text_is_clipped_in_the_error_and_the_title(events, qkv):
     show_attention(Q=Q, K=K, title="T" * 10**7)
     title = last_payload(events)["title"]
     assert len(title) <= MESSAGE_CHARS and title.startswith("TTT") and "characters not shown" in title
+
+
+# -----------------------------------------------------------------------------
+# the causal mask: every way a cell hands over a causal head draws its future masked
+
+
+def _causal(T):
+    return np.tril(np.ones((T, T), dtype=bool))
+
+
+@pytest.fixture
+def causal_head(qkv):
+    """Q, K, V of a head and its masked scores and weights, as Lesson 5's cells make them."""
+    _, Q, K, V = qkv
+    masked = np.where(_causal(4), Q @ K.T / math.sqrt(8), -np.inf)
+    return Q, K, V, masked, softmax(masked)
+
+
+@pytest.mark.parametrize("given", [
+    "scores=masked",                        # Lesson 5's cell
+    "scores=masked, weights=mine",          # Lesson 4's SmolLM2 cell
+    "Q, K, weights=mine",                   # the same cell as it was written: the weights show the mask
+    "scores=raw, weights=mine",
+    "Q, K, causal=True",
+    "scores=raw, causal=True",
+    "weights=mine, causal=True",            # weights alone say nothing of a mask: causal=True does
+])
+def test_a_causal_head_is_drawn_masked_however_it_is_handed_over(events, causal_head, given):
+    Q, K, V, masked, mine = causal_head
+    raw = Q @ K.T / math.sqrt(8)
+    kwargs = {"scores=masked": {"scores": masked}, "scores=masked, weights=mine": {"scores": masked, "weights": mine},
+              "Q, K, weights=mine": {"Q": Q, "K": K, "weights": mine},
+              "scores=raw, weights=mine": {"scores": raw, "weights": mine},
+              "Q, K, causal=True": {"Q": Q, "K": K, "causal": True},
+              "scores=raw, causal=True": {"scores": raw, "causal": True},
+              "weights=mine, causal=True": {"weights": mine, "causal": True}}[given]
+    show_attention(V=V, **kwargs)
+    p = last_payload(events)
+    s = p["stats"]
+    assert p["causal"] is True and s["causal"] is True
+    assert s["masked"] == 6  # the 4 * 3 / 2 keys after their query
+    np.testing.assert_allclose(p["arrays"]["weights"], mine, atol=1e-6)
+    if "scores" in p["arrays"]:
+        np.testing.assert_array_equal(np.isneginf(p["arrays"]["scores"]), ~_causal(4))
+        assert s["weights_match_scores"] is True and s["weights_gap"] < 1e-6
+    # an even spread over the keys query i may see: log(i + 1), not log T
+    assert s["even_entropy"] == pytest.approx(np.mean(np.log(np.arange(1, 5))))
+    assert s["mean_entropy"] <= s["even_entropy"]
+
+
+def test_weights_alone_are_not_taken_for_a_mask(events, causal_head):
+    *_, mine = causal_head
+    show_attention(weights=mine)  # zeros above the diagonal could be anything without causal=True
+    p = last_payload(events)
+    assert p["causal"] is False and p["stats"]["masked"] == 0
+
+
+def test_an_unmasked_head_is_not_masked(events, qkv):
+    _, Q, K, V = qkv
+    show_attention(Q=Q, K=K, V=V, weights=softmax(Q @ K.T / math.sqrt(8)))
+    p = last_payload(events)
+    assert p["causal"] is False and p["stats"]["masked"] == 0 and not np.isinf(p["arrays"]["scores"]).any()
+    assert p["stats"]["even_entropy"] == pytest.approx(math.log(4))
+
+
+def test_another_mask_is_masked_but_not_called_causal(events):
+    scores = np.zeros((3, 3))
+    scores[:, 0] = -np.inf  # every query ignores key 0 (a padding mask)
+    show_attention(scores=scores)
+    s = last_payload(events)["stats"]
+    assert last_payload(events)["causal"] is False and s["causal"] is False and s["masked"] == 3
+    assert s["even_entropy"] == pytest.approx(math.log(2))
+
+
+def test_causal_weights_that_look_ahead_are_refused(events, qkv):
+    _, Q, K, _ = qkv
+    leaky = softmax(Q @ K.T / math.sqrt(8))  # no mask
+    message = shows_error(events, r"causal=True, but query 0 puts .* on key 1, which comes after it",
+                          Q=Q, K=K, weights=leaky, causal=True)
+    assert "-inf" in message
+    shows_error(events, "causal: expected True or False", weights=np.eye(2), causal="yes")
+
+
+def test_weights_that_are_not_the_scores_softmax_say_by_how_much(events, causal_head):
+    Q, K, V, masked, mine = causal_head
+    unmasked = softmax(Q @ K.T / math.sqrt(8))
+    show_attention(scores=masked, weights=unmasked)  # masked scores, weights made without the mask
+    s = last_payload(events)["stats"]
+    assert s["weights_match_scores"] is False
+    assert s["weights_gap"] == pytest.approx(np.abs(mine - unmasked).max())
+
+
+@pytest.mark.parametrize("cell", ["real-head-minilm", "real-head-smollm2"])
+@pytest.mark.parametrize("as_written", ["scores=masked", "Q, K only"])
+def test_the_real_head_cells_draw_the_readers_pattern_without_an_alarm(events, cell, as_written):
+    """Lesson 4's "your attention on a real head" cells, in CPython: the reader's Step 1 softmax of the shipped
+    Q, K (masked for SmolLM2) matches the scores drawn beside it, and SmolLM2's future is masked, whether the
+    cell passes the masked scores (as it does) or only Q and K with its weights (as it did)."""
+    from lessonpy import realheads
+
+    model, job, s = realheads.CELL_HEADS[cell]
+    heads = realheads.load(model)
+    Qh, Kh, Vh = heads.qkv(s, job)
+    T = len(Qh)
+    scores = Qh @ Kh.T / np.sqrt(Kh.shape[-1])
+    if heads.causal:
+        scores = np.where(_causal(T), scores, -np.inf)
+    mine = softmax(scores)
+    given = {"scores": scores} if as_written == "scores=masked" else {}
+    show_attention(Q=Qh, K=Kh, V=Vh, weights=mine, tokens=heads.tokens(s), **given)
+    st = last_payload(events)["stats"]
+    assert st["weights_match_scores"] is True
+    assert st["causal"] is heads.causal and st["masked"] == (T * (T - 1) // 2 if heads.causal else 0)

@@ -105,3 +105,21 @@ def test_in_a_notebook_the_same_arrays_sent_to_two_views_make_one_figure_per_cel
         bridge.install_sink(None)
         notebook._new_cell()
         plt.close("all")
+
+
+@pytest.mark.parametrize("given", ["masked scores", "weights and causal=True"])
+def test_a_causal_heads_future_is_grey_in_the_weights_too(given):
+    """A key after its query is masked, not a weight of 0: empty in both heatmaps (drawn in the masked grey),
+    with no number written in it."""
+    w = np.array([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.2, 0.3, 0.5]])
+    with np.errstate(divide="ignore"):
+        scores = np.where(np.tril(np.ones((3, 3), dtype=bool)), np.log(w), -np.inf)
+    payload = payload_of(scores=scores) if given == "masked scores" else payload_of(weights=w, causal=True)
+    fig = show_mpl.draw(payload)
+    weights_ax = axis(fig, "weights")
+    shown = weights_ax.images[0].get_array()
+    future = np.triu(np.ones((3, 3), dtype=bool), k=1)
+    assert np.ma.getmaskarray(np.ma.masked_invalid(shown))[future].all()
+    np.testing.assert_allclose(np.asarray(shown)[~future], w[~future], atol=1e-6)
+    assert len(weights_ax.texts) == 6  # the 6 weights the queries may give; none in the 3 masked cells
+    assert weights_ax.images[0].cmap.get_bad()[:3] == pytest.approx(matplotlib.colors.to_rgb(show_mpl.MASKED))

@@ -27,8 +27,11 @@ __all__ = ["ShowError", "show_attention", "build_payload", "MAX_T", "MAX_D"]
 
 #: How far a row of weights may stray from summing to 1 (float32 and rounding).
 ROW_SUM_TOL = 1e-3
-#: Below this a weight counts as negative rather than rounding noise.
+#: Below this a weight counts as negative rather than rounding noise (and, above it, as weight on a masked key).
 NEG_TOL = 1e-6
+#: How far softmax(scores) may stray from the weights for the weights to count as that softmax: float32
+#: storage and another order of summing stay far below it; another scale or a temperature does not.
+MATCH_TOL = 1e-4
 # float32 can't hold more than ~3.4e38; anything larger would arrive as inf.
 _F32_MAX = float(np.finfo(np.float32).max)
 
@@ -53,13 +56,18 @@ class ShowError(ValueError):
 
 
 def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
-                   out=None, tokens=None, title=None, target=None):
+                   out=None, tokens=None, causal=False, title=None, target=None):
     """Draw an attention computation on the page; returns None.
 
     All arguments are keyword-only and optional; pass what you computed:
       x (T, C), Q (T, d_k), K (T, d_k), V (T, d_v),
       scores (T, T), weights (T, T), out (T, d_v)
       tokens:  T labels (default "t0", "t1", ...)
+      causal:  True for a causal head: each query sees only itself and earlier
+               keys. The scores drawn get -inf above the diagonal (yours, or
+               those made from Q and K), your weights must be 0 there, and the
+               view draws those cells grey. Scores you pass with -inf in them
+               are drawn masked without it.
       title:   a caption for the view
       target:  which view on the page to draw in (None: the cell's own)
     Arrays may be NumPy arrays, nested lists, or anything np.asarray accepts; a
@@ -68,13 +76,16 @@ def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
     What is missing is derived, and listed in the payload's "derived":
       scores  = Q @ K.T / sqrt(d_k)   from Q and K (if your weights were made
                 without the 1/sqrt(d_k), the scores match them instead)
+                                      (and if your weights were made
+                with the causal mask, the scores drawn are masked too)
       weights = softmax(scores)       row by row
       out     = weights @ V           when V is given
-    What you pass is never replaced, only checked.
+    What you pass is never replaced, only checked (causal=True masks the
+    scores you pass, as the model does before its softmax).
     """
     try:
-        payload = build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights,
-                                 out=out, tokens=tokens, title=title, target=target)
+        payload = build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights, out=out,
+                                 tokens=tokens, causal=causal, title=title, target=target)
     except ShowError as err:
         bridge.emit("arrays", {"view": "attention", "title": caption(title),
                                "target": caption(target), "error": str(err)})
@@ -86,12 +97,14 @@ def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
 # building the payload: check inputs, derive the rest, collect stats
 
 
-def build_payload(*, tokens, title, target, **given):
+def build_payload(*, tokens, title, target, causal=False, **given):
     """Return the event payload for the given arrays, or raise ShowError."""
     if title is not None and not isinstance(title, str):
         raise ShowError(f"title: expected a string, got {type(title).__name__}")
     if target is not None and not isinstance(target, str):
         raise ShowError(f"target: expected a string naming a view, got {type(target).__name__}")
+    if not isinstance(causal, (bool, np.bool_)):
+        raise ShowError(f"causal: expected True or False, got {type(causal).__name__}")
 
     arrays = {name: _as_matrix(name, a) for name, a in given.items() if a is not None}
     if not arrays:
@@ -103,11 +116,15 @@ def build_payload(*, tokens, title, target, **given):
     derived = []
     Q, K, V = arrays.get("Q"), arrays.get("K"), arrays.get("V")
     scale = None  # what the scores were divided by, when we made them
-    if "scores" not in arrays and Q is not None and K is not None:
-        arrays["scores"], scale = _derive_scores(Q, K, arrays.get("weights"))
+    asked = bool(causal)  # the reader said causal=True: then their weights must respect the mask too
+    if "scores" in arrays:
+        arrays["scores"], causal = _masking(arrays["scores"], arrays.get("weights"), asked)
+        _check_finite("scores", arrays["scores"])  # the mask may have emptied a row the reader's -inf left one key
+    elif Q is not None and K is not None:
+        arrays["scores"], scale, causal = _derive_scores(Q, K, arrays.get("weights"), asked)
         derived.append("scores")
     if "weights" in arrays:
-        _check_weights(arrays["weights"])
+        _check_weights(arrays["weights"], _future(T) if asked else None)
     elif "scores" in arrays:
         arrays["weights"] = softmax(arrays["scores"], axis=-1)  # (T, T)
         derived.append("weights")
@@ -120,10 +137,13 @@ def build_payload(*, tokens, title, target, **given):
         arrays["out"] = arrays["weights"] @ V  # (T, T) @ (T, d_v) -> (T, d_v)
         derived.append("out")
     for name in derived:  # large Q and K can make scores too large to draw
-        _check_finite(name, arrays[name], derived=True)
+        drawn = arrays[name]
+        if name == "scores" and causal:  # the mask's -inf are ours: check the scores it left
+            drawn = np.where(_future(T), 0.0, drawn)
+        _check_finite(name, drawn, derived=True)
 
     labels = _check_tokens(tokens, T)
-    stats = _stats(arrays, T, scale)
+    stats = _stats(arrays, T, scale, bool(causal))
     return {
         "view": "attention",
         "title": caption(title),
@@ -131,6 +151,8 @@ def build_payload(*, tokens, title, target, **given):
         "tokens": labels,
         "arrays": {name: _to_float32(name, a) for name, a in arrays.items()},
         "derived": derived,
+        # the view greys the keys after each query in every picture of a causal head, weights too
+        "causal": bool(causal),
         "stats": stats,
     }
 
@@ -239,8 +261,9 @@ def _check_finite(name, a, derived=False):
                         "too large to draw (float32 stops at 3.4e38)")
 
 
-def _check_weights(w):
-    """Attention weights are probabilities: non-negative, each row summing to 1."""
+def _check_weights(w, future=None):
+    """Attention weights are probabilities: non-negative, each row summing to 1; with the causal
+    mask (*future*: True where a key comes after its query) nothing on a key after its query."""
     if (w < -NEG_TOL).any():
         i, j = np.argwhere(w < -NEG_TOL)[0]
         raise ShowError(f"weights: entry ({i}, {j}) is {w[i, j]:.3g}; attention weights "
@@ -254,23 +277,61 @@ def _check_weights(w):
                             "normalise over each query's row (axis=-1), not axis=0")
         raise ShowError(f"weights: row {i} sums to {rows[i]:.3g}, not 1 "
                         "(did you forget to normalise?)")
+    if future is not None and (w[future] > NEG_TOL).any():
+        i, j = np.argwhere(future & (w > NEG_TOL))[0]
+        raise ShowError(f"weights: causal=True, but query {i} puts {w[i, j]:.3g} on key {j}, which comes "
+                        "after it; put -inf in the scores above the diagonal before the softmax")
 
 
-def _derive_scores(Q, K, weights):
-    """scores from Q and K, and the factor they were divided by.
+def _future(T):
+    """The causal mask: True where key j comes after query i (j > i), above the diagonal."""
+    return np.triu(np.ones((T, T), dtype=bool), k=1)
+
+
+def _matches(scores, weights):
+    """Whether *weights* are the row softmax of *scores* (masked entries, -inf, giving 0)."""
+    return bool(np.allclose(softmax(scores, axis=-1), weights, atol=MATCH_TOL))
+
+
+def _masking(scores, weights, causal):
+    """The scores to draw and whether they carry the causal mask.
+
+    With *causal* the mask goes in (-inf above the diagonal, as the model puts it before its
+    softmax). Scores whose -inf are exactly those cells carry it already. Otherwise unmasked
+    scores get the mask only when the reader's *weights* show it:
+    their softmax with the mask reproduces the weights and without it does not. Weights alone that
+    are 0 above the diagonal are not taken as a mask: that needs causal=True.
+    """
+    future = _future(len(scores))
+    masked = np.where(future, -np.inf, scores)
+    if causal:
+        return masked, True
+    if np.array_equal(np.isneginf(scores), future) and len(scores) > 1:  # the reader masked them: the causal mask
+        return scores, True
+    if (weights is not None and not np.isneginf(scores).any() and len(scores) > 1
+            and not _matches(scores, weights) and _matches(masked, weights)):
+        return masked, True
+    return scores, False
+
+
+def _derive_scores(Q, K, weights, causal):
+    """scores from Q and K, the factor they were divided by, and whether they carry the causal mask.
 
     The usual 1/sqrt(d_k). But if the reader gave their own weights, draw the
-    scores those weights came from: try both conventions and keep the one whose
-    softmax reproduces the weights (the scaled one when neither does).
+    scores those weights came from: try both conventions (and the mask, see
+    :func:`_masking`) and keep the one whose softmax reproduces the weights (the
+    scaled one when neither does).
     """
     raw = Q @ K.T  # (T, d_k) @ (d_k, T) -> (T, T)
     d_k = Q.shape[1]
     candidates = [math.sqrt(d_k), 1.0]
     if weights is not None:
         for s in candidates:
-            if np.allclose(softmax(raw / s), weights, atol=1e-4):
-                return raw / s, s
-    return raw / candidates[0], candidates[0]
+            scores, masked = _masking(raw / s, weights, causal)
+            if _matches(scores, weights):
+                return scores, s, masked
+    scores, masked = _masking(raw / candidates[0], weights, causal)
+    return scores, candidates[0], masked
 
 
 def _check_tokens(tokens, T):
@@ -303,17 +364,27 @@ def _check_tokens(tokens, T):
     return [t if len(t) <= MAX_LABEL else t[:MAX_LABEL - 1] + "…" for t in labels]
 
 
-def _stats(arrays, T, scale):
+def _stats(arrays, T, scale, causal):
     """Numbers the view prints beside the picture; plain Python types only."""
     w = arrays["weights"]
-    ent = row_entropy(w)  # (T,)
+    ent = row_entropy(w)  # (T,) in nats
+    # the keys each query may see: not those a mask hid (-inf scores, or the future of a causal head)
+    hidden = np.isneginf(arrays["scores"]) if "scores" in arrays else np.zeros((T, T), dtype=bool)
+    if causal:
+        hidden |= _future(T)
+    visible = T - hidden.sum(axis=-1)  # (T,), at least 1: a row with no key to see was refused
     stats = {
         "T": T,
         "log_T": math.log(T),
         "row_entropy": [float(e) for e in ent],
         "mean_entropy": float(ent.mean()),
+        # the most a row's entropy can be: spread evenly over the keys it may see, log(visible) nats
+        # (log T without a mask; log(i + 1) for query i of a causal head)
+        "even_entropy": float(np.log(visible).mean()),
         "max_weight": [float(m) for m in w.max(axis=-1)],
         "argmax": [int(j) for j in w.argmax(axis=-1)],
+        "causal": causal,
+        "masked": int(hidden.sum()),
     }
     if "Q" in arrays:
         stats["d_k"] = int(arrays["Q"].shape[1])
@@ -324,17 +395,16 @@ def _stats(arrays, T, scale):
     if scale is not None:
         stats["scores_divided_by"] = float(scale)
     if "scores" in arrays:
-        # False when the weights came from other scores (another scale or a
-        # temperature): the view can say so instead of drawing a silent mismatch
-        stats["weights_match_scores"] = bool(
-            np.allclose(softmax(arrays["scores"], axis=-1), w, atol=1e-4))
-    if "scores" in arrays:
         s = arrays["scores"]
+        # the weights drawn beside the scores should be their softmax; when they are not (made from
+        # other scores: another scale, a temperature, no mask) the view says so in words, with how far
+        gap = float(np.abs(softmax(s, axis=-1) - w).max())
+        stats["weights_gap"] = gap
+        stats["weights_match_scores"] = _matches(s, w)
         finite = s[np.isfinite(s)]
         stats["score_min"] = float(finite.min())
         stats["score_max"] = float(finite.max())
         stats["score_std"] = float(finite.std())
-        stats["masked"] = int(np.isneginf(s).sum())
     return stats
 
 

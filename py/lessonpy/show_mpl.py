@@ -20,6 +20,8 @@ from . import colormaps
 
 #: Write each weight in its cell while the heatmap is this small (beyond, the numbers crowd).
 ANNOTATE_MAX_T = 8
+#: Masked cells: the page's grey (--attn-masked in static/css/components.css, light theme).
+MASKED = "#8c959f"
 
 
 def draw(payload: dict, row: int = 0, title: str | None = None):
@@ -44,6 +46,8 @@ def draw(payload: dict, row: int = 0, title: str | None = None):
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.8 * ncols, 3.4 * nrows), layout="constrained", squeeze=False)
     axes = list(axes.ravel())
     for ax, (name, values) in zip(axes, heatmaps):
+        if name == "weights":  # a masked key's weight is 0 because its score is -inf: grey, as in the scores
+            values = np.where(_hidden(payload, values.shape[0]) & (values == 0), -np.inf, values)
         _heatmap(fig, ax, name, values, tokens)
     _query_row(axes[len(heatmaps)], weights[row], tokens, row)
     for ax in axes[panels:]:
@@ -54,10 +58,19 @@ def draw(payload: dict, row: int = 0, title: str | None = None):
     return fig
 
 
+def _hidden(payload: dict, T: int) -> np.ndarray:
+    """(T, T) True where a mask hides key j from query i: the scores' -inf, and the future of a causal head."""
+    scores = payload["arrays"].get("scores")
+    hidden = np.isneginf(np.asarray(scores)) if scores is not None else np.zeros((T, T), dtype=bool)
+    if payload.get("causal"):
+        hidden |= np.triu(np.ones((T, T), dtype=bool), k=1)
+    return hidden
+
+
 def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
     """A matrix whose rows are the positions: (T, T) scores or weights (columns: the keys), or (T, d_v) out."""
     rows, cols = values.shape
-    shown = np.where(np.isfinite(values), values, np.nan)  # a masked -inf score shows as empty
+    shown = np.where(np.isfinite(values), values, np.nan)  # a masked cell (-inf) shows in the masked grey
     # The page's maps and ranges (lessonpy.colormaps): weights on viridis from 0 to 1; scores and outputs, signed,
     # on the diverging map, symmetric about 0 (white), as the page's views draw them.
     if name == "weights":
@@ -66,7 +79,8 @@ def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
         finite = np.abs(values[np.isfinite(values)])
         span = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
         cmap, vmin, vmax = colormaps.listed("diverging"), -span, span
-    image = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto" if rows != cols else None)
+    image = ax.imshow(shown, cmap=cmap.with_extremes(bad=MASKED), vmin=vmin, vmax=vmax,
+                      aspect="auto" if rows != cols else None)
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(name)
     ax.set_yticks(range(rows), tokens)

@@ -211,23 +211,18 @@ def real_heads(model="minilm", sentence=0, target=None):
             "sentences": [x["text"] for x in heads.sentences]}
 
 
-def _drawable(pattern):
-    """A stored pattern with each row divided by its sum, for drawing in a view that wants rows summing to 1:
-    stored rows sum to 1 only within T / 510 (uint8 levels, not renormalised; see lessonpy.realheads)."""
-    return (pattern / pattern.sum(-1, keepdims=True)).astype(np.float32)
-
-
 def real_head_example(cell, title=None, target=None):
     """The picture an attention-view shows before the "your attention on a real head" cell *cell* runs (a key
-    of realheads.CELL_HEADS): the featured head's stored pattern (rows renormalised for drawing) and the scores
-    from its stored Q and K (masked for a causal model), on the cell's sentence. Not V and the output: (T, D)
-    twice as JSON would add about 10 KB (gzipped) to every page view; the cell draws them."""
+    of realheads.CELL_HEADS): what the cell draws, its softmax of the featured head's scores from the stored Q
+    and K (masked for a causal model, :func:`lessonpy.realheads.reproduce`), beside those scores, on the cell's
+    sentence. Not V and the output: (T, D) twice as JSON would add about 10 KB (gzipped) to every page view;
+    the cell draws them."""
     model, job, s = realheads.CELL_HEADS[cell]
     heads = realheads.load(model)
     f = heads.featured_head(job)
-    return build_payload(scores=realheads.featured_scores(heads, s, job), weights=_drawable(heads.pattern(s, f["layer"], f["head"])),
-                         tokens=heads.tokens(s), target=target,
-                         title=title or f"{heads.meta['title']}: layer {f['layer']}, head {f['head']} (from 0)")
+    mine, _ = realheads.reproduce(heads, s, job)
+    return build_payload(scores=realheads.featured_scores(heads, s, job), weights=mine, tokens=heads.tokens(s),
+                         target=target, title=title or f"{heads.meta['title']}: layer {f['layer']}, head {f['head']} (from 0)")
 
 
 def real_heads_prerender(model="minilm", sentence=0, job=None, target=None, ablation_view=True):

@@ -10,6 +10,7 @@ import { createTable, createSummary } from "./table.js";
 import { createStepper } from "./stepper.js";
 import { isolate } from "./canvas.js";
 import { checkPayload } from "./validate.js";
+import { mismatchNote, statDetails, statFacts } from "./statwords.js";
 import { viewFrame } from "./viewframe.js";
 import { el } from "../dom.js";
 
@@ -95,7 +96,7 @@ export function createAttentionView(container, options = {}) {
   let tables = null;
   if (options.tables !== false) {
     const details = el("details", "attn-tables");
-    details.append(el("summary", "", "Show the numbers as tables"));
+    details.append(el("summary", "", "Show all the numbers, and the tables"));
     root.appendChild(details);
     const host = (name) => { const d = el("div", `attn-table-host attn-table-${name}`); details.appendChild(d); return d; };
     tables = {
@@ -107,9 +108,14 @@ export function createAttentionView(container, options = {}) {
     };
   }
 
-  const stats = el("dl", "attn-stats");
-  stats.hidden = true;
-  root.appendChild(stats);
+  // Python's numbers (show_attention's stats): a few in words under the pictures, the rest with the tables
+  const facts = el("dl", "attn-stats attn-facts");
+  facts.hidden = true;
+  grid.after(facts);
+  const numbers = el("dl", "attn-stats attn-numbers");
+  numbers.hidden = true;
+  if (tables) tables.scores.element.parentElement.before(numbers);
+  else root.appendChild(Object.assign(el("details", "attn-tables"), { hidden: true })).append(el("summary", "", "Show the numbers"), numbers);
 
   let stepper = null;
   const view = {
@@ -159,12 +165,14 @@ export function createAttentionView(container, options = {}) {
   }
 
   function showStats(s) {
-    stats.textContent = "";
-    const entries = s ? Object.entries(s).filter(([, v]) => ["number", "string", "boolean"].includes(typeof v)) : [];
-    stats.hidden = entries.length === 0;
-    for (const [k, v] of entries.slice(0, 20)) {
-      stats.append(el("dt", "", k), el("dd", "", typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : String(v)));
-    }
+    const fill = (list, rows) => {
+      list.textContent = "";
+      for (const { label, text } of rows) list.append(el("dt", "", label), el("dd", "", text));
+      list.hidden = rows.length === 0;
+    };
+    fill(facts, statFacts(s));
+    fill(numbers, statDetails(s));
+    if (!tables) numbers.parentElement.hidden = numbers.hidden; // its own disclosure, when the view has no tables
   }
 
   function update(payload) {
@@ -185,8 +193,10 @@ export function createAttentionView(container, options = {}) {
       grid.hidden = false;
       root.dataset.state = "ok";
       const problems = Object.values(checked.problems);
-      notes.hidden = !(problems.length || checked.notes.length);
-      notes.textContent = [...checked.notes, ...problems].join(" ");
+      const mismatch = mismatchNote(checked.stats);
+      const said = [...checked.notes, ...problems, ...(mismatch ? [mismatch] : [])];
+      notes.hidden = said.length === 0;
+      notes.textContent = said.join(" ");
       const tokens = checked.tokens;
       const raw = payload.arrays;
       // Each array was checked once above: the components take the checked ones as they are.
@@ -196,7 +206,7 @@ export function createAttentionView(container, options = {}) {
       figs.scores.fig.hidden = !raw.scores;
       figs.out.fig.hidden = !raw.out;
       components.scores.update({ arrays: { scores: arr("scores") }, tokens });
-      components.weights.update({ arrays: { weights: arr("weights") }, tokens });
+      components.weights.update({ arrays: { weights: arr("weights") }, tokens, hidden: checked.hidden });
       components.query.update({ arrays: { weights: arr("weights") }, tokens });
       components.out.update({ arrays: { out: arr("out"), V: checked.arrays.V, weights: arr("weights") }, tokens });
       if (tables) {

@@ -48,6 +48,21 @@ export function poolBlocks(data, rows, cols, br, bc, mode, revealRows = rows) {
 
 const POOL_WORDS = { max: "the largest value", mean: "the mean", maxabs: "the value of largest magnitude" };
 
+/**
+ * A checked matrix's values with the cells *hidden* marks (and whose value is 0) as -Infinity, the renderer's
+ * "masked", and how many cells are masked in all: {data, masked}. Without hidden, the checked data as it is.
+ */
+export function maskHidden(checked, hidden) {
+  if (!hidden || hidden.length !== checked.data.length) return { data: checked.data, masked: checked.masked };
+  const data = Float32Array.from(checked.data);
+  let masked = 0;
+  for (let k = 0; k < data.length; k++) {
+    if (hidden[k] && data[k] === 0) data[k] = -Infinity;
+    if (data[k] === -Infinity) masked++;
+  }
+  return { data, masked };
+}
+
 // ---- the renderer -------------------------------------------------------------------------
 
 /**
@@ -61,9 +76,12 @@ const POOL_WORDS = { max: "the largest value", mean: "the mean", maxabs: "the va
  *   maxBlocks       most cells drawn along an axis before pooling (default 64)
  *   onSelect(row)   the reader chose a row (click, arrow keys, Enter/Space)
  *   onDescribe(s)   called with a caption note whenever pooling changes
+ *   maskedText      written in a masked cell (default "−∞", a masked score); maskedNote: the caption's words
  *
  * update({matrix, rowLabels, colLabels}) or update({rowLabels, panels: [{matrix, colLabels,
- *   title, map, range, pool, gutter, revealable, cellLabel}]}) where matrix is {shape, data}.
+ *   title, map, range, pool, gutter, revealable, cellLabel, hidden}]}) where matrix is {shape, data}; hidden
+ *   (Uint8Array, one per cell, validate.js hiddenCells) greys the cells a mask hid whose value is 0 (a masked
+ *   key's weight), as a masked -inf score is: a value that is not 0 stays in colour, so a mismatch shows.
  */
 export function createMatrix(canvas, options = {}) {
   const opts = {
@@ -104,11 +122,12 @@ export function createMatrix(canvas, options = {}) {
       if (!checked.ok) throw new UserError(checked.message);
       expectRows = checked.rows;
       const range = p.range ?? opts.range;
+      const { data, masked } = maskHidden(checked, p.hidden);
       const lo = checked.min;
       const hi = checked.max;
       const [min, max] = Array.isArray(range) ? range : map === "sequential" ? [Math.min(0, lo), Math.max(hi, 1e-9)] : [lo, hi];
       built.push({
-        ...p, map, data: checked.data, cols: checked.cols, masked: checked.masked,
+        ...p, map, data, cols: checked.cols, masked,
         scale: makeScale(map, min, max), pool: p.pool ?? opts.pool,
         colLabels: p.colLabels ?? Array.from({ length: checked.cols }, (_, i) => String(i)),
       });
@@ -203,7 +222,7 @@ export function createMatrix(canvas, options = {}) {
       const p = panels[0];
       bits.push(`${rows} rows are too many to draw one cell each: each coloured block pools ${g.br}×${g.rects[0].bc} cells and shows ${POOL_WORDS[p.pool] ?? p.pool}; labels give index ranges. Hover or use the arrow keys for exact values.`);
     }
-    if (panels.some((p) => p.masked)) bits.push("Grey cells are masked (−∞ before the softmax).");
+    if (panels.some((p) => p.masked)) bits.push(opts.maskedNote ?? "Grey cells are masked (−∞ before the softmax).");
     return bits.join(" ");
   }
 
@@ -318,7 +337,7 @@ export function createMatrix(canvas, options = {}) {
     for (let row = 0; row < Math.min(rows, limit); row++) {
       for (let c = 0; c < p.cols; c++) {
         const v = p.data[row * p.cols + c];
-        const text = v === -Infinity ? "−∞" : fmt(v, digits);
+        const text = v === -Infinity ? opts.maskedText ?? "−∞" : fmt(v, digits);
         ctx.fillStyle = v === -Infinity ? "#000" : luminance(p.scale.color(v)) > 0.36 ? "#000" : "#fff";
         ctx.fillText(text, r.x + (c + 0.5) * g.cell, r.y + (row + 0.5) * g.cell);
       }

@@ -139,11 +139,11 @@ const ARRAY_RULES = {
 
 /**
  * Check a show_attention payload. Never throws. Returns
- * {ok, message, T, tokens, notes[], arrays: {key: checked}, problems: {key: message}, title, stats}.
- * ok is false only when the weights (the one required array) are unusable.
+ * {ok, message, T, tokens, notes[], arrays: {key: checked}, problems: {key: message}, title, stats, hidden}.
+ * ok is false only when the weights (the one required array) are unusable; hidden: see hiddenCells.
  */
 export function checkPayload(payload) {
-  const result = { ok: false, message: "", T: 0, tokens: [], notes: [], arrays: {}, problems: {}, title: "", stats: null };
+  const result = { ok: false, message: "", T: 0, tokens: [], notes: [], arrays: {}, problems: {}, title: "", stats: null, hidden: null };
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
     result.message = `Cannot draw attention: expected a payload object, got ${describe(payload)}.`;
     return result;
@@ -173,7 +173,26 @@ export function checkPayload(payload) {
   const t = checkTokens(payload.tokens, w.rows);
   result.tokens = t.tokens;
   if (t.note) result.notes.push(t.note);
+  result.hidden = hiddenCells(w.rows, payload.causal === true, result.arrays.scores);
   return result;
+}
+
+/**
+ * The cells a mask hides (key j from query i), so every picture of the pattern greys the same ones: where the
+ * scores are -inf, and for a causal head (show_attention's `causal`, a causal model's weights) every key after
+ * its query. A Uint8Array(T * T) of 0 and 1, row-major, or null when nothing is hidden.
+ */
+export function hiddenCells(T, causal, scores) {
+  const masked = Boolean(scores?.ok && scores.masked > 0 && scores.rows === T);
+  if (!causal && !masked) return null;
+  const hidden = new Uint8Array(T * T);
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      const k = i * T + j;
+      hidden[k] = (causal && j > i) || (masked && scores.data[k] === -Infinity) ? 1 : 0;
+    }
+  }
+  return hidden;
 }
 
 /**

@@ -185,7 +185,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const f = featuredAt(payload.featured, open);
     const name = `${payload.title}, ${headName(open)} (counted from 0)`;
     openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job)} head` : ""}`;
-    view.update({ view: "attention", title: null, tokens: payload.tokens, arrays: { weights } });
+    view.update({ view: "attention", title: null, tokens: payload.tokens, arrays: { weights }, causal: payload.causal }); // a causal model's future is grey
     table?.destroy();
     details.querySelector(".attn-table-host")?.remove();
     const host = el("div", "attn-table-host");
