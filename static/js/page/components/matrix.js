@@ -291,7 +291,7 @@ export function createMatrix(canvas, options = {}) {
     drawLegend(ctx, {
       x: g.left, y: g.legendY, width: Math.max(48, Math.min(220, g.width - g.left - labelRoom)), height: 10,
       scale: p0.scale, color: theme.fg, border: theme.grid, font: theme.font(11),
-      label: opts.legendLabel ?? "", format: (v) => fmt(v, 2),
+      label: opts.legendLabel ?? "",
     });
     drawTip(ctx, g, theme);
     canvas.setAttribute("aria-label", ariaLabel());
