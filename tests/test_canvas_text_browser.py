@@ -13,10 +13,10 @@ import re
 import pytest
 
 from test_components_browser import _open, base_url, sample_data  # noqa: F401 (fixtures)
+from test_phone_layout_browser import PHONE  # an iPhone 13's CSS viewport
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 390, "height": 844}  # an iPhone 13's CSS viewport
 
 # Each canvas keeps the texts of its last whole drawing: prepareCanvas clears it from (0, 0) first.
 RECORD_TEXTS = """(() => {
