@@ -182,6 +182,11 @@ export function shortLabel(s, n = 8) {
   return isolate(t.length > n ? `${t.slice(0, n - 1)}…` : t);
 }
 
+/** The first of a label's forms (longest first; or one string) no wider than room in ctx's font; "" if none. */
+export function fitLabel(ctx, forms, room) {
+  return [].concat(forms).find((text) => ctx.measureText(text).width <= room) ?? "";
+}
+
 /** Format a number for people: fixed decimals, real minus sign. */
 export function fmt(v, digits = 3) {
   if (v === -Infinity) return "−∞ (masked)";

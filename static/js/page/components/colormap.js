@@ -4,8 +4,12 @@
 // copy the build writes from Python (shared/colormaps.js): the notebook draws with the same colours.
 // Sequential is matplotlib's viridis; diverging runs blue, white at 0, orange, symmetric in lightness.
 import { COLORMAP_HEX } from "../../shared/colormaps.js";
+import { chooseTicks } from "./ticks.js";
 
 const LUT_SIZE = 256;
+
+/** Pixels a tick mark reaches below the bar. */
+const TICK_MARK = 3;
 
 /** A table's hex string as a flat Uint8ClampedArray of sRGB triples (r,g,b,r,g,b,...). */
 function decode(hex) {
@@ -67,7 +71,8 @@ export const rgbCss = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
 
 /**
  * Draw a horizontal legend bar with tick labels into ctx (CSS-pixel coordinates).
- * opts: {x, y, width, height, scale (from makeScale), label, ticks (count), color (text), font, format}
+ * opts: {x, y, width, height, scale (from makeScale), label, color (text), border, font}
+ * The ticks are chooseTicks' for the bar's width in this font: round values whose labels never overlap.
  */
 export function drawLegend(ctx, opts) {
   const { x, y, width, scale } = opts;
@@ -81,19 +86,17 @@ export function drawLegend(ctx, opts) {
   ctx.strokeStyle = opts.border ?? opts.color ?? "#888";
   ctx.lineWidth = 1;
   ctx.strokeRect(x + 0.5, y + 0.5, width - 1, height - 1);
-  const format = opts.format ?? ((v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)));
-  const n = opts.ticks ?? (scale.kind === "diverging" ? 3 : 3);
   ctx.fillStyle = opts.color ?? "#333";
   ctx.font = opts.font ?? "11px sans-serif";
   ctx.textBaseline = "top";
-  for (let i = 0; i < n; i++) {
-    const t = i / (n - 1);
-    const v = scale.min + (scale.max - scale.min) * t;
-    ctx.textAlign = i === 0 ? "left" : i === n - 1 ? "right" : "center";
-    ctx.fillText(format(Math.abs(v) < 1e-12 ? 0 : v), x + t * width, y + height + 3);
+  ctx.textAlign = "left";
+  const ticks = chooseTicks(scale.min, scale.max, width, (text) => ctx.measureText(text).width);
+  for (const t of ticks) {
+    // A short mark under the bar says which colour a label names, now that labels sit at round values.
+    ctx.fillRect(Math.min(x + width - 1, Math.round(x + t.at)), y + height, 1, TICK_MARK);
+    ctx.fillText(t.text, x + t.left, y + height + TICK_MARK + 1);
   }
   if (opts.label) {
-    ctx.textAlign = "left";
     ctx.textBaseline = "middle";
     ctx.fillText(opts.label, x + width + 8, y + height / 2);
   }

@@ -6,7 +6,7 @@
 // scaled up without smoothing, so T=512 costs one ImageData fill, not 262,144 fillRects.
 
 import { drawLegend, luminance, lutIndex, makeScale } from "./colormap.js";
-import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
+import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fitLabel, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
 // ---- pooling ------------------------------------------------------------------------------
@@ -45,6 +45,9 @@ export function poolBlocks(data, rows, cols, br, bc, mode, revealRows = rows) {
   }
   return out;
 }
+
+/** The column labels' font size: they stand upright, so half of it is how far one reaches sideways. */
+const COL_LABEL_PX = 12;
 
 const POOL_WORDS = { max: "the largest value", mean: "the mean", maxabs: "the value of largest magnitude" };
 
@@ -310,7 +313,7 @@ export function createMatrix(canvas, options = {}) {
     drawLegend(ctx, {
       x: g.left, y: g.legendY, width: Math.max(48, Math.min(220, g.width - g.left - labelRoom)), height: 10,
       scale: p0.scale, color: theme.fg, border: theme.grid, font: theme.font(11),
-      label: opts.legendLabel ?? "", format: (v) => fmt(v, 2),
+      label: opts.legendLabel ?? "",
     });
     drawTip(ctx, g, theme);
     canvas.setAttribute("aria-label", ariaLabel());
@@ -352,7 +355,11 @@ export function createMatrix(canvas, options = {}) {
     ctx.font = theme.font(10);
     ctx.textAlign = "left";
     ctx.textBaseline = "bottom";
-    if (p.gutterTitle) ctx.fillText(p.gutterTitle, x0, g.top - 2);
+    // The title shares its line with the column labels, which stand upright from g.top: it ends before
+    // the panel's first one, so the longest of its forms that fits in this font and cell size is drawn.
+    const room = r.x + g.cell / 2 - COL_LABEL_PX / 2 - 3 - x0;
+    const title = fitLabel(ctx, p.gutterTitle ?? [], room);
+    if (title) ctx.fillText(title, x0, g.top - 2);
     if (!p.gutter) return;
     for (let R = 0; R < g.nR; R++) {
       let v = 0;
@@ -379,7 +386,7 @@ export function createMatrix(canvas, options = {}) {
       ctx.fillText(rowLabelText(R, g.br), g.left - 6, g.top + (R + 0.5) * g.cell);
     }
     // Column labels, written upwards above each panel.
-    ctx.font = theme.font(12);
+    ctx.font = theme.font(COL_LABEL_PX);
     ctx.textAlign = "left";
     panels.forEach((p, i) => {
       const r = g.rects[i];
@@ -576,8 +583,9 @@ export function createMatrix(canvas, options = {}) {
       if (selected !== null) focus = { ...focus, row: selected };
       schedule();
     },
-    /** Replace the bars beside one panel (values per row in 0..1) without re-checking the data. */
-    setGutter(index, values, title = "") {
+    /** Replace the bars beside one panel (values per row in 0..1) without re-checking the data.
+     * title: its forms, longest first (or one string); the longest that fits above the bars is drawn. */
+    setGutter(index, values, title = []) {
       const p = panels[index];
       if (!p) return;
       p.gutter = values;

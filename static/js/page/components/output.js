@@ -30,7 +30,9 @@ export function createOutput(canvas, options = {}) {
   function refreshGutter() {
     if (!hasV) return;
     const w = rowWeights();
-    m.setGutter(0, w, w ? `w[${shortLabel(labels[selectedRow], 6)}]` : "");
+    const token = labels[selectedRow];
+    // Shorter forms for narrow cells (a phone): matrix.js draws the longest that fits beside V's labels.
+    m.setGutter(0, w, w ? [`w[${shortLabel(token, 6)}]`, `w[${shortLabel(token, 3)}]`, "w"] : []);
   }
 
   function setData(input) {
