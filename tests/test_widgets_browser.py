@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, first_fails, open_tables, protocol_errors
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, build_lesson_site, first_fails, open_tables, protocol_errors
 from lessonpy import lookup, realheads, widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import build_payload
@@ -28,12 +28,7 @@ LESSON = "lessons/widgets/"
 
 def build_fixture_site(tmp: Path, **options) -> Path:
     """Build the widgets fixture lesson into tmp/site (with build.Options *options*); return the site's folder."""
-    import build
-
-    (tmp / "lessons").mkdir()
-    (tmp / "lessons" / "widgets.md").write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
-    return build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None,
-                                     **options))
+    return build_lesson_site(tmp, FIXTURE, **options)
 
 
 @pytest.fixture(scope="module")
@@ -224,8 +219,7 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
     run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
-    steps.get_by_role("button", name="Start: back to the beginning").click()
-    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
+    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")  # new arrays start at step 0
     steps.get_by_role("button", name="Next: one step forward").click()
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 1 of 9")
 
