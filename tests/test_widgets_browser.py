@@ -224,6 +224,21 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 1 of 9")
 
 
+def test_a_cells_q_and_k_reach_the_step_through_as_one_q_dot_k_per_score(page):
+    """show_attention's Q, K and what it divided Q·Kᵀ by travel from the page's Python to the panel."""
+    steps = widget(page, "steps")
+    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+                     "Q = np.arange(12.0).reshape(3, 4) / 10\nK = np.ones((3, 4))\n"
+                     "show_attention(Q=Q, K=K, tokens=['a', 'b', 'c'], target='steps')")
+    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
+    steps.get_by_role("button", name="Next: one step forward").click()
+    now = steps.locator(".attn-now")
+    expect(now).to_have_attribute("data-kind", "score")
+    # query a = [0, .1, .2, .3], every key all ones: q·k = 0.6, ÷ √4 = 0.30
+    expect(now).to_contain_text("q·k = 0.60 (the sum of the products) ÷ √4 = 0.30")
+    assert float(now.get_attribute("data-score")) == pytest.approx(0.3, rel=1e-6)
+
+
 # JS: the left edges of two words of the view's summary, as laid out on the screen.
 WORD_X = """([wid, words]) => {
   const host = document.querySelector(`#widget-${wid} .attn-summary-host`);
@@ -248,6 +263,7 @@ def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
     run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', '\\u202eevil'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
+    steps.get_by_role("button", name="Show all: the finished result").click()  # it opens at step 0
     expect(steps.locator(".attn-summary-host")).to_contain_text("sends 33% of its attention")
     sends, attention = page.evaluate(WORD_X, ["steps", ["sends", "attention"]])
     assert sends < attention, "the words after the label were laid out right to left"
