@@ -336,16 +336,41 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
     for H in (1, 2, 4, 8, 3):
         heads.get_by_label("Number of heads H").select_option(str(H))
         expect(heads).to_have_attribute("data-heads", str(H), timeout=RUN_TIMEOUT_MS)
-        expect(heads.locator(".heads-random .heads-panel")).to_have_count(H)
+        expect(heads.locator(".heads-random .heads-panel")).to_have_count(min(H, 4))  # the rest on "Show all"
         expect(heads.locator(".heads-hand .heads-panel")).to_have_count(2)  # built by hand, whatever H is
         expect(heads.locator(".heads-split")).to_contain_text(f"(1, {H}, 8, {48 // H}) = (B, H, T, D)")
         expect(heads.locator(".heads-params")).to_have_attribute("data-count", count)
         expect(heads.locator(".heads-params")).to_contain_text("4 × 48² = 9,216")
     expected = widgets.heads(3)["arrays"]["weights"]
     open_tables(heads)
-    shown = heads.locator(".heads-table").nth(2).locator("tbody td").evaluate_all(
+    shown = heads.locator(".heads-table").nth(2 + 2).locator("tbody td").evaluate_all(  # after the two hand-built
         "tds => tds.map(td => Number(td.dataset.value))")
     np.testing.assert_allclose(np.array(shown).reshape(8, 8), expected[2], atol=1e-6)
+
+
+def test_heads_come_hand_built_first_then_four_random_ones_until_show_all(page):
+    heads = widget(page, "heads")
+    heads.get_by_label("Number of heads H").select_option("12")
+    expect(heads).to_have_attribute("data-heads", "12", timeout=RUN_TIMEOUT_MS)
+    # the two heads that teach something come first, then the random ones
+    assert heads.locator(".heads-grid").evaluate_all("gs => gs.map(g => g.classList[1])") == ["heads-hand", "heads-random"]
+    random = heads.locator(".heads-random .heads-panel")
+    expect(random).to_have_count(4)
+    expect(heads.locator(".heads-note-random")).to_contain_text("The first 4 of 12")
+    more = heads.get_by_role("button", name="Show all 12 heads")
+    expect(more).to_have_attribute("aria-expanded", "false")
+    more.click()
+    expect(random).to_have_count(12)
+    expect(random.last).to_contain_text("Random head 12 of 12")
+    fewer = heads.get_by_role("button", name="Show the first 4 heads")
+    expect(fewer).to_have_attribute("aria-expanded", "true")
+    fewer.click()
+    expect(random).to_have_count(4)
+    # named as the lesson's `heads` cell names them: W_qkv (C, 3C) and W_o (C, C)
+    expect(heads.locator(".heads-params")).to_contain_text("W_qkv 48×144 = 6,912 + W_o 48×48 = 2,304 = 9,216")
+    heads.get_by_label("Number of heads H").select_option("4")
+    expect(heads).to_have_attribute("data-heads", "4", timeout=RUN_TIMEOUT_MS)
+    expect(heads.locator(".heads-more")).to_be_hidden()  # four heads: nothing more to show
 
 
 # ---------------------------------------------------------------------------- real heads
