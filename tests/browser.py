@@ -107,6 +107,17 @@ def open_tables(scope) -> None:
         expect(unbuilt).to_have_count(0)
 
 
+def build_lesson_site(tmp: Path, lesson: Path, **options) -> Path:
+    """Build the one lesson file *lesson* into tmp/site (with build.Options *options*); return the site's folder.
+    The page is then at lessons/<the file's stem>/."""
+    import build
+
+    (tmp / "lessons").mkdir()
+    (tmp / "lessons" / lesson.name).write_text(lesson.read_text(encoding="utf-8"), encoding="utf-8")
+    return build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None,
+                                     **options))
+
+
 def chromium_path() -> str:
     """The Chromium binary to drive, with a clear message when it is missing."""
     path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS, open_tables
 
@@ -349,10 +350,11 @@ def test_a_bad_optional_array_leaves_the_rest_drawn(page):
 # ---- step-through -----------------------------------------------------------------------------
 
 def test_stepper_reveals_rows_in_order(page):
-    arrays, tokens = mount(page)
+    arrays, tokens = mount(page, atStart=True)
     empty = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--attn-empty')").strip()
-    page.get_by_role("button", name="Start: back to the beginning").click()
+    # it opens at step 0, before anything is computed
     assert page.evaluate("document.querySelector('.attn-view').dataset.reveal") == "0,0,0"
+    expect(page.get_by_role("button", name="Start: back to the beginning")).to_be_disabled()
     colours = page.evaluate(CELL_COLOURS, ["weights"])
     hex_empty = tuple(int(empty[i:i + 2], 16) for i in (1, 3, 5))
     assert all(tuple(c) == hex_empty for row in colours for c in row)
@@ -383,8 +385,7 @@ def test_stepper_reveals_rows_in_order(page):
 def test_stepper_respects_reduced_motion(browser, base_url):
     context, page, errors = _open(browser, base_url, reduced_motion="reduce")
     try:
-        mount(page)
-        page.get_by_role("button", name="Start: back to the beginning").click()
+        mount(page, atStart=True)
         page.get_by_role("button", name="Next phase").click()
         state = page.evaluate("fx.view.stepper.state()")
         assert state["reducedMotion"] and not state["playing"]

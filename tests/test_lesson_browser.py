@@ -189,18 +189,23 @@ def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_han
     heads.scroll_into_view_if_needed()
     expect(heads.locator(".heads-note-random")).to_contain_text("random and untrained")
     expect(heads.locator(".heads-note-hand")).to_contain_text("Built by hand")
-    expect(heads.locator(".heads-random .heads-panel")).to_have_count(4)
+    expect(heads.locator(".heads-random .heads-panel")).to_have_count(4)  # of the `heads` cell's 12
+    expect(heads.get_by_role("button", name="Show all 12 heads")).to_be_visible()
+    # the cell's width and names: C = 768, W_qkv and W_o
+    expect(heads.locator(".heads-params")).to_contain_text("4 × 768² = 2,359,296")
+    expect(heads.locator(".heads-params")).to_contain_text("W_qkv 768×2304 = 1,769,472 + W_o 768×768")
     hand = heads.locator(".heads-hand .heads-panel figcaption")
     expect(hand).to_have_count(2)
     expect(hand.nth(0)).to_contain_text("previous token")
     expect(hand.nth(1)).to_contain_text("same token")
     # the tables behind the hand-built panels hold what Python computes
-    expected = widgets.heads(4)["arrays"]["hand_weights"]
+    expected = widgets.heads(12, C=768)["arrays"]["hand_weights"]
     open_tables(heads)
     tables = heads.locator(".heads-table")
     expect(tables).to_have_count(6)
     for i in range(2):
-        shown = tables.nth(4 + i).locator("tbody td").evaluate_all("tds => tds.map(td => Number(td.dataset.value))")
+        # the hand-built heads come first
+        shown = tables.nth(i).locator("tbody td").evaluate_all("tds => tds.map(td => Number(td.dataset.value))")
         assert shown == pytest.approx(expected[i].ravel().tolist(), abs=1e-6)
 
 

@@ -187,6 +187,27 @@ def test_the_multi_head_cell_matches_lessonpy():
     np.testing.assert_allclose(ns["y"], expected, atol=1e-10)
 
 
+def test_the_heads_widget_has_the_heads_cells_width_heads_and_weight_names():
+    """The widget under the `heads` cell splits the cell's C into its H heads and names its matrices as the
+    cell does, so what the widget states (shapes, 4·C² parameters) is what the reader's cell computes."""
+    import yaml
+    from lesson_source import fences_of
+    from lessonpy import widget_payloads
+
+    lesson = read_lesson(LESSON, maths=False)
+    ns: dict = {}
+    for cell in lesson.cells:
+        run_cell(cell, ns)
+        if cell.id == "heads":
+            break
+    [body] = [body for body, options, _ in fences_of(lesson, "widget") if options.get("id") == "heads"]
+    payload = widget_payloads.prerender("heads", yaml.safe_load(body))
+    stats = payload["stats"]
+    assert (stats["C"], stats["H"], stats["D"]) == (ns["C"], ns["H"], ns["D"])
+    assert stats["param_shapes"] == {"W_qkv": list(ns["W_qkv"].shape), "W_o": list(ns["W_o"].shape)}
+    assert stats["counted"] == ns["W_qkv"].size + ns["W_o"].size
+
+
 def test_the_split_demo_shows_the_right_and_the_wrong_reshape(run_cells):
     outputs, _ = run_cells
     out = outputs["split-demo"]

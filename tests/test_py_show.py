@@ -53,7 +53,7 @@ def test_payload_structure(events, qkv, capsys):
     assert capsys.readouterr() == ("", "")  # prints nothing
     assert len(events) == 1
     p = last_payload(events)
-    assert set(p) == {"view", "title", "target", "tokens", "arrays", "derived", "causal", "stats"}
+    assert set(p) == {"view", "title", "target", "tokens", "arrays", "derived", "causal", "stats", "qk_divisor"}
     assert p["causal"] is False
     assert (p["view"], p["title"], p["target"]) == ("attention", "Step 1", "step1")
     assert p["tokens"] == ["a", "b", "c", "d"]
@@ -98,6 +98,22 @@ def test_reports_weights_that_do_not_match_scores(events, qkv):
     p = last_payload(events)
     assert p["derived"] == []
     assert p["stats"]["weights_match_scores"] is False
+
+
+def test_qk_divisor_says_how_each_score_is_q_dot_k(events, qkv):
+    """The step-through writes a score as q·k / qk_divisor: only when that is what the scores are."""
+    x, Q, K, V = qkv
+    show_attention(Q=Q, K=K)
+    assert last_payload(events)["qk_divisor"] == pytest.approx(math.sqrt(8))
+    show_attention(Q=Q, K=K, scores=Q @ K.T)  # the reader's own, unscaled
+    assert last_payload(events)["qk_divisor"] == 1.0
+    masked = np.where(np.tril(np.ones((4, 4), dtype=bool)), Q @ K.T / math.sqrt(8), -np.inf)
+    show_attention(Q=Q, K=K, scores=masked)  # a causal mask: the kept scores still are q·k / sqrt(d_k)
+    assert last_payload(events)["qk_divisor"] == pytest.approx(math.sqrt(8))
+    show_attention(Q=Q, K=K, scores=Q @ K.T / 3.0)  # a temperature: not q·k over either
+    assert last_payload(events)["qk_divisor"] is None
+    show_attention(weights=softmax(Q @ K.T))  # no Q and K
+    assert last_payload(events)["qk_divisor"] is None
 
 
 def test_weights_alone_and_default_tokens(events):

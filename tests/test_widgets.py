@@ -96,12 +96,22 @@ def test_heads_split_the_same_parameters_for_every_divisor():
         widgets.heads(n_head=5, C=C)
 
 
+def test_heads_at_the_lessons_width_name_the_cells_matrices_and_offer_at_most_64_heads():
+    payload = widgets.heads(n_head=12, C=768, T=8)
+    stats = payload["stats"]
+    assert stats["param_shapes"] == {"W_qkv": [768, 3 * 768], "W_o": [768, 768]}  # the `heads` cell's x @ W layout
+    assert stats["param_count"] == stats["counted"] == 4 * 768**2
+    assert stats["divisors"] == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]  # not 768 heatmaps of one channel
+    with pytest.raises(ValueError, match="between 1 and 64"):
+        widgets.heads(n_head=96, C=768)
+
+
 def test_one_head_is_plain_attention_on_the_same_input():
     w1 = widgets.heads(1)["arrays"]["weights"]
     w4 = widgets.heads(4)["arrays"]["weights"]
     assert not np.allclose(w1[0], w4[0])  # splitting changes what each head sees
     x, W_qkv, _ = widgets._heads_weights(48, 8, 0)
-    q, k = x[0] @ W_qkv[:48].T, x[0] @ W_qkv[48:96].T
+    q, k = x[0] @ W_qkv[:, :48], x[0] @ W_qkv[:, 48:96]
     s = q @ k.T / math.sqrt(48)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     np.testing.assert_allclose(w1[0], e / e.sum(axis=-1, keepdims=True), rtol=1e-5)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, first_fails, open_tables, protocol_errors
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, build_lesson_site, first_fails, open_tables, protocol_errors
 from lessonpy import lookup, realheads, widget_payloads as widgets
 from lessonpy.attention import attention_param_count, example_inputs
 from lessonpy.show import build_payload
@@ -28,12 +28,7 @@ LESSON = "lessons/widgets/"
 
 def build_fixture_site(tmp: Path, **options) -> Path:
     """Build the widgets fixture lesson into tmp/site (with build.Options *options*); return the site's folder."""
-    import build
-
-    (tmp / "lessons").mkdir()
-    (tmp / "lessons" / "widgets.md").write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
-    return build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None,
-                                     **options))
+    return build_lesson_site(tmp, FIXTURE, **options)
 
 
 @pytest.fixture(scope="module")
@@ -224,10 +219,24 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
     run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
-    steps.get_by_role("button", name="Start: back to the beginning").click()
-    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
+    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")  # new arrays start at step 0
     steps.get_by_role("button", name="Next: one step forward").click()
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 1 of 9")
+
+
+def test_a_cells_q_and_k_reach_the_step_through_as_one_q_dot_k_per_score(page):
+    """show_attention's Q, K and what it divided Q·Kᵀ by travel from the page's Python to the panel."""
+    steps = widget(page, "steps")
+    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+                     "Q = np.arange(12.0).reshape(3, 4) / 10\nK = np.ones((3, 4))\n"
+                     "show_attention(Q=Q, K=K, tokens=['a', 'b', 'c'], target='steps')")
+    expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
+    steps.get_by_role("button", name="Next: one step forward").click()
+    now = steps.locator(".attn-now")
+    expect(now).to_have_attribute("data-kind", "score")
+    # query a = [0, .1, .2, .3], every key all ones: q·k = 0.6, ÷ √4 = 0.30
+    expect(now).to_contain_text("q·k = 0.60 (the sum of the products) ÷ √4 = 0.30")
+    assert float(now.get_attribute("data-score")) == pytest.approx(0.3, rel=1e-6)
 
 
 # JS: the left edges of two words of the view's summary, as laid out on the screen.
@@ -254,6 +263,7 @@ def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
     run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', '\\u202eevil'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
+    steps.get_by_role("button", name="Show all: the finished result").click()  # it opens at step 0
     expect(steps.locator(".attn-summary-host")).to_contain_text("sends 33% of its attention")
     sends, attention = page.evaluate(WORD_X, ["steps", ["sends", "attention"]])
     assert sends < attention, "the words after the label were laid out right to left"
@@ -326,16 +336,41 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
     for H in (1, 2, 4, 8, 3):
         heads.get_by_label("Number of heads H").select_option(str(H))
         expect(heads).to_have_attribute("data-heads", str(H), timeout=RUN_TIMEOUT_MS)
-        expect(heads.locator(".heads-random .heads-panel")).to_have_count(H)
+        expect(heads.locator(".heads-random .heads-panel")).to_have_count(min(H, 4))  # the rest on "Show all"
         expect(heads.locator(".heads-hand .heads-panel")).to_have_count(2)  # built by hand, whatever H is
         expect(heads.locator(".heads-split")).to_contain_text(f"(1, {H}, 8, {48 // H}) = (B, H, T, D)")
         expect(heads.locator(".heads-params")).to_have_attribute("data-count", count)
         expect(heads.locator(".heads-params")).to_contain_text("4 × 48² = 9,216")
     expected = widgets.heads(3)["arrays"]["weights"]
     open_tables(heads)
-    shown = heads.locator(".heads-table").nth(2).locator("tbody td").evaluate_all(
+    shown = heads.locator(".heads-table").nth(2 + 2).locator("tbody td").evaluate_all(  # after the two hand-built
         "tds => tds.map(td => Number(td.dataset.value))")
     np.testing.assert_allclose(np.array(shown).reshape(8, 8), expected[2], atol=1e-6)
+
+
+def test_heads_come_hand_built_first_then_four_random_ones_until_show_all(page):
+    heads = widget(page, "heads")
+    heads.get_by_label("Number of heads H").select_option("12")
+    expect(heads).to_have_attribute("data-heads", "12", timeout=RUN_TIMEOUT_MS)
+    # the two heads that teach something come first, then the random ones
+    assert heads.locator(".heads-grid").evaluate_all("gs => gs.map(g => g.classList[1])") == ["heads-hand", "heads-random"]
+    random = heads.locator(".heads-random .heads-panel")
+    expect(random).to_have_count(4)
+    expect(heads.locator(".heads-note-random")).to_contain_text("The first 4 of 12")
+    more = heads.get_by_role("button", name="Show all 12 heads")
+    expect(more).to_have_attribute("aria-expanded", "false")
+    more.click()
+    expect(random).to_have_count(12)
+    expect(random.last).to_contain_text("Random head 12 of 12")
+    fewer = heads.get_by_role("button", name="Show the first 4 heads")
+    expect(fewer).to_have_attribute("aria-expanded", "true")
+    fewer.click()
+    expect(random).to_have_count(4)
+    # named as the lesson's `heads` cell names them: W_qkv (C, 3C) and W_o (C, C)
+    expect(heads.locator(".heads-params")).to_contain_text("W_qkv 48×144 = 6,912 + W_o 48×48 = 2,304 = 9,216")
+    heads.get_by_label("Number of heads H").select_option("4")
+    expect(heads).to_have_attribute("data-heads", "4", timeout=RUN_TIMEOUT_MS)
+    expect(heads.locator(".heads-more")).to_be_hidden()  # four heads: nothing more to show
 
 
 # ---------------------------------------------------------------------------- real heads

@@ -38,7 +38,8 @@ CUT_MARK = " … [{chars} characters not shown] … "
 WIDGET_LIMITS = {
     "view": {"T": (2, 64), "d_k": (1, 512)},  # attention-view and step-through
     "dk-explorer": {"T": (2, 32), "d_k": (4, 512), "temperature": (0.25, 4.0)},  # d_k: powers of two
-    "heads": {"T": (2, 16), "C": (2, 128)},
+    # C up to GPT-2 small's 768 (Lesson 4's `heads` cell); H to 64 (heads of 12 channels at C = 768): a heatmap each
+    "heads": {"T": (2, 16), "C": (2, 768), "H": (1, 64)},
     # show_lookup's keys (one dot each: past 32 the labels crowd), and the temperatures its slider spans:
     # 1/64 is the lesson's hardest spread (scores x 64), a dict-like lookup; 4 is nearly the plain average
     "lookup-view": {"keys": (1, 32), "temperature": (1 / 64, 4.0)},

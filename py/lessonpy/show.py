@@ -154,6 +154,7 @@ def build_payload(*, tokens, title, target, causal=False, **given):
         # the view greys the keys after each query in every picture of a causal head, weights too
         "causal": bool(causal),
         "stats": stats,
+        "qk_divisor": _qk_divisor(arrays, scale),  # the step-through writes each score as q·k / this
     }
 
 
@@ -332,6 +333,23 @@ def _derive_scores(Q, K, weights, causal):
                 return scores, s, masked
     scores, masked = _masking(raw / candidates[0], weights, causal)
     return scores, candidates[0], masked
+
+
+def _qk_divisor(arrays, scale):
+    """What Q @ K.T was divided by to give the scores drawn (sqrt(d_k) or 1), or None without Q and K or when
+    the scores are not Q @ K.T over either (the reader's own, with a temperature, say): the page then does
+    not write a score as q·k. A mask's -inf replaces a score whatever q·k is, so only the others count."""
+    Q, K, scores = arrays.get("Q"), arrays.get("K"), arrays.get("scores")
+    if Q is None or K is None or scores is None:
+        return None
+    if scale is not None:
+        return float(scale)
+    kept = np.isfinite(scores)
+    raw = (Q @ K.T)[kept]
+    for divisor in (math.sqrt(Q.shape[1]), 1.0):
+        if np.allclose(raw / divisor, scores[kept], rtol=1e-4, atol=1e-6):
+            return divisor
+    return None
 
 
 def _check_tokens(tokens, T):

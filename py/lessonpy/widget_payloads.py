@@ -25,7 +25,7 @@ from .limits import WIDGET_LIMITS
 from .show import build_payload
 
 __all__ = ["WIDGETS", "attention_example", "explore", "heads", "real_heads", "real_head_example", "prerender",
-           "divisors", "SATURATED"]
+           "divisors", "head_counts", "SATURATED"]
 
 #: The widget names a lesson may use in a ```widget NAME fence.
 WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads", "real-heads", "lookup-view")
@@ -148,40 +148,47 @@ def divisors(n):
     return [h for h in range(1, n + 1) if n % h == 0]
 
 
+def head_counts(C):
+    """The head counts the widget offers for width C: the divisors of C up to its most heads."""
+    return [h for h in divisors(C) if h <= HEADS["H"][1]]
+
+
 def _heads_weights(C, T, seed):
-    """x (1, T, C) and nn.Linear-layout projections W_qkv (3C, C), W_proj (C, C), seeded."""
+    """x (1, T, C) and the projections in the lesson's `heads` cell's layout, x @ W: W_qkv (C, 3C), W_o (C, C),
+    seeded."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((1, T, C))
     # entries ~ N(0, 1/C) so q, k, v entries have variance ~1 (a sum of C unit products / C)
-    W_qkv = rng.standard_normal((3 * C, C)) / math.sqrt(C)
-    W_proj = rng.standard_normal((C, C)) / math.sqrt(C)
-    return x, W_qkv, W_proj
+    W_qkv = rng.standard_normal((C, 3 * C)) / math.sqrt(C)
+    W_o = rng.standard_normal((C, C)) / math.sqrt(C)
+    return x, W_qkv, W_o
 
 
 def heads(n_head=4, C=48, T=8, seed=0, target=None):
     """The heads widget's call: the H random heads' patterns (H, T, T) and the two hand-built heads'
-    (2, T, T), with the split's shapes and counts."""
+    (2, T, T), with the split's shapes and counts, named as in the lesson's `heads` cell (W_qkv, W_o)."""
     C = _check_int("C", C, *HEADS["C"])
     T = _check_int("T", T, *HEADS["T"])
-    H = _check_int("n_head", n_head, 1, C)
+    H = _check_int("n_head", n_head, *HEADS["H"])
     if C % H:
-        raise ValueError(f"C={C} does not split into {H} heads; choose one of {divisors(C)}")
-    x, W_qkv, W_proj = _heads_weights(C, T, seed)
-    y, weights = multi_head_attention(x, W_qkv, W_proj, H, return_weights=True)  # (1,T,C), (1,H,T,T)
-    q = x @ W_qkv[:C].T  # (1, T, C): the queries before the split
+        raise ValueError(f"C={C} does not split into {H} heads; choose one of {head_counts(C)}")
+    x, W_qkv, W_o = _heads_weights(C, T, seed)
+    # multi_head_attention takes nn.Linear's (out, in) layout: the transposes of the cell's x @ W ones
+    y, weights = multi_head_attention(x, W_qkv.T, W_o.T, H, return_weights=True)  # (1,T,C), (1,H,T,T)
+    q = x @ W_qkv[:, :C]  # (1, T, C): the queries before the split
     q_heads = split_heads(q, H)  # (1, H, T, D)
     w = weights[0]  # (H, T, T)
     tokens = tokens_for(T)
     hand = hand_heads(tokens)  # (2, T, T): built by hand, for contrast with the random heads
-    counted = int(W_qkv.size + W_proj.size)
+    counted = int(W_qkv.size + W_o.size)
     stats = {
         "B": 1, "T": T, "C": C, "H": H, "D": C // H,
         "x_shape": list(x.shape), "heads_shape": list(q_heads.shape),
         "weights_shape": list(weights.shape), "y_shape": list(y.shape),
         "param_count": attention_param_count(C),  # 4 C^2, from the formula
-        "counted": counted,  # W_qkv.size + W_proj.size, from the arrays themselves
-        "param_shapes": {"W_qkv": list(W_qkv.shape), "W_proj": list(W_proj.shape)},
-        "divisors": divisors(C),
+        "counted": counted,  # W_qkv.size + W_o.size, from the arrays themselves
+        "param_shapes": {"W_qkv": list(W_qkv.shape), "W_o": list(W_o.shape)},
+        "divisors": head_counts(C),
         "head_entropy": [float(e) for e in row_entropy(w).mean(axis=-1)],  # mean over queries
         "log_T": math.log(T),
         "tokens": tokens,

@@ -61,7 +61,7 @@ OPTIONS: dict[str, dict[str, tuple]] = {
                     "causal_label": ("text", "Causal mask: a token sees only itself and earlier tokens", None, None),
                     "seed": ("int", 0, 0, 2**31 - 1)},
     "heads": {"title": ("text", None, None, None), "C": ("int", 48, *_H["C"]), "T": ("int", 8, *_H["T"]),
-              "heads": ("int", 4, 1, _H["C"][1]), "seed": ("int", 0, 0, 2**31 - 1)},
+              "heads": ("int", 4, *_H["H"]), "seed": ("int", 0, 0, 2**31 - 1)},
     # the model, sentence and featured head (by its job) shown first; the build checks they exist
     "real-heads": {"title": ("text", None, None, None),
                    "model": ("choice", "minilm", list(lessonpy("realheads").MODELS), None),
@@ -161,7 +161,7 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
     if v.get("row") is not None and v["row"] >= v["T"]:
         b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
     if name == "heads" and v["C"] % v["heads"]:
-        divisors = lessonpy("widget_payloads").divisors(v["C"])
+        divisors = lessonpy("widget_payloads").head_counts(v["C"])
         b.error(f"{what}: C={v['C']} does not split into {v['heads']} heads; choose one of {divisors}",
                 ("heads",))
 

@@ -43,11 +43,13 @@ const fx = {
   longTasks,
   colormap,
   decodePayload,
-  /** Build a fresh linked view and show a payload (encoded as sample_data.py does). */
-  mount(payload, options = {}) {
+  /** Build a fresh linked view and show a payload (encoded as sample_data.py does): the finished result, the
+   * drawing the tests look at, or with {atStart: true} the step-through where it opens, at step 0. */
+  mount(payload, { atStart = false, ...options } = {}) {
     fx.view?.destroy();
     fx.view = createAttentionView(document.getElementById("view"), options);
     fx.view.update(decodePayload(payload));
+    if (!atStart) fx.view.stepper?.goTo(Infinity);
     return fx.view.size();
   },
   update(payload) { fx.view.update(decodePayload(payload)); },

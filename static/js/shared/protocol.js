@@ -66,7 +66,7 @@
  *   A matplotlib figure the cell left open (lessonpy.figures, sent through lessonpy.bridge).
  * @typedef {{type: "arrays", runId: number, view: "attention"|"lookup", title: string|null, target: string|null,
  *   tokens?: string[], arrays?: Object<string, WireArray>, derived?: string[], causal?: boolean, stats?: Object,
- *   error?: string}} ArraysEvent
+ *   error?: string, qk_divisor?: number|null}} ArraysEvent
  *   What show_attention (lessonpy.show, view "attention") or show_lookup (lessonpy.lookup, view "lookup")
  *   sends: arrays for a view, or the error that refused them.
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
@@ -132,7 +132,7 @@ const EVENT_FIELDS = {
   [Event.STDOUT]: [["text"], []],
   [Event.STDERR]: [["text"], []],
   [Event.FIGURE]: [["format", "data"], []],
-  [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "causal", "stats", "error"]],
+  [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "causal", "stats", "error", "qk_divisor"]],
   [Event.NOTICE]: [["text"], []],
   [Event.DOWNLOAD]: [["loaded", "total"], []],
   [Event.FATAL]: [["error"], []],

@@ -125,6 +125,9 @@ export function createAttentionView(container, options = {}) {
     tables,
     size: () => (checked?.ok ? checked.T : 0),
     tokens: () => (checked?.ok ? checked.tokens : []),
+    /** The checked arrays ({weights, scores?, Q?, K?, V?, out?}) and what Python says Q·Kᵀ was divided by. */
+    arrays: () => (checked?.ok ? checked.arrays : {}),
+    qkDivisor: () => (checked?.ok ? checked.qkDivisor : null),
     select: (row) => store.set(row),
     /** Reveal only the first rows of each matrix: {scores, weights, out} counts, or null for all. */
     setReveal(r) {

@@ -1,12 +1,16 @@
 // Step-through of attention on already-computed arrays: the score rows of Q·Kᵀ appear one query
 // at a time, then each row's softmax (the weights), then each output row (weights @ V). Nothing is
-// computed here; the stepper only tells the linked view how many rows of each matrix to reveal.
+// computed here; the stepper tells the linked view how many rows of each matrix to reveal, and its
+// "now" panel (stepnow.js), under the controls, the numbers of the step on screen. It opens at step 0,
+// before anything is computed. Its container (controls, caption, panel) sticks under the page's header
+// while the view scrolls by (components.css), so the controls and what they change stay on screen.
 // With prefers-reduced-motion there is no timed playback: Play jumps to the end of a phase.
 
 import { isolate } from "./canvas.js";
+import { createStepNow } from "./stepnow.js";
 
 const PHASES = [
-  { key: "scores", verb: (t) => `Scores: query ${t} is dotted with every key (its row of the scores, Q·Kᵀ/√d_k when scaled).` },
+  { key: "scores", verb: (t) => `Scores of query ${t}: q·k with every key (÷ √d_k when scaled).` },
   { key: "weights", verb: (t) => `Softmax of row ${t}: its scores become weights that sum to 1.` },
   { key: "out", verb: (t) => `Output row ${t} = its weights times the value rows V.` },
 ];
@@ -14,7 +18,8 @@ const MAX_STEPS_PER_PHASE = 32; // long sequences advance several rows per step
 
 /**
  * createStepper(view, {container, interval}) -> {play, pause, stepForward, stepBack, goTo, reset, state, destroy}
- * view needs size(), tokens(), setReveal({scores, weights, out} | null) and select(row).
+ * view needs size(), tokens(), arrays() (checked), qkDivisor(), store, setReveal({scores, weights, out} | null)
+ * and select(row).
  */
 export function createStepper(view, options = {}) {
   const interval = options.interval ?? 700;
@@ -53,8 +58,10 @@ export function createStepper(view, options = {}) {
   const status = document.createElement("p");
   status.className = "attn-step-status";
   status.setAttribute("aria-live", "polite");
+  options.container?.classList.add("attn-step-dock");
   options.container?.appendChild(bar);
   options.container?.appendChild(status);
+  const now = createStepNow(options.container ?? document.createElement("div"));
 
   const T = () => Math.max(0, view.size());
   const rowsPerStep = () => Math.max(1, Math.ceil(T() / MAX_STEPS_PER_PHASE));
@@ -74,13 +81,26 @@ export function createStepper(view, options = {}) {
     return `Step ${step} of ${n} (${phase + 1}/3): ${PHASES[phase].verb(who)}`;
   }
 
+  /** What the "now" panel shows at this step: its kind and the query row it is about. */
+  function nowState(reveal) {
+    const base = { tokens: view.tokens(), arrays: view.arrays(), divisor: view.qkDivisor() };
+    if (!T()) return { ...base, kind: "empty" };
+    if (step === 0) return { ...base, kind: "start" };
+    // done: the selected row's q·k, for any row the reader picks
+    if (step >= total()) return { ...base, kind: "score", row: view.store.get() ?? T() - 1 };
+    const phase = Math.floor((step - 1) / perPhase());
+    const kind = ["score", "softmax", "output"][phase];
+    return { ...base, kind, row: Math.max(0, reveal[PHASES[phase].key] - 1) };
+  }
+
   function apply() {
     const n = total();
     const per = perPhase();
     const rps = rowsPerStep();
+    let reveal = null;
     if (step >= n) view.setReveal(null);
     else {
-      const reveal = {};
+      reveal = {};
       PHASES.forEach((p, i) => {
         const k = Math.min(per, Math.max(0, step - i * per));
         reveal[p.key] = Math.min(T(), k * rps);
@@ -99,7 +119,10 @@ export function createStepper(view, options = {}) {
     startBtn.disabled = step <= 0;
     fwdBtn.disabled = step >= n;
     allBtn.disabled = step >= n;
+    now.show(nowState(reveal));
   }
+  // Once all is done the panel follows the row the reader picks in the pictures.
+  const unsubscribe = view.store.subscribe(() => { if (step >= total() && T()) now.show(nowState(null)); });
 
   function goTo(s) {
     step = Math.max(0, Math.min(total(), Math.round(s)));
@@ -146,9 +169,9 @@ export function createStepper(view, options = {}) {
     stepForward: () => { pause(); goTo(step + 1); },
     stepBack: () => { pause(); goTo(step - 1); },
     goTo: (s) => { pause(); goTo(s); },
-    /** New data arrived: stop and show the finished result. */
-    reset() { pause(); step = total(); apply(); },
+    /** New data arrived: stop, and start again before anything is computed. */
+    reset() { pause(); now.forgetKey(); step = 0; apply(); },
     state: () => ({ step, total: total(), playing: Boolean(timer), reducedMotion: Boolean(reduced?.matches), text: status.textContent }),
-    destroy() { pause(); bar.remove(); status.remove(); },
+    destroy() { pause(); unsubscribe(); bar.remove(); status.remove(); now.destroy(); },
   };
 }

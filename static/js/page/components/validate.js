@@ -139,11 +139,12 @@ const ARRAY_RULES = {
 
 /**
  * Check a show_attention payload. Never throws. Returns
- * {ok, message, T, tokens, notes[], arrays: {key: checked}, problems: {key: message}, title, stats, hidden}.
- * ok is false only when the weights (the one required array) are unusable; hidden: see hiddenCells.
+ * {ok, message, T, tokens, notes[], arrays: {key: checked}, problems: {key: message}, title, stats, hidden, qkDivisor}.
+ * ok is false only when the weights (the one required array) are unusable; hidden: see hiddenCells. qkDivisor:
+ * what Python says Q·Kᵀ was divided by to give the scores (a positive number), else null.
  */
 export function checkPayload(payload) {
-  const result = { ok: false, message: "", T: 0, tokens: [], notes: [], arrays: {}, problems: {}, title: "", stats: null, hidden: null };
+  const result = { ok: false, message: "", T: 0, tokens: [], notes: [], arrays: {}, problems: {}, title: "", stats: null, hidden: null, qkDivisor: null };
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
     result.message = `Cannot draw attention: expected a payload object, got ${describe(payload)}.`;
     return result;
@@ -169,6 +170,10 @@ export function checkPayload(payload) {
     const checked = checkArray(arrays[key], { ...ARRAY_RULES[key], rows: w.rows });
     if (checked.ok) result.arrays[key] = checked;
     else result.problems[key] = checked.message;
+  }
+  const d = payload.qk_divisor;
+  if (typeof d === "number" && d > 0 && Number.isFinite(d) && result.arrays.Q && result.arrays.K && result.arrays.scores) {
+    result.qkDivisor = d;
   }
   const t = checkTokens(payload.tokens, w.rows);
   result.tokens = t.tokens;

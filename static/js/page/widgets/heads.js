@@ -1,7 +1,9 @@
 // Multi-head attention: the same input split into H heads, one weights pattern per head, the
 // (B, T, C) -> (B, H, T, D) split with its numbers, and the parameter count 4·C², which does not
-// change with H. The H heads use random, untrained projections, and the widget says so; two heads
-// built by hand (lessonpy.hand_heads) sit beside them to show what specialised heads look like.
+// change with H, named as in the lesson's `heads` cell (C, W_qkv, W_o). Two heads built by hand
+// (lessonpy.hand_heads) come first, as they show what specialised heads look like; then the H heads,
+// whose projections are random and untrained (the widget says so): the first few, and the rest on
+// "Show all", since dozens of near-identical random patterns teach nothing more than four.
 // Python (lessonpy.widget_payloads.heads) computes all of it; this draws what comes back.
 import { createHeatmap } from "../components/heatmap.js";
 import { createSelectionStore } from "../components/linked.js";
@@ -10,6 +12,8 @@ import { createCaller, el, labelled, num, pythonNote, statusWithStop, watchPytho
 
 const shape = (dims) => `(${dims.join(", ")})`;
 const int = (n) => n.toLocaleString("en");
+/** Random heads drawn until the reader asks for all of them. */
+const RANDOM_SHOWN = 4;
 
 export function createHeads({ section, spec, runtime, initial }) {
   const o = spec.options;
@@ -26,33 +30,41 @@ export function createHeads({ section, spec, runtime, initial }) {
   status.setAttribute("role", "status");
   const split = el("p", "heads-split");
   const params = el("p", "heads-params");
-  const randomNote = el("p", "heads-note heads-note-random",
-    "Random heads: their projections are random and untrained, so these patterns show how the channels " +
-    "are split, not what a trained head learns.");
-  const grid = el("div", "heads-grid heads-random");
   const handNote = el("p", "heads-note heads-note-hand",
     "Built by hand: two heads whose W_q and W_k are written out over one-hot word and position features " +
-    "(not learned, and not part of the H above). They show what a specialised head looks like.");
+    "(not learned, and not among the H heads below). They show what a specialised head looks like.");
   const handGrid = el("div", "heads-grid heads-hand");
+  const randomNote = el("p", "heads-note heads-note-random");
+  const grid = el("div", "heads-grid heads-random");
+  const more = el("button", "attn-button heads-more");
+  more.type = "button";
   const details = el("details", "heads-tables");
   details.append(el("summary", "", "Show each head's weights as a table"));
-  section.append(controls, status, split, params, randomNote, grid, handNote, handGrid, details);
+  section.append(controls, status, split, params, handNote, handGrid, randomNote, grid, more, details);
 
   const store = createSelectionStore(null);
   let panels = [];
+  let showAll = false;
+  let shown = null; // the payload on screen
   store.subscribe((row) => {
     for (const p of panels) { p.map.select(row); p.table.select(row); }
   });
+  more.addEventListener("click", () => {
+    showAll = !showAll;
+    render(shown);
+    if (!showAll) more.scrollIntoView({ block: "nearest" }); // the button stays under the reader's finger
+  });
 
   function render(payload) {
+    shown = payload;
     const s = payload.stats;
     const { T, C, H, D } = s;
     section.dataset.heads = String(H);
     split.textContent = `Split: x ${shape(s.x_shape)} = (B, T, C) → q ${shape(s.heads_shape)} = (B, H, T, D), ` +
       `since D = C / H = ${C} / ${H} = ${D}. The weights are ${shape(s.weights_shape)}: one ${T}×${T} pattern per head.`;
-    const [a, b] = [s.param_shapes.W_qkv, s.param_shapes.W_proj];
+    const [a, b] = [s.param_shapes.W_qkv, s.param_shapes.W_o];
     params.textContent = `Parameters: 4·C² = 4 × ${C}² = ${int(s.param_count)}. Counted from the weights: ` +
-      `W_qkv ${a[0]}×${a[1]} = ${int(a[0] * a[1])} + W_proj ${b[0]}×${b[1]} = ${int(b[0] * b[1])} = ${int(s.counted)}, ` +
+      `W_qkv ${a[0]}×${a[1]} = ${int(a[0] * a[1])} + W_o ${b[0]}×${b[1]} = ${int(b[0] * b[1])} = ${int(s.counted)}, ` +
       `the same for every H: the heads share out the same matrices.`;
     params.dataset.count = String(s.counted);
     for (const p of panels) { p.map.destroy(); p.table.destroy(); }
@@ -76,13 +88,23 @@ export function createHeads({ section, spec, runtime, initial }) {
       table.update({ matrix: weights, rowLabels: tokens, colLabels: tokens });
       return { map, table };
     };
-    panels = Array.from({ length: H }, (_, h) => panel(grid, payload.arrays.weights.data, h,
-      `Random head ${h + 1} of ${H}`, `Random head ${h + 1} of ${H}: ${entropy(s.head_entropy[h])}`));
+    panels = [];
     const hand = payload.arrays.hand_weights;
     if (hand) {
       s.hand_heads.forEach((head, i) => panels.push(panel(handGrid, hand.data, i, `Built by hand: ${head.name}`,
         `Built by hand, ${head.name}: ${head.description}; ${entropy(head.entropy)}`)));
     }
+    const drawn = showAll ? H : Math.min(H, RANDOM_SHOWN);
+    for (let h = 0; h < drawn; h++) {
+      panels.push(panel(grid, payload.arrays.weights.data, h,
+        `Random head ${h + 1} of ${H}`, `Random head ${h + 1} of ${H}: ${entropy(s.head_entropy[h])}`));
+    }
+    randomNote.textContent = `The H = ${H} heads, random: their projections are random and untrained, so these ` +
+      `patterns show how the channels are split, not what a trained head learns` +
+      (drawn < H ? `. The first ${drawn} of ${H}:` : ".");
+    more.hidden = H <= RANDOM_SHOWN;
+    more.textContent = showAll ? `Show the first ${RANDOM_SHOWN} heads` : `Show all ${H} heads`;
+    more.setAttribute("aria-expanded", String(showAll));
     store.broadcast();
   }
 
