@@ -72,7 +72,7 @@ def test_lesson_4s_smollm2_cell_as_written_keeps_the_future_grey(lesson):
     expect_masked(view, causal=True)  # the build's picture
     expect(view.locator(".attn-facts")).to_contain_text("the 120 scores above the diagonal are −∞")
     run_cell(page, "real-head-smollm2")
-    expect(view.locator(".widget-source")).to_contain_text("Code cell")  # now the reader's arrays
+    expect(view.locator(".widget-source")).to_contain_text("Showing what Cell")  # now the reader's arrays
     expect_masked(view, causal=True)
     expect(view.locator(".attn-facts")).to_contain_text("the 120 scores above the diagonal are −∞")
     expect_words_and_no_alarm(view, causal=True)
@@ -86,9 +86,9 @@ def test_every_show_cell_draws_words_and_no_false_alarm(lesson):
         causal = view_id in CAUSAL_VIEWS
         expect_words_and_no_alarm(view, causal)  # the build's picture
         expect_masked(view, causal)
-        if not view.locator(".widget-source").inner_text().startswith("Showing what Code cell"):
+        if not view.locator(".widget-source").inner_text().startswith("Showing what Cell"):
             run_cell(page, cell_id)
-        expect(view.locator(".widget-source")).to_contain_text("Code cell")
+        expect(view.locator(".widget-source")).to_contain_text("Showing what Cell")
         expect_words_and_no_alarm(view, causal)
         expect_masked(view, causal)
         view.locator(".attn-tables > summary").click()  # the other numbers, labelled, in the disclosure
