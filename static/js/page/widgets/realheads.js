@@ -18,6 +18,10 @@ import { lineAround } from "../line.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
+// The most characters the live panel's sentence boxes hold (yours, and the one to compare with): what a reader types
+// is bounded here; Python bounds the tokens MiniLM reads (lessonpy.wordpiece.MAX_TOKENS) and says so.
+const SENTENCE_CHARS = 500;
+
 // The memory the live panel's first run adds, per byte it downloads, at most (bench/engines.py, docs/speed.md:
 // the browser's processes' PSS before and after it, WebKitGTK's peak 480 MB for 45.1 MB, Chromium 300, Firefox 345).
 // Python keeps the file and its weights as float32 (3 bytes per byte downloaded); the browser its own copies.
@@ -300,7 +304,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const row = el("div", "widget-controls");
     const input = el("input", "realheads-live-text");
     input.type = "text";
-    input.maxLength = 500;
+    input.maxLength = SENTENCE_CHARS;
     input.value = spec.options.live_sentence ?? ""; // the build's: the one the lesson's numbers were computed on
     labelled(row, input, "Your sentence");
     const runButton = el("button", "realheads-live-run", "Run MiniLM on it");
@@ -319,7 +323,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     element.append(row, bar, note);
     // MiniLM's layers and heads (the build's, from lessonpy.minilm); its Run is this panel's (run is hoisted)
     const [layers, heads] = spec.options.live_shape;
-    const changes = createHeadChanges({ layers, heads, onRun: () => run() });
+    const changes = createHeadChanges({ layers, heads, maxChars: SENTENCE_CHARS, onRun: () => run() });
     const folder = spec.options.live_url && new URL(spec.options.live_url, document.baseURI); // the build's, from the page
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
@@ -377,7 +381,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         say(asked.length ? `Running MiniLM's forward pass in Python with ${asked.length} changed head${asked.length === 1 ? "" : "s"}…`
           : "Running MiniLM's forward pass in Python…", "running");
         const reply = await runtime.call("lessonpy.live", "heads",
-          { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked }, { signal });
+          { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked, compare: changes.compareText() }, { signal });
         if (payload.model !== "minilm") open = { layer: Infinity, head: Infinity }; // else the open head stays open
         render(reply);
         section.dataset.forward = reply.forward; // yours or lesson: a test reads it
