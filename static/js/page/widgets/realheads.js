@@ -13,7 +13,7 @@ import { createHeadGrid } from "../components/headgrid.js";
 import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
 import { createListTable, createTable, tokenName } from "../components/table.js";
-import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
 import { lineAround } from "../line.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
@@ -39,6 +39,14 @@ const JOBS = {
 const jobName = (job) => JOBS[job] ?? job;
 /** The model whose heads the ablation view knocks out (lessonpy.ablation). */
 const ABLATED_MODEL = "smollm2";
+/** Why a model's grid data did not load, in the reader's words, by the class Python raised (lessonpy.realheads):
+ *  its message names the file's URL or numpy's error, for someone debugging in Python. */
+const DATA_FAILURES = new Map([
+  ["DataMissing", "the file did not download"],
+  ["DataBroken", "the file that arrived is not the heads' data"],
+]);
+/** Any other failure of the grid's call (Python ran out of memory, say). */
+const DATA_FAILED = "Python could not read them";
 /** The sentence menu's value for the reader's own sentence, computed live. */
 const LIVE_SENTENCE = "live";
 
@@ -250,10 +258,10 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       section.dataset.state = "ready";
     },
     onError(err) {
-      // the reason in a sentence (a traceback's last line), not Python's frames; picking again asks again
+      // the reason in the page's words, by the class of what Python raised; picking again asks again
       const model = models.find((m) => m.name === modelSelect.value)?.title ?? "the model";
-      const reason = pythonMessage(err).replace(/^\w+(?:Error|Exception): /, ""); // the words, not the class
-      status.textContent = `Could not load the heads of ${model}: ${reason}. ` +
+      const reason = DATA_FAILURES.get(pythonErrorName(err)) ?? DATA_FAILED;
+      status.textContent = `The heads of ${model} could not be loaded (${reason}). ` +
         "Choose the model or a sentence above again to try again; the heads shown below are still the ones before.";
       setSentences(); // the menus name what is shown, so choosing the model that failed again is a change
       section.dataset.state = "error";
