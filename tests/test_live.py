@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lessonpy import live, minilm, realheads
+from lessonpy import live, minilm, realheads, wordpiece
 from minilm_random import write_random_live
 from test_runner import run as run_in_cell_runner
 
@@ -183,6 +183,54 @@ def test_changes_apply_to_the_heads_shown_and_to_every_sentence_compared(folder)
         assert o["trained"] == p["trained"]  # the "as trained" column stays
         theirs = minilm.embed(minilm.forward(W, tokenizer.encode(o["text"])[0], knock)["hidden"])
         assert o["changed"] == pytest.approx(float(minilm.embed(want["hidden"]) @ theirs))  # both sentences changed
+
+
+def test_the_readers_comparison_sentence_is_compared_as_the_others_are(folder):
+    """A sentence the reader types to compare with gets the cosines the fixed ones get: both embeddings as
+    trained, and both with the changes; the fixed sentences stay."""
+    W, tokenizer = live.model(folder)
+    theirs_ids, theirs_tokens = tokenizer.encode("It was tired.")
+    knock = {(1, 2): "off", (3, 0): 0.5}
+    changes = [changed(1, 2, "off"), changed(3, 0, 0.5)]
+    embedding = {name: minilm.embed(minilm.forward(W, ids, k)["hidden"])
+                 for name, ids, k in (("mine", tokenizer.encode(SENTENCE)[0], None), ("theirs", theirs_ids, None),
+                                      ("mine changed", tokenizer.encode(SENTENCE)[0], knock), ("theirs changed", theirs_ids, knock))}
+    plain = live.heads(SENTENCE, folder=folder, compare="It was tired.")["similarity"]
+    out = live.heads(SENTENCE, folder=folder, changes=changes, compare="It was tired.")["similarity"]
+    trained = float(embedding["mine"] @ embedding["theirs"])
+    assert plain["compare"] == {"text": "It was tired.", "tokens": theirs_tokens, "trained": pytest.approx(trained),
+                                "changed": pytest.approx(trained)}
+    assert out["compare"]["trained"] == pytest.approx(trained)
+    assert out["compare"]["changed"] == pytest.approx(float(embedding["mine changed"] @ embedding["theirs changed"]))
+    assert abs(out["compare"]["changed"] - trained) > 1e-6  # the changes moved it
+    assert [o["text"] for o in out["others"]] == list(live.OTHERS)  # the fixed ones are still compared
+    assert live.heads(SENTENCE, folder=folder)["similarity"]["compare"] is None  # nothing typed: no comparison
+
+
+@pytest.mark.parametrize("typed, want", [
+    ("", None),
+    ("  \t\n ", None),  # white space only: nothing typed
+    ("\u200b\u0007\u200d", {"problem": "no-words", "tokens": ["[CLS]", "[SEP]"]}),  # every character dropped
+    ("cat " * 200, {"problem": "too-long", "count": 202, "limit": wordpiece.MAX_TOKENS}),  # the live sentence's bound
+    ("🙂 Ça\u0301? <b>&amp;</b>", "cosine"),  # odd characters: WordPiece's tokens ([UNK] among them), a cosine
+])
+def test_a_comparison_sentence_that_gives_no_cosine_says_why_and_the_run_goes_on(folder, typed, want):
+    out = live.heads(SENTENCE, folder=folder, compare=typed)
+    compare = out["similarity"]["compare"]
+    assert len(out["similarity"]["others"]) == len(live.OTHERS)  # the run itself went on
+    if want is None:
+        assert compare is None
+        return
+    if want == "cosine":
+        want = {"tokens": live.model(folder)[1].encode(typed)[1]}
+        assert -1 <= compare["trained"] == compare["changed"] <= 1
+    assert compare["text"] == typed and {k: compare[k] for k in want} == want
+    assert ("problem" in compare) != ("trained" in compare)  # a reason, or the numbers: never both
+
+
+def test_a_comparison_that_is_not_text_is_refused_in_words(folder):
+    with pytest.raises(ValueError, match="the sentence to compare with must be text, not int"):
+        live.heads(SENTENCE, folder=folder, compare=3)
 
 
 def test_a_knocked_out_head_keeps_its_pattern_and_passes_nothing_on(folder):

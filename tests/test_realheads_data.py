@@ -5,6 +5,7 @@ No model weights needed (tests/test_realheads_models.py recomputes the data from
 from __future__ import annotations
 
 import gzip
+import sys
 
 import numpy as np
 import pytest
@@ -39,7 +40,7 @@ def test_encoding_keeps_every_weight_within_half_a_level_and_the_triangle_empty(
 
 
 def test_decoding_the_wrong_amount_of_data_says_what_was_expected():
-    with pytest.raises(HeadsError, match="expected 36 weight levels"):
+    with pytest.raises(realheads.DataBroken, match="expected 36 weight levels"):
         realheads.decode_weights(np.zeros(35, np.uint8), 1, 1, 6, causal=False)
 
 
@@ -144,7 +145,7 @@ def test_the_data_is_small():
 
 
 def test_bad_requests_get_clear_messages():
-    with pytest.raises(HeadsError, match="not a real-heads data file"):
+    with pytest.raises(realheads.DataBroken, match="not a real-heads data file"):
         Heads.from_bytes(b"not a zip")
     with pytest.raises(HeadsError, match="unknown model 'gpt2'"):
         realheads.load("gpt2")
@@ -177,7 +178,7 @@ def test_outside_the_project_the_data_is_read_from_the_current_folder(tmp_path, 
     committed = realheads.DATA_DIR / "minilm.npz"
     monkeypatch.setattr(realheads, "DATA_DIR", tmp_path / "no-project")
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(HeadsError, match=r"minilm\.npz is not in .*Take it home"):
+    with pytest.raises(realheads.DataMissing, match=r"minilm\.npz is not in .*Take it home"):
         Heads.load("minilm")
     (tmp_path / "minilm.npz").write_bytes(committed.read_bytes())
     assert Heads.load("minilm").name == "minilm"
@@ -203,3 +204,31 @@ def test_the_rows_are_kept_as_rounded_and_the_text_says_what_renormalising_would
     renormalised = np.abs(mine - stored / stored.sum(-1, keepdims=True)).max()
     assert values["real_head_smollm2_renorm_diff"] == f"{renormalised:.4f}"
     assert renormalised > diff and values["real_head_smollm2_diff"] == f"{diff:.4f}"
+
+
+class _FakeRequest:
+    """The part of a synchronous XMLHttpRequest realheads.download uses, answering *status* or failing to send."""
+
+    def __init__(self, status, fails):
+        self.status, self.fails, self.response = status, fails, None
+
+    def open(self, method, url, sync):
+        self.url = url
+
+    def send(self, body):
+        if self.fails:
+            raise OSError("NetworkError")  # Pyodide raises a JsException; any exception is a failed download
+
+
+@pytest.mark.parametrize("status, fails", [(404, False), (0, True)])
+def test_a_failed_download_is_data_missing_whatever_the_way_it_failed(monkeypatch, status, fails):
+    """The page words a failure by its class (realheads.js): a 404 and a network error are both DataMissing."""
+    import types
+
+    fake = types.SimpleNamespace(
+        URL=types.SimpleNamespace(new=lambda path, base: types.SimpleNamespace(href=base + path)),
+        location=types.SimpleNamespace(href="https://site.test/assets/x/js/worker/"),
+        XMLHttpRequest=types.SimpleNamespace(new=lambda: _FakeRequest(status, fails)))
+    monkeypatch.setitem(sys.modules, "js", fake)
+    with pytest.raises(realheads.DataMissing, match="could not download minilm.npz"):
+        realheads.download("minilm.npz")

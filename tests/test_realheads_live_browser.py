@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, LINE_CHARS, RUN_TIMEOUT_MS, printed, protocol_errors
-from lessonpy import live, realheads
+from lessonpy import live, realheads, wordpiece
 from minilm_random import write_random_live
 from test_page_browser import run, set_code
 from test_widgets_browser import LESSON, build_fixture_site, real_table, widget, widgets_url  # noqa: F401 (a fixture)
@@ -450,6 +450,51 @@ def test_after_a_live_run_the_menu_names_your_sentence_and_a_bad_change_value_ad
         menu.select_option("2")  # back to the shipped data
         expect(real.locator(".realheads-grid figcaption")).to_contain_text("on sentence 2", timeout=RUN_TIMEOUT_MS)
         expect(menu.locator("option")).to_have_count(len(shipped))
+        check_clean(page)
+    finally:
+        context.close()
+
+
+def test_a_sentence_typed_to_compare_with_shows_its_cosine_as_trained_and_with_the_changes(browser, live_site):
+    """The reader types a sentence to compare theirs with: after a run the table shows its cosine first, as CPython
+    computes it, as trained and (after adding a change and pressing Enter in its box) with the change applied to
+    both sentences; the fixed sentences stay below. One too long for MiniLM gets a sentence, and the run goes on."""
+    url, folder = live_site
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    try:
+        page, real, panel = changes_panel(context, url)
+        compare = panel.get_by_role("textbox", name="Compare with")
+        mine = real.get_by_role("textbox", name="Your sentence")
+        assert compare.evaluate("i => i.maxLength") == mine.evaluate("i => i.maxLength") > 0  # one bound for both boxes
+        typed = "It was tired."
+        compare.fill(typed)
+        run_live(real)
+        expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
+        want = live.heads(SENTENCE, folder=folder, compare=typed)["similarity"]["compare"]
+        rows = similarity_rows(real)
+        assert rows[1] == [f"you typed: {typed}", pytest.approx(want["trained"], abs=1e-6), pytest.approx(want["trained"], abs=1e-6)]
+        assert [r[0] for r in rows[2:]] == list(live.OTHERS)  # the fixed sentences stay, after it
+        note = panel.locator(".realheads-compare-note")
+        expect(note).to_have_text(f"MiniLM read the sentence to compare with as {len(want['tokens'])} tokens: "
+                                  f"{' '.join(want['tokens'])}")
+        panel.get_by_label("Layer", exact=True).select_option("0")
+        panel.get_by_label("Head", exact=True).select_option("3")
+        panel.get_by_label("What to do", exact=True).select_option(label="knock it out (its output is zero)")
+        panel.get_by_role("button", name="Add this change").click()
+        compare.press("Enter")  # Enter in the box runs, with the changes
+        expect(real.locator(".realheads-similarity caption")).to_contain_text("(layer 0, head 3 knocked out)",
+                                                                              timeout=RUN_TIMEOUT_MS * 2)
+        changed = live.heads(SENTENCE, folder=folder, compare=typed,
+                             changes=[{"layer": 0, "head": 3, "change": "off"}])["similarity"]["compare"]
+        label, trained, now = similarity_rows(real)[1]
+        assert (label, trained) == (f"you typed: {typed}", pytest.approx(want["trained"], abs=1e-6))
+        assert now == pytest.approx(changed["changed"], abs=1e-6) and abs(now - trained) > 1e-6
+        # too long for MiniLM (whatever the box's bound leaves of it): said in words, the rest of the run done
+        compare.fill("cat. " * 120)
+        run_live(real)
+        expect(note).to_contain_text(f"MiniLM reads at most {wordpiece.MAX_TOKENS}: shorten it", timeout=RUN_TIMEOUT_MS * 2)
+        expect(real).to_have_attribute("data-live", "done")
+        assert [r[0] for r in similarity_rows(real)[1:]] == list(live.OTHERS)
         check_clean(page)
     finally:
         context.close()

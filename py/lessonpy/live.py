@@ -12,9 +12,9 @@ runnable include, edited or not): :func:`heads` takes that cell's id and uses th
 in the page's namespace, checks what it returns, and says which one ran.
 
 What the model says: MiniLM is a sentence-embedding model, so :func:`heads` also compares the reader's sentence
-with :data:`OTHERS` by the cosine of their embeddings (:func:`lessonpy.minilm.embed`), as trained and with the
-reader's *changes* to some heads (knocked out, or their scores scaled: ``knock`` of :func:`lessonpy.minilm.forward`)
-applied to every sentence. A head's job is then measured by what the model loses without it, not guessed from
+with a sentence of their own (*compare*) and with :data:`OTHERS` by the cosine of their embeddings
+(:func:`lessonpy.minilm.embed`), as trained and with the reader's *changes* to some heads (knocked out, or their
+scores scaled: ``knock`` of :func:`lessonpy.minilm.forward`) applied to every sentence. A head's job is then measured by what the model loses without it, not guessed from
 its pattern.
 """
 
@@ -32,7 +32,7 @@ from . import minilm, realheads
 from .limits import clip
 from .runner import CELL_PREFIX, NAMESPACE, cell_filename, exception_message, exception_name
 from .safetensors import read_safetensors
-from .wordpiece import WordPiece
+from .wordpiece import TooManyTokens, WordPiece
 
 #: where the page writes the downloaded files in Pyodide's file system
 FOLDER = "/home/pyodide/minilm-live"
@@ -204,7 +204,27 @@ def _what_it_raised(exc):
     return f"{exception_name(exc)}{where}: {message}"
 
 
-def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=()):
+def _comparison(text, tokenizer, cosines):
+    """The reader's comparison sentence *text*: None when nothing is typed (None, or only white space), else
+    {text, tokens, trained, changed} (*cosines* of its ids), or {text, problem, ...} when it gives no cosine:
+    ``"no-words"`` (tokens: only [CLS] and [SEP], every character one the tokenizer drops) or ``"too-long"``
+    (count: its tokens, limit: the most MiniLM reads). The panel says these in words; the run goes on."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ValueError(f"the sentence to compare with must be text, not {clip(type(text).__name__)}")
+    if not text.strip():
+        return None
+    try:
+        ids, tokens = tokenizer.encode(text)
+    except TooManyTokens as exc:
+        return {"text": text, "problem": "too-long", "count": exc.count, "limit": exc.limit}
+    if len(tokens) <= 2:  # [CLS] and [SEP] alone: the mean of two marker tokens says nothing of the text
+        return {"text": text, "problem": "no-words", "tokens": tokens}
+    return {"text": text, "tokens": tokens, **cosines(ids)}
+
+
+def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=(), compare=None):
     """Every head of MiniLM on the reader's *text*: a real-heads grid payload (weights float32 (L, H, T, T),
     computed now, each row summing to 1 in float32) with the tokens, the forward pass's time in seconds,
     the heads the shipped data names (their jobs were scored on the lesson's sentences, not on this one), and
@@ -214,7 +234,8 @@ def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=(
     *changes* (see :func:`knocks`) are applied to the pass whose heads are returned and to every sentence
     compared: ``similarity`` holds ``self``, the cosine between the reader's sentence's embedding with and
     without the changes, and ``others``, one {text, trained, changed} per sentence of :data:`OTHERS`: its
-    cosine with the reader's sentence as trained, and with the changes."""
+    cosine with the reader's sentence as trained, and with the changes; ``compare``, the same for the reader's
+    own sentence to compare with, *compare* (see :func:`_comparison`; None when they typed none)."""
     W, tokenizer = model(folder)
     if not isinstance(text, str) or not text.strip():
         raise ValueError("type a sentence first")
@@ -228,13 +249,15 @@ def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=(
     if not knock:  # this pass was the model as trained: keep it for the runs with changes that follow
         _trained[_trained_key(forward, folder, ids)] = mine
     trained = _embedding_as_trained(forward, W, folder, ids)
-    others = []
-    for other in OTHERS:
-        other_ids = tokenizer.encode(other)[0]
+
+    def cosines(other_ids):
+        """The reader's sentence against another's ids: both as trained, and both with the changes."""
         theirs_trained = _embedding_as_trained(forward, W, folder, other_ids)
         theirs = _one_pass(forward, W, other_ids, knock)[1] if knock else theirs_trained
-        others.append({"text": other, "trained": float(trained @ theirs_trained), "changed": float(mine @ theirs)})
-    similarity = {"self": float(trained @ mine), "others": others}
+        return {"trained": float(trained @ theirs_trained), "changed": float(mine @ theirs)}
+
+    others = [{"text": other, **cosines(tokenizer.encode(other)[0])} for other in OTHERS]
+    similarity = {"self": float(trained @ mine), "others": others, "compare": _comparison(compare, tokenizer, cosines)}
     shipped = realheads.load("minilm")
     return {"view": "heads-grid", "widget": "real-heads", "target": target, "model": "minilm",
             "title": shipped.meta["title"], "causal": False, "sentence": None, "tokens": tokens, "text": text,

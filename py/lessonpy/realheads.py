@@ -50,6 +50,16 @@ class HeadsError(ValueError):
     """The data is missing, malformed, or asked for something it does not hold."""
 
 
+# The page says what failed in its own words from these classes' names (realheads.js, DATA_FAILURES), never from
+# their messages, which name a URL or numpy's error for someone debugging in Python.
+class DataMissing(HeadsError):
+    """A model's data file could not be had: the download failed, or it is not on disk."""
+
+
+class DataBroken(HeadsError):
+    """What came is not a model's data: not an .npz, or one whose arrays do not fit its description."""
+
+
 # ---------------------------------------------------------------------------- the file format
 
 def triangle_index(T):
@@ -72,7 +82,7 @@ def decode_weights(data, L, H, T, causal):
     levels = np.asarray(data, dtype=np.uint8)
     n = T * (T + 1) // 2 if causal else T * T
     if levels.size != L * H * n:
-        raise HeadsError(f"expected {L * H * n} weight levels for L={L}, H={H}, T={T}, got {levels.size}")
+        raise DataBroken(f"expected {L * H * n} weight levels for L={L}, H={H}, T={T}, got {levels.size}")
     out = np.zeros((L, H, T * T), dtype=np.float32)
     index = triangle_index(T) if causal else slice(None)
     out[..., index] = levels.reshape(L, H, n).astype(np.float32) / LEVELS
@@ -113,7 +123,7 @@ class Heads:
             meta = json.loads(arrays.pop("meta").tobytes().decode())
             return cls(meta, arrays)
         except Exception as exc:  # noqa: BLE001 (any broken file gets the same clear message)
-            raise HeadsError(f"not a real-heads data file: {type(exc).__name__}: {exc}") from None
+            raise DataBroken(f"not a real-heads data file: {type(exc).__name__}: {exc}") from None
 
     @classmethod
     def load(cls, name, folder=None):
@@ -126,7 +136,7 @@ class Heads:
             path = place / f"{name}.npz"
             if path.is_file():
                 return cls.from_bytes(path.read_bytes())
-        raise HeadsError(f"{name}.npz is not in {' or '.join(str(p) for p in places)}: save it next to the "
+        raise DataMissing(f"{name}.npz is not in {' or '.join(str(p) for p in places)}: save it next to the "
                          "notebook (the lesson page links it under 'Take it home'), or in the project run "
                          "python3 -m sitebuild.realheads.extract")
 
@@ -196,9 +206,12 @@ def download(filename):
     request = js.XMLHttpRequest.new()
     request.open("GET", url, False)
     request.responseType = "arraybuffer"
-    request.send(None)
+    try:
+        request.send(None)
+    except Exception as exc:  # noqa: BLE001 - a network error is thrown (a JsException), a 404 answered: one failure
+        raise DataMissing(f"could not download {filename} from {url}: {type(exc).__name__}") from None
     if request.status != 200:
-        raise HeadsError(f"could not download {filename} from {url}: HTTP {request.status}")
+        raise DataMissing(f"could not download {filename} from {url}: HTTP {request.status}")
     return request.response.to_bytes()
 
 

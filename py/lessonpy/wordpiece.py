@@ -21,6 +21,15 @@ class TokenizerError(ValueError):
     """The text cannot be tokenised as asked (for example: too long for the model)."""
 
 
+class TooManyTokens(TokenizerError):
+    """The text makes more tokens than the model reads: ``count`` of them, ``limit`` at most (a caller may say
+    it in its own words from these, not from the message)."""
+
+    def __init__(self, count: int, limit: int):
+        super().__init__(f"the text makes {count} tokens; the model reads at most {limit}: shorten it")
+        self.count, self.limit = count, limit
+
+
 def _is_cjk(cp):
     """The CJK Unified Ideographs blocks BERT puts spaces around (not Japanese kana nor Korean hangul)."""
     return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
@@ -110,6 +119,5 @@ class WordPiece:
         """Token ids and tokens of *text* as the model reads it: [CLS] pieces... [SEP]."""
         tokens = ["[CLS]", *self.tokenize(text), "[SEP]"]
         if len(tokens) > max_tokens:
-            raise TokenizerError(f"the text makes {len(tokens)} tokens; the model reads at most {max_tokens}: "
-                                 "shorten it")
+            raise TooManyTokens(len(tokens), max_tokens)
         return [self.vocab[t] for t in tokens], tokens

@@ -2,7 +2,7 @@
 // order, named in the words the panel and the table caption use.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CHANGES, changeName, describeChanges, pickedChange, withChange } from "../../static/js/page/widgets/realheads-changes.js";
+import { CHANGES, changeName, describeChanges, describeComparison, pickedChange, withChange } from "../../static/js/page/widgets/realheads-changes.js";
 
 test("a head changed again keeps only its last change, and the list stays in grid order", () => {
   let list = withChange([], { layer: 3, head: 4 }, "off");
@@ -33,4 +33,13 @@ test("the menus' values name a change only when each is one of their options", (
   for (const bad of [{ what: "99" }, { what: "" }, { what: "-1" }, { what: "1.5" }, { layer: "6" }, { head: "12" }, { layer: "x" }]) {
     assert.equal(pickedChange({ layer: "1", head: "2", what: "0", ...bad }, 6, 12), null, JSON.stringify(bad));
   }
+});
+
+test("the sentence to compare with is described from Python's reason code, in words, never as an error", () => {
+  assert.match(describeComparison(null), /^Nothing typed to compare with/);
+  assert.equal(describeComparison({ text: "a ".repeat(200), problem: "too-long", count: 202, limit: 128 }),
+    "The sentence to compare with makes 202 tokens and MiniLM reads at most 128: shorten it to see its cosine.");
+  assert.match(describeComparison({ text: "\u200b", problem: "no-words", tokens: ["[CLS]", "[SEP]"] }), /no vector to compare/);
+  assert.equal(describeComparison({ text: "It was.", tokens: ["[CLS]", "it", "was", ".", "[SEP]"], trained: 0.5, changed: 0.4 }),
+    "MiniLM read the sentence to compare with as 5 tokens: [CLS] it was . [SEP]");
 });

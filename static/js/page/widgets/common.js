@@ -36,6 +36,17 @@ export function pythonMessage(err) {
   return /^Traceback/.test(text) ? last.replace(/^(?:\w+\.)+(\w+:)/, "$1") : text;
 }
 
+/**
+ * The class name of what a failed Python call raised ("DataMissing" for a traceback ending
+ * "lessonpy.realheads.DataMissing: …"), or null when the failure is no Python exception: a widget that words a
+ * failure itself chooses its words by this, not by the message, which was written for someone debugging in Python.
+ */
+export function pythonErrorName(err) {
+  const text = String(err?.message ?? err).trim();
+  if (!/^Traceback/.test(text)) return null;
+  return pythonMessage(err).match(/^(\w+)(?::|$)/)?.[1] ?? null;
+}
+
 /** Call onChange(state) now and whenever Python's state changes ("loading", "ready", "error"). */
 export function watchPython(runtime, onChange) {
   const state = () => runtime.status?.state ?? "loading";

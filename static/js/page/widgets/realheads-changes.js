@@ -1,8 +1,9 @@
 // The live panel's head changes: the reader picks MiniLM heads (or clicks one in MiniLM's grid), says what to do
 // to each (knock it out, or multiply its scores before the softmax), and the next live run applies the list to
 // every sentence it compares (lessonpy.live.heads, `changes`; lessonpy.minilm.forward, `knock`). The table shows
-// what the model then says: the cosine of the embeddings of the reader's sentence and a few others, as trained
-// and with the changes. This file holds the controls, the list and the table; Python computes every number.
+// what the model then says: the cosine of the embeddings of the reader's sentence and one they type to compare
+// with, then a few fixed others, as trained and with the changes. This file holds the controls, the list and the
+// table; Python computes every number (lessonpy.live.heads, `compare`).
 import { createListTable } from "../components/table.js";
 import { el, labelled, num } from "./common.js";
 
@@ -45,19 +46,47 @@ export function describeChanges(list) {
 }
 
 /**
- * createHeadChanges({layers, heads, onRun()})
- *   -> {element, runButton, list(), pick({layer, head}), show(reply), busy(bool)}
- * pick: the head MiniLM's grid opened (it fills the layer and head choices); show: a live reply's similarities;
- * onRun: its own Run button (the panel's run, next to the list it applies); busy: disable that button.
+ * What the panel says of the sentence the reader typed to compare with, from a live reply's `similarity.compare`
+ * (lessonpy.live._comparison): how MiniLM read it, or why it gives no cosine (a reason code, said here in words).
  */
-export function createHeadChanges({ layers, heads, onRun }) {
+export function describeComparison(compare) {
+  if (!compare) return "Nothing typed to compare with: the table compares your sentence with the fixed sentences only.";
+  if (compare.problem === "too-long") {
+    return `The sentence to compare with makes ${compare.count} tokens and MiniLM reads at most ${compare.limit}: ` +
+      "shorten it to see its cosine.";
+  }
+  if (compare.problem === "no-words") {
+    return "The sentence to compare with has no character MiniLM reads (the tokenizer drops them all), so it has " +
+      "no vector to compare.";
+  }
+  return `MiniLM read the sentence to compare with as ${compare.tokens.length} tokens: ${compare.tokens.join(" ")}`;
+}
+
+/**
+ * createHeadChanges({layers, heads, maxChars, onRun()})
+ *   -> {element, runButton, list(), compareText(), pick({layer, head}), show(reply), busy(bool)}
+ * pick: the head MiniLM's grid opened (it fills the layer and head choices); show: a live reply's similarities;
+ * compareText: the sentence typed to compare with (its box holds at most maxChars, the live sentence's bound);
+ * onRun: its own Run button and Enter in that box (the panel's run); busy: disable that button.
+ */
+export function createHeadChanges({ layers, heads, maxChars, onRun }) {
   const element = el("div", "realheads-changes");
   element.append(el("h5", "", "Change heads, see what the model says"));
   element.append(el("p", "realheads-changes-help",
     "MiniLM turns a sentence into one vector: its tokens' vectors from the last layer, averaged and scaled to " +
     "length 1. It was trained so that sentences of like meaning point the same way, so the cosine of two " +
-    "sentences' vectors is what the model says about them. Choose a head (or open one in MiniLM's grid), " +
-    "what to do to it, and add it; the next run applies every change to every sentence it compares."));
+    "sentences' vectors is what the model says about them. Type a sentence to compare yours with; choose a head " +
+    "(or open one in MiniLM's grid), what to do to it, and add it. The next run applies every change to both " +
+    "sentences of each pair it compares, and the table shows each cosine as trained and with the changes."));
+  const compareRow = el("div", "widget-controls");
+  const compareInput = el("input", "realheads-compare-text");
+  compareInput.type = "text";
+  compareInput.maxLength = maxChars;
+  labelled(compareRow, compareInput, "Compare with");
+  compareInput.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); onRun?.(); } });
+  const compareNote = el("p", "realheads-compare-note");
+  compareNote.setAttribute("aria-live", "polite");
+  element.append(compareRow, compareNote);
   const row = el("div", "widget-controls");
   const options = (select, n) => {
     for (let i = 0; i < n; i++) {
@@ -135,6 +164,7 @@ export function createHeadChanges({ layers, heads, onRun }) {
     element,
     runButton,
     list: () => list.map((c) => ({ ...c })),
+    compareText: () => compareInput.value,
     busy(on) { runButton.disabled = on; },
     pick({ layer, head }) {
       layerSelect.value = String(layer);
@@ -142,9 +172,11 @@ export function createHeadChanges({ layers, heads, onRun }) {
     },
     /** A live reply's similarities; its `changes` are the ones it was computed with (the list may have moved on). */
     show(reply) {
-      const { self, others } = reply.similarity;
-      const rows = [["your sentence itself", 1, self, self - 1],
-        ...others.map((o) => [o.text, o.trained, o.changed, o.changed - o.trained])];
+      const { self, others, compare } = reply.similarity;
+      const row = (label, o) => [label, o.trained, o.changed, o.changed - o.trained];
+      const typed = compare && !compare.problem ? [row(`you typed: ${compare.text}`, compare)] : [];
+      const rows = [["your sentence itself", 1, self, self - 1], ...typed, ...others.map((o) => row(o.text, o))];
+      compareNote.textContent = describeComparison(compare);
       table.update(rows, `What MiniLM says: cosine of your sentence's vector and others', as trained and with the ` +
         `changes (${describeChanges(reply.changes)})`);
       element.dataset.similarity = "shown";

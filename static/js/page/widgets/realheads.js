@@ -13,10 +13,14 @@ import { createHeadGrid } from "../components/headgrid.js";
 import { createHeadStrip } from "../components/headstrip.js";
 import { createAttentionView } from "../components/linked.js";
 import { createListTable, createTable, tokenName } from "../components/table.js";
-import { createCaller, el, labelled, num, onceNear, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
+import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
 import { lineAround } from "../line.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
+
+// The most characters the live panel's sentence boxes hold (yours, and the one to compare with): what a reader types
+// is bounded here; Python bounds the tokens MiniLM reads (lessonpy.wordpiece.MAX_TOKENS) and says so.
+const SENTENCE_CHARS = 500;
 
 // The memory the live panel's first run adds, per byte it downloads, at most (bench/engines.py, docs/speed.md:
 // the browser's processes' PSS before and after it, WebKitGTK's peak 480 MB for 45.1 MB, Chromium 300, Firefox 345).
@@ -35,6 +39,14 @@ const JOBS = {
 const jobName = (job) => JOBS[job] ?? job;
 /** The model whose heads the ablation view knocks out (lessonpy.ablation). */
 const ABLATED_MODEL = "smollm2";
+/** Why a model's grid data did not load, in the reader's words, by the class Python raised (lessonpy.realheads):
+ *  its message names the file's URL or numpy's error, for someone debugging in Python. */
+const DATA_FAILURES = new Map([
+  ["DataMissing", "the file did not download"],
+  ["DataBroken", "the file that arrived is not the heads' data"],
+]);
+/** Any other failure of the grid's call (Python ran out of memory, say). */
+const DATA_FAILED = "Python could not read them";
 /** The sentence menu's value for the reader's own sentence, computed live. */
 const LIVE_SENTENCE = "live";
 
@@ -246,10 +258,10 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       section.dataset.state = "ready";
     },
     onError(err) {
-      // the reason in a sentence (a traceback's last line), not Python's frames; picking again asks again
+      // the reason in the page's words, by the class of what Python raised; picking again asks again
       const model = models.find((m) => m.name === modelSelect.value)?.title ?? "the model";
-      const reason = pythonMessage(err).replace(/^\w+(?:Error|Exception): /, ""); // the words, not the class
-      status.textContent = `Could not load the heads of ${model}: ${reason}. ` +
+      const reason = DATA_FAILURES.get(pythonErrorName(err)) ?? DATA_FAILED;
+      status.textContent = `The heads of ${model} could not be loaded (${reason}). ` +
         "Choose the model or a sentence above again to try again; the heads shown below are still the ones before.";
       setSentences(); // the menus name what is shown, so choosing the model that failed again is a change
       section.dataset.state = "error";
@@ -300,7 +312,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const row = el("div", "widget-controls");
     const input = el("input", "realheads-live-text");
     input.type = "text";
-    input.maxLength = 500;
+    input.maxLength = SENTENCE_CHARS;
     input.value = spec.options.live_sentence ?? ""; // the build's: the one the lesson's numbers were computed on
     labelled(row, input, "Your sentence");
     const runButton = el("button", "realheads-live-run", "Run MiniLM on it");
@@ -319,7 +331,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     element.append(row, bar, note);
     // MiniLM's layers and heads (the build's, from lessonpy.minilm); its Run is this panel's (run is hoisted)
     const [layers, heads] = spec.options.live_shape;
-    const changes = createHeadChanges({ layers, heads, onRun: () => run() });
+    const changes = createHeadChanges({ layers, heads, maxChars: SENTENCE_CHARS, onRun: () => run() });
     const folder = spec.options.live_url && new URL(spec.options.live_url, document.baseURI); // the build's, from the page
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
@@ -377,7 +389,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         say(asked.length ? `Running MiniLM's forward pass in Python with ${asked.length} changed head${asked.length === 1 ? "" : "s"}…`
           : "Running MiniLM's forward pass in Python…", "running");
         const reply = await runtime.call("lessonpy.live", "heads",
-          { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked }, { signal });
+          { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked, compare: changes.compareText() }, { signal });
         if (payload.model !== "minilm") open = { layer: Infinity, head: Infinity }; // else the open head stays open
         render(reply);
         section.dataset.forward = reply.forward; // yours or lesson: a test reads it
