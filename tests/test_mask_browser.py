@@ -4,6 +4,8 @@ on the lessons' own examples (lessonpy.show's stats, static/js/page/components/s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -76,6 +78,13 @@ def test_lesson_4s_smollm2_cell_as_written_keeps_the_future_grey(lesson):
     expect_masked(view, causal=True)
     expect(view.locator(".attn-facts")).to_contain_text("the 120 scores above the diagonal are −∞")
     expect_words_and_no_alarm(view, causal=True)
+    # the query-row view: the first token's later keys are masked (hatched grey), not bars of 0%
+    bars = view.locator(".attn-figure-query canvas")
+    bars.scroll_into_view_if_needed()
+    bars.focus()
+    for _ in range(20):  # up to the first query
+        bars.press("ArrowUp")
+    expect(bars).to_have_attribute("aria-label", re.compile(r"15 later keys are masked \(grey\): it cannot see them"))
 
 
 def test_every_show_cell_draws_words_and_no_false_alarm(lesson):

@@ -210,7 +210,7 @@ export function createAttentionView(container, options = {}) {
       figs.out.fig.hidden = !raw.out;
       components.scores.update({ arrays: { scores: arr("scores") }, tokens });
       components.weights.update({ arrays: { weights: arr("weights") }, tokens, hidden: checked.hidden });
-      components.query.update({ arrays: { weights: arr("weights") }, tokens });
+      components.query.update({ arrays: { weights: arr("weights") }, tokens, hidden: checked.hidden });
       components.out.update({ arrays: { out: arr("out"), V: checked.arrays.V, weights: arr("weights") }, tokens });
       if (tables) {
         const put = (t, key, colLabels) => {

@@ -1,7 +1,8 @@
 // The query-row view: for the selected query, one bar per key with its attention weight (that
 // row of the weights Python computed), a one-sentence summary, and the value rows its output row
 // is made of (out[i] = Σ_j w[i, j] · V[j], shown as a 100% bar split by weight; nothing is
-// recomputed here: the split is the weights themselves).
+// recomputed here: the split is the weights themselves). Keys a mask hid (update's `hidden`, validate.js
+// hiddenCells) are drawn as masked, hatched grey, not as a 0% bar: a masked key was never a candidate.
 
 import { lutIndex, sequential, SEQUENTIAL_LUT } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
@@ -13,12 +14,13 @@ export const QUERYROW_INPUT = Object.freeze({ key: "weights", name: "the attenti
 
 /**
  * createQueryRow(canvas, {tokens, onSelect, onSummary}) -> {update, select, setReveal, summary, layout, destroy}
- * update(payload | {weights, tokens} | weightsArray); select(row) shows that query row.
+ * update(payload | {weights, tokens, hidden} | weightsArray); select(row) shows that query row.
  * onSummary(text) receives the sentence whenever it changes (for an aria-live region).
  */
 export function createQueryRow(canvas, options = {}) {
   const opts = { ...options };
   let w = null; // checked weights
+  let hidden = null; // Uint8Array(T * T): 1 where a mask hid the key from the query, or null
   let tokens = [];
   let error = "";
   let row = null;
@@ -42,9 +44,14 @@ export function createQueryRow(canvas, options = {}) {
     if (!w) return error || "";
     if (row === null) return "Select a query row to see where its attention goes.";
     if (reveal !== null && row >= reveal) return `The weights of ${tokenName(tokens, row)} are not computed yet.`;
-    return describeRow(tokens, rowWeights(), row);
+    const masked = maskedKeys();
+    const note = masked ? ` ${masked === 1 ? "1 later key is" : `${masked} later keys are`} masked (grey): it cannot see them.` : "";
+    return describeRow(tokens, rowWeights(), row) + note;
   }
   const rowWeights = () => w.data.subarray(row * w.cols, (row + 1) * w.cols);
+  /** Whether the mask hid key j from the selected query (and its weight is 0, as a mask makes it). */
+  const isHidden = (j) => Boolean(hidden?.[row * w.cols + j]) && w.data[row * w.cols + j] === 0;
+  const maskedKeys = () => { let n = 0; for (let j = 0; j < w.cols; j++) if (isHidden(j)) n++; return n; };
 
   function render() {
     const text = summary();
@@ -105,8 +112,9 @@ export function createQueryRow(canvas, options = {}) {
     const order = Array.from(ws, (v, j) => [v, j]).sort((a, b) => b[0] - a[0]);
     const top3 = new Set(order.slice(0, 3).map(([, j]) => j));
     for (let j = 0; j < T; j++) {
-      const h = plotH * Math.min(1, Math.max(0, ws[j]));
       const x = left + j * barW;
+      if (isHidden(j)) { drawMasked(ctx, theme, x, barW, top, plotH); continue; }
+      const h = plotH * Math.min(1, Math.max(0, ws[j]));
       ctx.fillStyle = `rgb(${sequential(ws[j]).join(",")})`;
       ctx.fillRect(x + (barW > 4 ? 1 : 0), top + plotH - h, Math.max(0.6, barW - (barW > 4 ? 2 : 0)), h);
       if (barW > 4) {
@@ -156,6 +164,25 @@ export function createQueryRow(canvas, options = {}) {
     finish(ctx, theme);
   }
 
+  /** A key the mask hid: a full-height hatched grey column, the heatmap's grey for masked cells. */
+  function drawMasked(ctx, theme, x, barW, top, plotH) {
+    const inset = barW > 4 ? 1 : 0;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x + inset, top, Math.max(0.6, barW - 2 * inset), plotH);
+    ctx.clip();
+    ctx.fillStyle = theme.masked;
+    ctx.globalAlpha = 0.5;
+    ctx.fillRect(x, top, barW, plotH);
+    ctx.globalAlpha = 0.6;
+    ctx.strokeStyle = theme.muted;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let d = -plotH; d < barW; d += 6) { ctx.moveTo(x + d, top + plotH); ctx.lineTo(x + d + plotH, top); }
+    ctx.stroke();
+    ctx.restore();
+  }
+
   function drawMix(ctx, theme, ws, order) {
     const g = geometry;
     ctx.fillStyle = theme.fg;
@@ -185,10 +212,11 @@ export function createQueryRow(canvas, options = {}) {
       }
       x += segW;
     }
-    const shown = order.slice(0, 3).filter(([v]) => v >= 0.005);
-    const restW = order.slice(shown.length).reduce((s, [v]) => s + v, 0);
+    const seen = order.filter(([, j]) => !isHidden(j)); // the keys a mask hid add nothing and are not counted
+    const shown = seen.slice(0, 3).filter(([v]) => v >= 0.005);
+    const restW = seen.slice(shown.length).reduce((s, [v]) => s + v, 0);
     const terms = shown.map(([v, j]) => `${fmt(v, 2)}·V[${shortLabel(tokens[j], 8)}]`);
-    if (order.length > shown.length) terms.push(`${order.length - shown.length} more (${fmt(restW, 2)} in all)`);
+    if (seen.length > shown.length) terms.push(`${seen.length - shown.length} more (${fmt(restW, 2)} in all)`);
     ctx.fillStyle = theme.muted;
     ctx.font = theme.font(12);
     ctx.textAlign = "left";
@@ -215,7 +243,8 @@ export function createQueryRow(canvas, options = {}) {
       ctx.strokeRect(x, g.top - 1, Math.max(2, g.barW), g.plotH + 2);
       ctx.setLineDash([]);
       const v = w.data[row * w.cols + key];
-      drawTooltip(ctx, theme, `${shortLabel(tokens[row], 14)} → ${shortLabel(tokens[key], 14)} (${key})\nweight ${fmt(v, 3)} (${Math.round(v * 100)}%)`,
+      const what = isHidden(key) ? "masked: a later key, weight 0" : `weight ${fmt(v, 3)} (${Math.round(v * 100)}%)`;
+      drawTooltip(ctx, theme, `${shortLabel(tokens[row], 14)} → ${shortLabel(tokens[key], 14)} (${key})\n${what}`,
         x + g.barW / 2, g.top + 10, g.width, g.height);
     }
   }
@@ -260,6 +289,7 @@ export function createQueryRow(canvas, options = {}) {
         else {
           w = checked;
           error = "";
+          hidden = input?.hidden instanceof Uint8Array && input.hidden.length === checked.rows * checked.cols ? input.hidden : null;
           tokens = checkTokens(tk ?? opts.tokens, checked.rows).tokens;
           if (row !== null && row >= checked.rows) row = null;
           if (focusKey !== null && focusKey >= checked.cols) focusKey = null;
