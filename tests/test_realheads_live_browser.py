@@ -394,6 +394,9 @@ def test_changed_heads_change_what_the_model_says_and_stop_loses_nothing(browser
         run_changed.click()  # the panel's run, from next to the list
         expect(real.locator(".realheads-live-status")).to_contain_text("with these heads changed", timeout=RUN_TIMEOUT_MS * 2)
         expect(run_changed).to_be_focused()  # focus went to Stop while it ran, and came back
+        # the grid drawn again with the same head open leaves the menus where the reader set them
+        expect(panel.get_by_label("Layer", exact=True)).to_have_value("0")
+        expect(panel.get_by_label("Head", exact=True)).to_have_value("3")
         changes = [{"layer": 0, "head": 3, "change": "off"}, {"layer": layer, "head": head, "change": 0}]
         want = live.heads(SENTENCE, folder=folder, changes=changes)
         assert real.get_attribute("data-open") == f"{layer},{head}"  # the open head stays open

@@ -188,12 +188,16 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     return null;
   }
 
-  function openHead(head) {
+  /**
+   * Open a head. The head-change controls follow MiniLM's open head when the reader opened it (`follow`), not
+   * when a redraw keeps the same head open: a grid arriving while the reader sets the menus must not reset them.
+   */
+  function openHead(head, follow = true) {
     const weights = weightsOf(head);
     if (!weights) return;
     open = { layer: head.layer, head: head.head };
     grid.select(open);
-    if (payload.model === "minilm") live?.pick(open); // the head-change controls follow MiniLM's open head
+    if (follow && payload.model === "minilm") live?.pick(open);
     const f = featuredAt(payload.featured, open);
     const name = `${payload.title}, ${headName(open)} (counted from 0)`;
     openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job)} head` : ""}`;
@@ -225,6 +229,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     if (ready) { asked = true; request(); } // else the first request, once Python is ready, asks for SmolLM2
   }
 
+  let rendered = false; // whether a grid was drawn yet: the first one sets the head-change menus
   function render(next) {
     payload = { ...next, models, sentences: next.sentences ?? payload.sentences };
     setSentences();
@@ -247,7 +252,8 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     }
     // the open head stays open while its weights are here (the build's picture is the lesson's chosen head)
     const keep = open.layer < L && open.head < H && weightsOf(open);
-    openHead(keep ? open : { layer: payload.featured[0].layer, head: payload.featured[0].head });
+    openHead(keep ? open : { layer: payload.featured[0].layer, head: payload.featured[0].head }, !keep || !rendered);
+    rendered = true;
   }
 
   const caller = createCaller(runtime, "real_heads", {
