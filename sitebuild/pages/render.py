@@ -121,11 +121,14 @@ def _render_table_open(self, tokens: list[Token], idx: int, options, env) -> str
         if token.type == "inline":
             headings.append(token.content)
     label = html.escape("Table: " + ", ".join(headings), quote=True)
-    return f'<div class="table-scroll" role="region" tabindex="0" aria-label="{label}">\n' + self.renderToken(tokens, idx, options, env)
+    # In the frame that draws its scroll cue (the page's scrollcue.js keeps it up to date): written here, so the
+    # frame is the lesson's block, sized while the browser skips it like any other (placeholders.py).
+    return (f'<div class="attn-scroll-frame"><div class="table-scroll" role="region" tabindex="0" aria-label="{label}">\n'
+            + self.renderToken(tokens, idx, options, env))
 
 
 def _render_table_close(self, tokens: list[Token], idx: int, options, env) -> str:
-    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+    return self.renderToken(tokens, idx, options, env) + "</div></div>\n"
 
 
 def make_renderer() -> MarkdownIt:

@@ -3,12 +3,18 @@
 // the shades over it (components.css, .attn-scroll-frame) from data-more ("left", "right", both or none), kept
 // up to date as the reader scrolls, as the region is resized and as what it holds changes.
 
-/** Put `region` (a sideways-scrolling element, already in the page) in a frame with the cue; returns the frame. */
+/**
+ * Put `region` (a sideways-scrolling element, already in the page) in a frame with the cue, or use the frame it
+ * came in (the build writes one around a lesson's table: a lesson's block must be there to be sized); returns it.
+ */
 export function withScrollCue(region) {
-  const frame = document.createElement("div");
-  frame.className = "attn-scroll-frame";
-  region.replaceWith(frame);
-  frame.append(region);
+  let frame = region.parentElement;
+  if (!frame?.classList.contains("attn-scroll-frame")) {
+    frame = document.createElement("div");
+    frame.className = "attn-scroll-frame";
+    region.replaceWith(frame);
+    frame.append(region);
+  }
   const update = () => {
     const beyond = region.scrollWidth - region.clientWidth - region.scrollLeft;
     const more = [region.scrollLeft > 1 ? "left" : "", beyond > 1 ? "right" : ""].filter(Boolean).join(" ");
