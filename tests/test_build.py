@@ -357,7 +357,7 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
 def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, monkeypatch):
     """Quiz, exercise and widget fences are checked first: an author sees a typo in seconds."""
     steps = []
-    monkeypatch.setattr(build, "prepare_pyodide", lambda *a, **k: steps.append("pyodide"))
+    monkeypatch.setattr(build.startup, "fetch", lambda *a, **k: steps.append("pyodide"))
     monkeypatch.setattr(build, "build_assets", lambda *a, **k: steps.append("assets"))
     lessons = make_lessons(tmp_path / "lessons", "```widget heads id=h\nheads: 5\n```\n")
     opts = build.Options(lessons_dir=lessons, out_dir=tmp_path / "site", log=lambda *_: None)

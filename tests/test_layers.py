@@ -115,6 +115,19 @@ def test_sitebuild_wings_stay_apart(wing, other):
         assert not crossing, f"{module.relative_to(ROOT)} imports {crossing}: sitebuild/{wing}/ never uses {other}/"
 
 
+#: sitebuild/'s folders of one job each; the modules at its top level are shared by them (compress, files, …).
+SITEBUILD_WINGS = ("pages", "startup", "realheads")
+
+
+@pytest.mark.parametrize("module", sorted((ROOT / "sitebuild").glob("*.py")), ids=lambda p: p.name)
+def test_sitebuild_shared_modules_use_no_wing(module):
+    """compress is shared (the site's files, Pyodide's and the snapshot's sidecars): like files and the rest
+    of sitebuild/'s top level, it reaches into no wing, so either wing may use it."""
+    crossing = sorted(n for n in python_imports(module, "sitebuild")
+                      if n.split(".")[:2] in [["sitebuild", wing] for wing in SITEBUILD_WINGS])
+    assert not crossing, f"{module.relative_to(ROOT)} imports {crossing}: sitebuild/'s shared modules use no wing"
+
+
 def test_python_import_reader_resolves_relative_imports():
     names = python_imports(ROOT / "sitebuild" / "startup" / "snapshot.py", "sitebuild.startup")
     assert "sitebuild.files" in names and "sitebuild.startup.snapshot_image" in names

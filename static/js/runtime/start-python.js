@@ -67,7 +67,8 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
 (() => {
   let config = null;
   try {
-    // The build names the config's fields as the init request does (build.py, render_pages).
+    // The build names the config's fields as the init request does (build.py, render_pages; start-up's part:
+    // sitebuild/startup, page_config).
     config = JSON.parse(document.getElementById("page-config").textContent);
     const started = globalThis.startPythonWorker(config, globalThis.newInterruptBuffer());
     globalThis.earlyPython = { config, started };
