@@ -54,13 +54,13 @@ PAGE_CSS = "page.css"
 # Python's worker as one module (bundle_worker), in its entry worker.js's folder: what the pages start.
 WORKER_BUNDLE = "worker-bundle.js"
 # The page's own modules, bundled (bundle_page): these entries, under assets/<hash>/js/, into this folder beside
-# them. boot.js adopts the worker early (an async module); page.js wires up the page once it is parsed.
-PAGE_ENTRIES = ["runtime/boot.js", "page/page.js"]
+# them. page-runtime.js adopts the worker early (an async module); page.js wires up the page once it is parsed.
+PAGE_ENTRIES = ["runtime/page-runtime.js", "page/page.js"]
 PAGE_BUNDLE = "bundle"
 # MiniLM's live files in the site (make_live_model), which the real-heads widget fetches
 LIVE_FOLDER = "data/minilm-live"
 # Beside each lesson page that has widgets: their pre-rendered data, {id: data} (render_lesson), which
-# widgets.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
+# widget-loader.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
 WIDGET_DATA = "widgets.json"
 # Beside each lesson page whose big far formulas wait for the reader: their MathML, {key: mathml}
 # (sitebuild/pages/math_later.py), which maths.js fetches to typeset them as the reader nears them
@@ -226,7 +226,7 @@ def render_pages(opts: Options, staging: Path, site: Site) -> None:
         summary = next((e["summary"] for e in entries if e["slug"] == lesson.slug), "")  # course.yml's, else the lesson's
         config = {
             "lesson": lesson.slug,
-            "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
+            "cells": [cell.id for cell in lesson.cells],  # in page order: widget-loader.js routes by it
             **site.startup.config,
             "widgets": WIDGET_DATA if bodies[lesson.slug].widgets else None,  # beside the page
             "maths": LATER_MATHS if bodies[lesson.slug].maths else None,  # beside the page too

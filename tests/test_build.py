@@ -136,10 +136,10 @@ def test_the_pages_modules_come_bundled_minified_and_preloaded_one_level_deep(tm
     html = (site / "lessons" / "one" / "index.html").read_text()
     base = f"../../assets/{folder.name}/js/{build.PAGE_BUNDLE}/"
     scripts = re.findall(r'<script type="module"[^>]* src="([^"]+)"', html)
-    assert scripts == [base + "boot.js", base + "page.js"]  # the entries, no module of the source tree
+    assert scripts == [base + "page-runtime.js", base + "page.js"]  # the entries, no module of the source tree
     preloads = re.findall(r'<link rel="modulepreload" href="([^"]+)"', html)
     # what the entries import at once is asked for with them (no round trip per level of imports)...
-    imported, todo = set(), ["boot.js", "page.js"]
+    imported, todo = set(), ["page-runtime.js", "page.js"]
     while todo:  # static imports only, through chunks too (not import(): what loads later stays later)
         found = set(re.findall(r'(?:\bfrom|\bimport)\s*"\./([^"]+)"', (bundle / todo.pop()).read_text()))
         todo += found - imported

@@ -74,7 +74,7 @@ def test_js_module_imports_only_its_layers(module):
 def test_the_import_reader_sees_imports():
     """The check above is not empty: the reader finds the imports and would flag a crossing."""
     page = js_imports(JS / "page" / "page.js")
-    assert JS / "runtime" / "boot.js" in page and JS / "page" / "cells.js" in page
+    assert JS / "runtime" / "page-runtime.js" in page and JS / "page" / "cells.js" in page
     assert JS / "shared" / "protocol.js" in js_imports(JS / "worker" / "worker.js")
     crossing = JS / "worker" / "snapshot.js"
     assert layer_of(crossing) not in JS_LAYERS["page"] | JS_LAYERS["runtime"]

@@ -62,7 +62,7 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   return { worker, init, sent, buffered, interruptBuffer, startedAt: performance.now() };
 };
 
-// The early start. What it sets, runtime.js and boot.js read with care: should it fail (a browser without
+// The early start. What it sets, runtime.js and page-runtime.js read with care: should it fail (a browser without
 // module workers, say), the page still works without Python (prose, quiz, pictures) and its status says why.
 (() => {
   let config = null;
