@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import posixpath
 import shutil
 import signal
 import sys
@@ -25,9 +24,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from sitebuild.bundle import BundleError, bundle_codemirror, bundle_css, bundle_page, bundle_worker
-from sitebuild.compress import QUALITY, SIDECAR, add_sidecar, link_with_sidecar, sidecar_of, write_sidecars
-from sitebuild.files import link_or_copy, write_json
-from sitebuild.startup.fontcache import FontCache, build_font_cache
+from sitebuild import startup
+from sitebuild.compress import SIDECAR, add_sidecar, link_with_sidecar, write_sidecars
+from sitebuild.files import write_json
 from sitebuild.pages.course import course_entries, neighbours, read_course
 from sitebuild.pages.lessons import Lesson, LessonError, read_lessons, toc_tree
 from sitebuild.pages import math as lesson_math
@@ -40,22 +39,14 @@ from sitebuild.pages.notebook import notebook_name, write_notebook
 from sitebuild.pages.page_copies import write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
-from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules
-from sitebuild.startup.pyodide_assets import (RUNTIME_FILES, AssetError, copy_into_site, prepare_pyodide, split_stdlib,
-                                              split_wheels)
 from sitebuild.pages.placeholders import with_sizes
 from sitebuild.pages.render import RenderedLesson, make_renderer, render_lesson
-from sitebuild.startup.snapshot import Snapshot, make_snapshot
+from sitebuild.startup import SERVICE_WORKER, SNAPSHOT_MODES, CellFailed, Startup
+from sitebuild.startup.fontcache import FontCache
+from sitebuild.startup.pyodide_assets import AssetError
 from sitebuild.startup.stdlib_split import TraceError
-from sitebuild.startup.stdlib_split import trace as trace_stdlib
 from sitebuild.wheel import build_wheel
 
-# Packages loaded while the interpreter boots; matplotlib, micropip and friends load on first import.
-BOOT_PACKAGES = ["numpy"]
-SITE_PACKAGES = ["numpy", "micropip", "matplotlib"]
-# The service worker, at the site's root so that its scope is the whole site (it keeps Pyodide's runtime
-# and the boot plan's files of the variants the page's worker picked: write_service_worker).
-SERVICE_WORKER = "sw.js"
 # Every page's one stylesheet (bundle_css), from these in assets/<hash>/css/, in cascade order: the maths
 # (Temml's rules for MathML Core, the maths font) first, so that the page's own rules of the same
 # specificity win. The sheets stay beside it (the components' test page links its own).
@@ -63,13 +54,13 @@ PAGE_CSS = "page.css"
 # Python's worker as one module (bundle_worker), in its entry worker.js's folder: what the pages start.
 WORKER_BUNDLE = "worker-bundle.js"
 # The page's own modules, bundled (bundle_page): these entries, under assets/<hash>/js/, into this folder beside
-# them. boot.js adopts the worker early (an async module); page.js wires up the page once it is parsed.
-PAGE_ENTRIES = ["runtime/boot.js", "page/page.js"]
+# them. page-runtime.js adopts the worker early (an async module); page.js wires up the page once it is parsed.
+PAGE_ENTRIES = ["runtime/page-runtime.js", "page/page.js"]
 PAGE_BUNDLE = "bundle"
 # MiniLM's live files in the site (make_live_model), which the real-heads widget fetches
 LIVE_FOLDER = "data/minilm-live"
 # Beside each lesson page that has widgets: their pre-rendered data, {id: data} (render_lesson), which
-# widgets.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
+# widget-loader.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
 WIDGET_DATA = "widgets.json"
 # Beside each lesson page whose big far formulas wait for the reader: their MathML, {key: mathml}
 # (sitebuild/pages/math_later.py), which maths.js fetches to typeset them as the reader nears them
@@ -77,17 +68,6 @@ LATER_MATHS = "maths.json"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
-# What a restore needs only once numpy's libraries have come (static/js/worker/snapshot.js): where each library
-# goes, the dlopen handles, the packages loaded; beside the image in snapshot/<key>/, not in every page's
-# config (4 KB of each lesson's HTML)
-SNAPSHOT_DETAILS = "restore.json"
-SNAPSHOT_DETAILS_FIELDS = ("dynlibs", "handles", "loaded")
-# When a page restores Python from the build's memory snapshot instead of starting it (README, Speed):
-# "always" (the command line's default): a first visit downloads it too, alongside the wasm, unless the
-# browser asks to save data or the host sends it uncompressed (snapshot.js, findSnapshot): that visit then
-# boots normally; "revisit": once the browser keeps it (the service worker stores it after a first visit,
-# which boots normally); "off": never (none is made).
-SNAPSHOT_MODES = ("always", "revisit", "off")
 
 
 @dataclass
@@ -154,12 +134,31 @@ def drop_bundled_sources(js: Path) -> None:
             path.rmdir()
 
 
-def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
-                 lessons: list[Lesson]) -> tuple[str, str, dict | None, list[str]]:
+@dataclass(frozen=True)
+class Assets:
+    """What build_assets wrote into assets/<hash>/, site-relative."""
+
+    folder: str  # assets/<hash>
+    wheel: str  # the lessonpy wheel
+    worker: str  # Python's worker, one module (WORKER_BUNDLE)
+    fonts: dict | None  # where matplotlib's font cache is and belongs ({url, path, kwdoc}), None without Pyodide here
+    page_chunks: list[str]  # the page's bundled modules its module scripts import at once (the page preloads them)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Everything the pages and the service worker are made from (render_pages, write_service_worker)."""
+
+    lessons: list[Lesson]
+    bodies: dict[str, RenderedLesson]  # render_bodies
+    course: dict
+    assets: Assets
+    startup: Startup
+
+
+def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, lessons: list[Lesson]) -> Assets:
     """Write static files, the editor bundle, the lessonpy wheel, the maths font and its stylesheet
-    (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/; return the folder and the wheel's path (site-relative), where the
-    font cache is and belongs ({url, path}) for the page's worker, and the page's bundled modules that its
-    module scripts import at once (under js/PAGE_BUNDLE/: the page preloads them)."""
+    (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
     write_page_copies(work)  # limits.js and colormaps.js from lessonpy, whatever the tree's copies say
@@ -184,7 +183,8 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None,
     work.rename(work.with_name(digest))
     fonts = {"url": f"assets/{digest}/mpl/{font_cache.file.name}", "path": font_cache.target,
              "kwdoc": f"assets/{digest}/mpl/{font_cache.kwdoc.name}"} if font_cache else None
-    return f"assets/{digest}", f"assets/{digest}/py/{wheel.name}", fonts, page_chunks
+    return Assets(f"assets/{digest}", f"assets/{digest}/py/{wheel.name}", f"assets/{digest}/js/worker/{WORKER_BUNDLE}",
+                  fonts, page_chunks)
 
 
 # ---------------------------------------------------------------------------- pages
@@ -210,41 +210,24 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
     return {slug: r._replace(html=with_sizes(r.html, r.maths)) for slug, r in rendered.items()}
 
 
-def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: dict[str, RenderedLesson], course: dict,
-                 assets: str, wheel: str, font_cache: dict | None = None, pyodide: str | None = None,
-                 snapshot: dict | None = None, plan: dict | None = None, page_chunks: list[str] | None = None) -> None:
+def render_pages(opts: Options, staging: Path, site: Site) -> None:
     """Render index.html and one lessons/<slug>/index.html per lesson (bodies from render_bodies), with its
-    widgets' data and its far formulas' MathML beside it (WIDGET_DATA, LATER_MATHS);
-    *pyodide* is the site's Pyodide folder, None when pages load Pyodide from opts.pyodide_url;
-    *snapshot* the restore spec of Python's memory snapshot (add_snapshot), or None; *plan* the boot plan of
-    the site's Pyodide files (sitebuild.startup.boot_plan), None without them."""
+    widgets' data and its far formulas' MathML beside it (WIDGET_DATA, LATER_MATHS), and its config: the page's
+    part and start-up's (site.startup.config)."""
     env = templates(opts)
-    entries = course_entries(course, lessons)
-    common = {"course": course, "assets": assets, "csp": CSP, "math_font": MATH_FONT, "page_css": PAGE_CSS,
-              "page_js": f"{assets}/js/{PAGE_BUNDLE}", "page_chunks": page_chunks or []}
+    assets, bodies = site.assets, site.bodies
+    entries = course_entries(site.course, site.lessons)
+    common = {"course": site.course, "assets": assets.folder, "csp": CSP, "math_font": MATH_FONT, "page_css": PAGE_CSS,
+              "page_js": f"{assets.folder}/js/{PAGE_BUNDLE}", "page_chunks": assets.page_chunks}
     index = env.get_template("index.html").render(root="", entries=entries, **common)
     (staging / "index.html").write_text(index, encoding="utf-8")
-    pyodide_base = f"../../{pyodide}/" if pyodide else opts.pyodide_url
-    wheel_sha256 = hashlib.sha256((staging / wheel).read_bytes()).hexdigest()
-    for lesson in lessons:
+    for lesson in site.lessons:
         prev, nxt = neighbours(entries, lesson.slug)
         summary = next((e["summary"] for e in entries if e["slug"] == lesson.slug), "")  # course.yml's, else the lesson's
         config = {
             "lesson": lesson.slug,
-            "cells": [cell.id for cell in lesson.cells],  # in page order: widgets.js routes by it
-            "indexURL": pyodide_base,
-            # which of Pyodide's files to fetch when (the worker's plan.js): the same on every page; the module
-            # lists of the files that come later are a file beside them (boot_plan.write_modules)
-            "plan": page_plan(plan) if plan else None,
-            "wheelURL": f"../../{wheel}",
-            "wheelSha256": wheel_sha256,  # a kept copy that is not this is dropped (worker.js, fetchChecked)
-            "workerURL": f"../../{assets}/js/worker/{WORKER_BUNDLE}",
-            "bootPackages": BOOT_PACKAGES,
-            "fontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
-            # the property lists matplotlib writes into its docstrings (lessonpy.artist_set_docs hands them over)
-            "matplotlibDocs": f"../../{font_cache['kwdoc']}" if font_cache else None,
-            "serviceWorkerURL": f"../../{SERVICE_WORKER}",
-            "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
+            "cells": [cell.id for cell in lesson.cells],  # in page order: widget-loader.js routes by it
+            **site.startup.config,
             "widgets": WIDGET_DATA if bodies[lesson.slug].widgets else None,  # beside the page
             "maths": LATER_MATHS if bodies[lesson.slug].maths else None,  # beside the page too
         }
@@ -254,11 +237,12 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             write_json(out.parent / WIDGET_DATA, bodies[lesson.slug].widgets)
         if bodies[lesson.slug].maths:
             write_json(out.parent / LATER_MATHS, bodies[lesson.slug].maths)
-        wheel_name = wheel.rsplit("/", 1)[-1]
+        wheel_name = assets.wheel.rsplit("/", 1)[-1]
         data = lesson.data
         notebook = {"href": write_notebook(lesson, out.parent, wheel_name, [f.name for f in data]).name,
-                    "wheel": wheel, "wheel_name": wheel_name,
-                    "data": [{"name": f.name, "href": f"{assets}/{f.relative_to((opts.root / 'static').resolve()).as_posix()}"}
+                    "wheel": assets.wheel, "wheel_name": wheel_name,
+                    "data": [{"name": f.name,
+                              "href": f"{assets.folder}/{f.relative_to((opts.root / 'static').resolve()).as_posix()}"}
                              for f in data]}
         page = env.get_template("lesson.html").render(
             root="../../", lesson=lesson, body=bodies[lesson.slug].html, toc=toc_tree(lesson.headings), description=summary,
@@ -266,31 +250,22 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
         out.write_text(page, encoding="utf-8")
 
 
-def write_service_worker(opts: Options, staging: Path, lessons: list[Lesson], assets: str,
-                         dist: Path | None, pyodide: str | None, snapshot: dict | None = None,
-                         plan: dict | None = None) -> None:
-    """Write sw.js at the site's root with what it keeps for offline use: the pages, the assets folder,
-    Pyodide's runtime and probes, and every file of the boot plan in the variants the page's worker picked
-    (matplotlib's wheels are left to the HTTP cache)."""
+def write_service_worker(opts: Options, staging: Path, site: Site) -> None:
+    """Write sw.js at the site's root with what it keeps for offline use: the pages, the assets folder, and what
+    start-up keeps (site.startup: Pyodide's runtime and probes, the boot plan's files in the variants the page's
+    worker picked, the snapshot)."""
     # the pages and, beside each lesson, its notebook ("Download notebook" and "with my edits" work offline too)
     # and its widgets' data and far formulas
+    lessons, assets, start = site.lessons, site.assets.folder, site.startup
     pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons),
              *(f"lessons/{lesson.slug}/{notebook_name(lesson)}" for lesson in lessons),
              *(f"lessons/{lesson.slug}/{name}" for lesson in lessons for name in (WIDGET_DATA, LATER_MATHS)
                if (staging / "lessons" / lesson.slug / name).exists())]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
-    core, kept = [], {}
-    if dist is not None and pyodide and plan:
-        # offline, the kept probes pick the same variants again (and the later files' module lists are read)
-        core = [f"{pyodide}/{name}" for name in [*RUNTIME_FILES, MODULES_FILE, *plan["probes"].values()]]
-        kept = {kind: {variant: [f"{pyodide}/{name}" for name in files_of(files)] for variant, files in variants.items()}
-                for kind, variants in plan["kinds"].items()}
-    # The snapshot is kept like the other versioned files: a revisit (or a restart) then restores it.
-    kept_snapshot = [snapshot["url"], posixpath.join(posixpath.dirname(snapshot["url"]), snapshot["details"])] if snapshot else []
-    manifest = {"assets": assets.split("/", 1)[1], "pyodide": pyodide or "pyodide/cdn",
-                "pyodideKey": dist.name if dist else "cdn", "snapshotKey": snapshot["key"] if snapshot else None,
-                "precache": pages + asset_files + core + kept_snapshot, "archives": kept}
+    manifest = {"assets": assets.split("/", 1)[1], "pyodide": start.folder or "pyodide/cdn",
+                "pyodideKey": start.pyodide_key, "snapshotKey": start.snapshot_key,
+                "precache": pages + asset_files + start.precache, "archives": start.archives}
     source = templates(opts).get_template(SERVICE_WORKER).render(manifest=manifest)
     (staging / SERVICE_WORKER).write_text(source, encoding="utf-8")
 
@@ -320,24 +295,15 @@ def build(opts: Options) -> Path:
     bodies = render_bodies(lessons, live)  # before Pyodide and the snapshot: fence mistakes are reported early
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
-        font_cache = whole = dist = pyodide = plan = None
-        if not opts.pyodide_url:
-            whole = prepare_pyodide(opts.root, opts.cache_dir, packages=SITE_PACKAGES,
-                                    precompile=opts.precompile, log=opts.log)
-            # From the whole standard library: matplotlib's imports under Node need more than the core.
-            font_cache = build_font_cache(whole, opts.cache_dir, opts.log)
-        assets, wheel, fonts, page_chunks = build_assets(opts, staging, font_cache, lessons)
-        if whole:
-            dist, rest_modules = split_pyodide(opts, whole, lessons, staging / wheel)
-            plan = boot_plan(dist, BOOT_PACKAGES, rest_modules, restore=opts.snapshot != "off")
-            # Named like the distribution, <version>-<content key>: its files are served as immutable,
-            # and a build whose Pyodide files differ (precompiling, packing, the split) must be a new URL.
-            pyodide = f"pyodide/{dist.name}"
-            copy_into_site(dist, staging / pyodide)
-            write_modules(plan, staging / pyodide)
-        snapshot = add_snapshot(opts, staging, dist, staging / wheel) if dist and opts.snapshot != "off" else None
-        render_pages(opts, staging, lessons, bodies, course, assets, wheel, fonts, pyodide, snapshot, plan, page_chunks)
-        write_service_worker(opts, staging, lessons, assets, dist, pyodide, snapshot, plan)
+        pyodide = startup.fetch(opts)  # Pyodide whole, and matplotlib's font cache for the assets; None from a CDN
+        assets = build_assets(opts, staging, pyodide.font_cache if pyodide else None, lessons)
+        try:
+            start = startup.prepare(opts, staging, pyodide, lessons, assets.wheel, assets.worker, assets.fonts)
+        except CellFailed as failed:
+            raise LessonError(failed.lesson.source_path, failed.cell.line, cell_failure(failed.cell.id, failed.error)) from None
+        site = Site(lessons, bodies, course, assets, start)
+        render_pages(opts, staging, site)
+        write_service_worker(opts, staging, site)
         if live:
             copy_live_model(live, staging / LIVE_FOLDER, opts.cache_dir, opts.log)
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
@@ -352,22 +318,6 @@ def build(opts: Options) -> Path:
     return opts.out_dir
 
 
-def run_cells(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> set[str]:
-    """Run each lesson's cells in page order in Pyodide under Node (sitebuild.startup.stdlib_split: cached by the
-    cells, the wheel and Pyodide); a cell that fails stops the build at its line, with its traceback. Cells marked
-    needs=page run only in the page (the browser tests run them). Return the standard library's entries the
-    page imports before each lesson's first outputs."""
-    traced: set[str] = set()
-    for lesson in lessons:
-        cells = [(cell.id, cell.code, cell.needs_page) for cell in lesson.cells]
-        report = trace_stdlib(whole, BOOT_PACKAGES, lesson_wheel, cells, opts.cache_dir, opts.log)
-        if report["failed"]:
-            cell = next(c for c in lesson.cells if c.id == report["failed"]["id"])
-            raise LessonError(lesson.source_path, cell.line, cell_failure(cell.id, report["failed"]["error"]))
-        traced.update(report["entries"])
-    return traced
-
-
 def cell_failure(cell_id: str, error: str) -> str:
     """What the build says of a cell that failed in page order: the traceback, and for a failure while running
     (not a mistake in the code's text, which no page could run either) how to say that it needs the page."""
@@ -376,43 +326,6 @@ def cell_failure(cell_id: str, error: str) -> str:
     hint = "" if last.startswith(("SyntaxError", "IndentationError", "TabError")) else (
         "\n(a cell that needs data the site serves, or a widget, says so: ```python run id=... needs=page)")
     return f"cell {cell_id!r} failed when the lesson's cells run in page order:\n{error}{hint}"
-
-
-def split_pyodide(opts: Options, whole: Path, lessons: list[Lesson], lesson_wheel: Path) -> tuple[Path, list[str] | None]:
-    """The Pyodide folder whose standard library is split in two (sitebuild.startup.stdlib_split): the core, what
-    the boot and each lesson's first outputs import (traced under Node, in the run of the cells: run_cells), and
-    the rest; with a snapshot, the boot wheels split too (sitebuild.startup.wheel_split: their libraries, which a
-    restore reads, and the rest); and the dotted names of the standard library rest's modules (None when it is
-    not split: opts.split_stdlib)."""
-    dist, modules = whole, None
-    traced = run_cells(opts, whole, lessons, lesson_wheel)  # run whether or not the library is split: the check
-    if opts.split_stdlib:
-        dist, modules = split_stdlib(whole, sorted(traced), opts.cache_dir, opts.log)
-    if opts.split_wheels and opts.snapshot != "off":  # what a restore reads of the boot wheels first, and the rest
-        dist = split_wheels(dist, BOOT_PACKAGES, opts.cache_dir, opts.log)
-    return dist, modules
-
-
-def add_snapshot(opts: Options, staging: Path, dist: Path, lesson_wheel: Path) -> dict | None:
-    """Make (or take from the cache) Python's memory snapshot for exactly these files, copy it into
-    snapshot/<key>/ with its restore details beside it (SNAPSHOT_DETAILS), and return the worker's restore
-    spec (site-relative URL; `details` names that file, relative to the image), or None without one."""
-    snap: Snapshot | None = make_snapshot(dist, BOOT_PACKAGES, lesson_wheel, opts.cache_dir, opts.log)
-    if snap is None:
-        return None
-    target = staging / "snapshot" / snap.key / snap.file.name
-    target.parent.mkdir(parents=True)
-    link_or_copy(snap.file, target)
-    # The sidecar comes from <cache>/brotli/, named after the content and the quality, as the site's other
-    # files' do: the snapshot's key does not name compress's rule, so one kept in its folder would outlive it.
-    if add_sidecar(target, opts.cache_dir, snap.meta["sha256"]):
-        size = sidecar_of(target).stat().st_size  # what a first visit downloads in --snapshot always
-        opts.log(f"snapshot: {snap.meta['bytes'] / 1e6:.2f} MB, {size / 1e6:.2f} MB as brotli-{QUALITY} ({snap.key})")
-    details = {field: snap.meta[field] for field in SNAPSHOT_DETAILS_FIELDS}
-    write_json(target.parent / SNAPSHOT_DETAILS, details)
-    return {**{k: v for k, v in snap.meta.items() if k not in details}, "details": SNAPSHOT_DETAILS,
-            "key": snap.key, "url": target.relative_to(staging).as_posix(),
-            "fetch": "always" if opts.snapshot == "always" else "kept"}
 
 
 def make_live_model(cache: Path, log) -> Path | None:

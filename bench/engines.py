@@ -153,7 +153,7 @@ def memory(engine: str, base: str, log: Path) -> list[tuple[str, float, float, f
         for cell in cells:
             status = run_cell(d, cell)
             record(f"cell {cell}" + ("" if status == "ok" else f" ({status})"))
-        # The widget starts as it nears the screen (widgets.js): bring it there, as a reader scrolls to it.
+        # The widget starts as it nears the screen (widget-loader.js): bring it there, as a reader scrolls to it.
         d.js("document.querySelector('[data-widget=real-heads]').scrollIntoView()")
         live = d.wait("return document.querySelector('[data-widget=real-heads]')?.dataset.live", "the live panel", 60)
         if live == "idle":

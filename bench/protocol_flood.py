@@ -47,7 +47,7 @@ globalThis.floodRun = async (code, checked) => {
 
 CHECK_COST = """
 async (n) => {
-  const boot = document.querySelector('script[src$="/js/runtime/boot.js"]').src;
+  const boot = document.querySelector('script[src$="/js/bundle/page-runtime.js"]').src;
   const { protocolError } = await import(new URL("protocol.js", boot).href);
   const stdout = { type: "stdout", runId: 7, text: "line 12345\\n".repeat(20) };
   const arrays = { type: "arrays", runId: 7, view: "attention", title: null, target: null, tokens: ["a", "b"],

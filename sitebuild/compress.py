@@ -19,17 +19,17 @@ come with). Archives are opened to see whether they are stored (their directory 
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import brotli
 
-from sitebuild.startup.archives import is_stored_archive
 from sitebuild.files import atomic_target, link_or_copy, sha256_file
 
 SIDECAR = ".br"
 QUALITY = 11
-# Text and wasm, and archives whose entries are stored (sitebuild.startup.archives): a deflated archive
-# gains a few percent at most, a stored one is where brotli sees across files.
+# Text and wasm, and archives whose entries are stored (is_stored_archive; sitebuild.startup.archives makes
+# them): a deflated archive gains a few percent at most, a stored one is where brotli sees across files.
 # The memory snapshot (.snapshot, 36 MB of mostly sparse memory) shrinks to a sixth.
 SUFFIXES = frozenset({".wasm", ".js", ".mjs", ".json", ".css", ".html", ".svg", ".txt", ".snapshot"})
 ARCHIVES = frozenset({".zip", ".whl"})
@@ -49,6 +49,16 @@ def wants_sidecar(path: Path) -> bool:
     if path.stat().st_size <= MIN_SIZE:
         return False
     return suffix in SUFFIXES or (suffix in ARCHIVES and is_stored_archive(path))
+
+
+def is_stored_archive(path: Path) -> bool:
+    """Whether *path* is a zip archive whose entries are all stored (worth a brotli copy: brotli sees
+    across its files, where a deflated one gains a few percent at most)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return all(info.compress_type == zipfile.ZIP_STORED for info in archive.infolist())
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def sidecar_of(path: Path) -> Path:

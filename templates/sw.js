@@ -49,7 +49,7 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-// The boot plan's files (sitebuild/startup/boot_plan.py; build.py lists each kind's variant's files here),
+// The boot plan's files (sitebuild/startup/boot_plan.py; sitebuild/startup lists each kind's variant's files here),
 // of the variant the page's worker picked for each kind (stored or deflated, static/js/worker/plan.js;
 // deflated when it says nothing): only those are in the HTTP cache, and offline the worker's probes, kept
 // too, pick the same ones again.

@@ -17,6 +17,9 @@ from sitebuild.files import sha256_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CDN = "https://cdn.example.org/pyodide/v0.27.7/full/"
+# A test that builds a site (quick_build's too: bundles, the wheel, the maths font, sidecars) takes seconds to tens
+# of seconds on a busy machine: it is in the slow layer, so that the fast one stays CPython and Node unit tests.
+SITE_BUILD = pytest.mark.slow
 
 
 def make_lessons(folder: Path, body: str = "```python run id=a\nx = 1\n```\n") -> Path:
@@ -44,6 +47,7 @@ def page_config(html: str) -> dict:
     return json.loads(match.group(1))
 
 
+@SITE_BUILD
 def test_builds_index_and_lesson_pages_with_course_frame(tmp_path):
     site = quick_build(tmp_path)
     index = (site / "index.html").read_text()
@@ -55,6 +59,7 @@ def test_builds_index_and_lesson_pages_with_course_frame(tmp_path):
     assert 'href="#part"' in lesson  # table of contents
 
 
+@SITE_BUILD
 def test_every_page_has_a_description_the_lessons_own_where_it_has_one(tmp_path):
     """What a search engine shows under the title: course.yml's summary of the lesson, else the course's."""
     lessons = make_lessons(tmp_path / "lessons")
@@ -65,6 +70,7 @@ def test_every_page_has_a_description_the_lessons_own_where_it_has_one(tmp_path)
     assert '<meta name="description" content="A course &amp; more.">' in (site / "index.html").read_text()
 
 
+@SITE_BUILD
 def test_a_lessons_widget_data_is_a_file_beside_its_page_named_in_its_config_and_kept_offline(tmp_path):
     lessons = make_lessons(tmp_path / "lessons", "```widget heads id=h\n```\n\n```python run id=a\nx = 1\n```\n")
     (lessons / "two.md").write_text("---\ntitle: Two\norder: 2\n---\n## Part\nNo widgets.\n", encoding="utf-8")
@@ -80,6 +86,7 @@ def test_a_lessons_widget_data_is_a_file_beside_its_page_named_in_its_config_and
     assert f"lessons/two/{build.WIDGET_DATA}" not in manifest["precache"]
 
 
+@SITE_BUILD
 def test_all_urls_are_relative(tmp_path):
     site = quick_build(tmp_path)
     for page in site.rglob("*.html"):
@@ -91,6 +98,7 @@ def test_all_urls_are_relative(tmp_path):
         assert (site / "lessons" / "one" / config[key]).resolve().exists()
 
 
+@SITE_BUILD
 def test_pyodide_url_option_points_pages_at_the_cdn(tmp_path):
     site = quick_build(tmp_path)
     config = page_config((site / "lessons" / "one" / "index.html").read_text())
@@ -99,6 +107,7 @@ def test_pyodide_url_option_points_pages_at_the_cdn(tmp_path):
     assert not (site / "pyodide").exists()
 
 
+@SITE_BUILD
 def test_assets_are_content_hashed(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()
@@ -108,12 +117,14 @@ def test_assets_are_content_hashed(tmp_path):
     assert (folder / "css" / "pygments.css").exists()
 
 
+@SITE_BUILD
 def test_two_builds_of_one_tree_write_the_same_assets_folder(tmp_path):
     # the bundles name no temporary folder of the build (sitebuild/bundle.py): same tree, same URLs, caches kept
     first, second = quick_build(tmp_path / "a"), quick_build(tmp_path / "b")
     assert [p.name for p in (first / "assets").iterdir()] == [p.name for p in (second / "assets").iterdir()]
 
 
+@SITE_BUILD
 def test_the_pages_start_python_in_one_worker_module_beside_its_entry(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()
@@ -129,6 +140,7 @@ def test_the_pages_start_python_in_one_worker_module_beside_its_entry(tmp_path):
         assert name in bundle
 
 
+@SITE_BUILD
 def test_the_pages_modules_come_bundled_minified_and_preloaded_one_level_deep(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()
@@ -136,10 +148,10 @@ def test_the_pages_modules_come_bundled_minified_and_preloaded_one_level_deep(tm
     html = (site / "lessons" / "one" / "index.html").read_text()
     base = f"../../assets/{folder.name}/js/{build.PAGE_BUNDLE}/"
     scripts = re.findall(r'<script type="module"[^>]* src="([^"]+)"', html)
-    assert scripts == [base + "boot.js", base + "page.js"]  # the entries, no module of the source tree
+    assert scripts == [base + "page-runtime.js", base + "page.js"]  # the entries, no module of the source tree
     preloads = re.findall(r'<link rel="modulepreload" href="([^"]+)"', html)
     # what the entries import at once is asked for with them (no round trip per level of imports)...
-    imported, todo = set(), ["boot.js", "page.js"]
+    imported, todo = set(), ["page-runtime.js", "page.js"]
     while todo:  # static imports only, through chunks too (not import(): what loads later stays later)
         found = set(re.findall(r'(?:\bfrom|\bimport)\s*"\./([^"]+)"', (bundle / todo.pop()).read_text()))
         todo += found - imported
@@ -160,6 +172,7 @@ def test_the_pages_modules_come_bundled_minified_and_preloaded_one_level_deep(tm
     assert shipped - {f"{build.PAGE_BUNDLE}/{name}" for name in texts} == build.KEPT_SCRIPTS
 
 
+@SITE_BUILD
 def test_every_page_has_one_stylesheet_with_every_sheets_rules_in_cascade_order(tmp_path):
     site = quick_build(tmp_path)
     (folder,) = (site / "assets").iterdir()
@@ -177,6 +190,7 @@ def test_every_page_has_one_stylesheet_with_every_sheets_rules_in_cascade_order(
     assert "url(math-font.woff2)" in bundle and (folder / "css" / "math-font.woff2").exists()  # beside it
 
 
+@SITE_BUILD
 def test_failed_build_keeps_the_previous_site(tmp_path):
     lessons = make_lessons(tmp_path / "lessons")
     site = quick_build(tmp_path, lessons)
@@ -188,6 +202,7 @@ def test_failed_build_keeps_the_previous_site(tmp_path):
     assert not list(tmp_path.glob("site.tmp-*")), "the staging folder was not cleaned up"
 
 
+@SITE_BUILD
 def test_rebuild_removes_stale_files(tmp_path):
     site = quick_build(tmp_path)
     (site / "stale.txt").write_text("old")
@@ -219,6 +234,7 @@ sys.exit(build.main(sys.argv[1:]))
 """
 
 
+@SITE_BUILD
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
 def test_a_stopped_build_removes_its_staging_folder(tmp_path, signame):
     lessons = make_lessons(tmp_path / "lessons")
@@ -357,7 +373,7 @@ def test_real_site_ships_both_archive_variants_in_a_folder_named_by_its_content(
 def test_a_fence_mistake_stops_the_build_before_pyodide_is_prepared(tmp_path, monkeypatch):
     """Quiz, exercise and widget fences are checked first: an author sees a typo in seconds."""
     steps = []
-    monkeypatch.setattr(build, "prepare_pyodide", lambda *a, **k: steps.append("pyodide"))
+    monkeypatch.setattr(build.startup, "fetch", lambda *a, **k: steps.append("pyodide"))
     monkeypatch.setattr(build, "build_assets", lambda *a, **k: steps.append("assets"))
     lessons = make_lessons(tmp_path / "lessons", "```widget heads id=h\nheads: 5\n```\n")
     opts = build.Options(lessons_dir=lessons, out_dir=tmp_path / "site", log=lambda *_: None)
@@ -387,6 +403,7 @@ def test_the_command_line_ships_the_live_model_unless_told_not_to():
     assert build.parse_args(["serve", "--no-live-model"]).no_live_model is True
 
 
+@SITE_BUILD
 def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model_is_missing(tmp_path, monkeypatch):
     """pip pointed at a closed local port and no configuration: the wheel cannot be had, the build goes on."""
     for name in [n for n in os.environ if n.startswith("PIP_")]:
@@ -406,6 +423,7 @@ def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model
     assert not (site / "data" / "minilm-live").exists()  # and the build tells the page so (live_files: None)
 
 
+@SITE_BUILD
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")
 def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_path):
     from sitebuild.realheads import live, weights

@@ -681,6 +681,7 @@ def test_a_huge_text_from_the_readers_function_is_clipped_in_the_feedback(body):
     assert "attention_params(768, 12)" in failed_messages(result)
 
 
+@pytest.mark.slow  # a hundred-thousand-line program, graded
 def test_a_huge_error_of_the_readers_code_is_clipped():
     result = grade_exercise("attention-params", f"def f():\n    raise ValueError('m' * {HUGE})\nf()\n")
     assert result["stage"] == "run" and len(result["error"]) < 2 * MESSAGE_CHARS

@@ -74,7 +74,7 @@ def test_js_module_imports_only_its_layers(module):
 def test_the_import_reader_sees_imports():
     """The check above is not empty: the reader finds the imports and would flag a crossing."""
     page = js_imports(JS / "page" / "page.js")
-    assert JS / "runtime" / "boot.js" in page and JS / "page" / "cells.js" in page
+    assert JS / "runtime" / "page-runtime.js" in page and JS / "page" / "cells.js" in page
     assert JS / "shared" / "protocol.js" in js_imports(JS / "worker" / "worker.js")
     crossing = JS / "worker" / "snapshot.js"
     assert layer_of(crossing) not in JS_LAYERS["page"] | JS_LAYERS["runtime"]
@@ -113,6 +113,19 @@ def test_sitebuild_wings_stay_apart(wing, other):
     for module in modules:
         crossing = sorted(n for n in python_imports(module, f"sitebuild.{wing}") if n.startswith(f"sitebuild.{other}"))
         assert not crossing, f"{module.relative_to(ROOT)} imports {crossing}: sitebuild/{wing}/ never uses {other}/"
+
+
+#: sitebuild/'s folders of one job each; the modules at its top level are shared by them (compress, files, …).
+SITEBUILD_WINGS = ("pages", "startup", "realheads")
+
+
+@pytest.mark.parametrize("module", sorted((ROOT / "sitebuild").glob("*.py")), ids=lambda p: p.name)
+def test_sitebuild_shared_modules_use_no_wing(module):
+    """compress is shared (the site's files, Pyodide's and the snapshot's sidecars): like files and the rest
+    of sitebuild/'s top level, it reaches into no wing, so either wing may use it."""
+    crossing = sorted(n for n in python_imports(module, "sitebuild")
+                      if n.split(".")[:2] in [["sitebuild", wing] for wing in SITEBUILD_WINGS])
+    assert not crossing, f"{module.relative_to(ROOT)} imports {crossing}: sitebuild/'s shared modules use no wing"
 
 
 def test_python_import_reader_resolves_relative_imports():

@@ -136,6 +136,7 @@ def test_the_lookup_goes_from_soft_to_hard():
     assert rows[-1]["jac"] < 1e-3 * rows[0]["jac"]
 
 
+@pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_the_init_rules_at_gpt2_sizes():
     """1/D saturates at C = 768, D = 64; 1/fan_in gives unit scale; GPT-2 and nn.Linear start near uniform."""
     r = lesson_numbers.init_rules()
@@ -170,6 +171,7 @@ def test_parameter_counts(run_cells, numbers):
     assert attention_param_count(768) == numbers["attn_params"]
 
 
+@pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_the_multi_head_cell_matches_lessonpy():
     """Step 3's NumPy equals the tested multi_head_attention (which equals the PyTorch module)."""
     from lessonpy.attention import multi_head_attention
@@ -187,6 +189,7 @@ def test_the_multi_head_cell_matches_lessonpy():
     np.testing.assert_allclose(ns["y"], expected, atol=1e-10)
 
 
+@pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_the_heads_widget_has_the_heads_cells_width_heads_and_weight_names():
     """The widget under the `heads` cell splits the cell's C into its H heads and names its matrices as the
     cell does, so what the widget states (shapes, 4·C² parameters) is what the reader's cell computes."""
@@ -262,6 +265,7 @@ def test_the_lesson_has_every_part_in_order(lesson):
     assert text.count("```exercise id=", practice_at) == 3
 
 
+@pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_every_large_number_typed_in_the_lesson_is_a_computed_one():
     """Quiz answers and exercise prompts spell out counts like 2,359,296: each must be one the code computes."""
     from lessonpy.lesson_numbers import numbers
@@ -340,6 +344,7 @@ def test_shuffling_the_words_shuffles_the_outputs(run_cells):
     assert sorted(cat_example.PERM) == list(range(len(cat_example.SENTENCE))) and cat_example.PERM != sorted(cat_example.PERM)
 
 
+@pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_the_cost_cell_counts_every_size_exactly(run_cells):
     outputs, _ = run_cells
     rows = re.findall(r"^ *(\d+) +([\d.]+) MiB +([\d,]+) +([\d,]+)$", outputs["cost"], flags=re.M)

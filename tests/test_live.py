@@ -18,6 +18,7 @@ def folder(tmp_path_factory):
     return write_random_live(tmp_path_factory.mktemp("live"), "the cat sat on mat it was tired .".split())
 
 
+@pytest.mark.slow  # a full-size MiniLM's forward pass, again and again
 def test_heads_is_the_forward_pass_on_the_wordpiece_tokens(folder):
     out = live.heads("The cat sat on the MAT, it was tired.", target="r", folder=folder)
     W, tokenizer = live.model(folder)
@@ -74,6 +75,7 @@ def edited(old, new):
     return MINILM_FILE.replace(old, new)
 
 
+@pytest.mark.slow  # a full-size MiniLM's forward pass, again and again
 def test_the_lessons_forward_runs_until_the_readers_cell_has(folder):
     out = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace={})
     assert out["forward"] == "lesson"
@@ -161,6 +163,7 @@ def test_without_changes_the_model_compares_as_trained(folder):
         assert o["trained"] == o["changed"] == pytest.approx(float(mine @ theirs))
 
 
+@pytest.mark.slow  # a full-size MiniLM's forward pass, again and again
 def test_changes_apply_to_the_heads_shown_and_to_every_sentence_compared(folder):
     W, tokenizer = live.model(folder)
     ids = tokenizer.encode(SENTENCE)[0]
@@ -185,6 +188,7 @@ def test_changes_apply_to_the_heads_shown_and_to_every_sentence_compared(folder)
         assert o["changed"] == pytest.approx(float(minilm.embed(want["hidden"]) @ theirs))  # both sentences changed
 
 
+@pytest.mark.slow  # a full-size MiniLM's forward pass, again and again
 def test_the_readers_comparison_sentence_is_compared_as_the_others_are(folder):
     """A sentence the reader types to compare with gets the cosines the fixed ones get: both embeddings as
     trained, and both with the changes; the fixed sentences stay."""
@@ -259,6 +263,7 @@ def test_a_bad_change_is_refused_in_words(folder, changes, message):
         live.heads(SENTENCE, folder=folder, changes=changes)
 
 
+@pytest.mark.slow  # a full-size MiniLM's forward pass, again and again
 def test_the_readers_forward_gets_the_changes_and_must_give_the_vectors(folder):
     changes = [changed(1, 2, "off"), changed(3, 4, 2)]
     lesson = live.heads(SENTENCE, folder=folder, changes=changes)

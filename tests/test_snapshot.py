@@ -157,7 +157,7 @@ def test_the_snapshots_sidecar_follows_the_brotli_rule_not_its_key(tmp_path, mon
     import brotli
 
     import build
-    from sitebuild import compress
+    from sitebuild import compress, startup
 
     cache = tmp_path / "cache"
     data = b"mostly sparse memory " + bytes(64 * 1024) + b"and a little more"
@@ -167,10 +167,10 @@ def test_the_snapshots_sidecar_follows_the_brotli_rule_not_its_key(tmp_path, mon
     made = snapshot.Snapshot(folder / snapshot.FILE_NAME, folder.name,
                              {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
                               "dynlibs": [], "handles": [], "loaded": {}})
-    monkeypatch.setattr(build, "make_snapshot", lambda *args: made)
+    monkeypatch.setattr(startup, "make_snapshot", lambda *args: made)
     for quality, staging in ((11, tmp_path / "one"), (5, tmp_path / "two")):
         monkeypatch.setattr(compress, "QUALITY", quality)  # as if sitebuild/compress.py had changed
         staging.mkdir()
-        spec = build.add_snapshot(build.Options(cache_dir=cache, log=lambda _: None), staging, tmp_path, tmp_path)
+        spec = startup.add_snapshot(build.Options(cache_dir=cache, log=lambda _: None), staging, tmp_path, tmp_path)
         sidecar = compress.sidecar_of(staging / spec["url"])
         assert sidecar.read_bytes() == brotli.compress(data, quality=quality)

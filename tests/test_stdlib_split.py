@@ -187,13 +187,13 @@ def test_the_trace_keeps_a_module_whose_import_failed_and_not_one_only_looked_up
     # the rest, it would make the finder download the rest before the first output. What a cell imports from
     # the first that needs a package the page does not boot with on is not recorded: that cell and the ones
     # after it still run (the build's run of the cells in page order), with their packages loaded.
-    import build
+    from sitebuild import startup
     from sitebuild.startup.pyodide_assets import prepare_pyodide
 
-    whole = prepare_pyodide(REPO, REPO / ".cache", packages=build.SITE_PACKAGES, log=lambda _: None)
+    whole = prepare_pyodide(REPO, REPO / ".cache", packages=startup.SITE_PACKAGES, log=lambda _: None)
     wheel = next(built_site.rglob("lessonpy-*.whl"))
     cells = [("caught", FAILS_CAUGHT, False), ("later", "import matplotlib\nimport wave\nprint(wave)", False)]
-    report = trace(whole, build.BOOT_PACKAGES, wheel, cells, tmp_path / "cache", log=lambda _: None)
+    report = trace(whole, startup.BOOT_PACKAGES, wheel, cells, tmp_path / "cache", log=lambda _: None)
     assert report["ran"] == ["caught", "later"] and report["failed"] is None
     entries = set(report["entries"])
     assert "multiprocessing/synchronize.pyc" in entries  # looked for, found, failed

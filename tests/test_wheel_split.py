@@ -13,6 +13,7 @@ import zipfile
 import pytest
 
 from lessonpy import stdlib_rest
+from sitebuild import compress
 from sitebuild.startup import archives, wheel_split
 from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules
 from sitebuild.startup.pyodide_assets import split_wheels
@@ -96,7 +97,7 @@ def test_the_distribution_gets_both_parts_in_both_variants_and_keeps_the_wheel(t
     stem = WHEEL_NAME.removesuffix(".whl")
     for name in (WHEEL_NAME, f"{stem}.libs.zip", f"{stem}.rest.zip", f"stored/{stem}.libs.zip", f"stored/{stem}.rest.zip"):
         assert (dist / name).is_file(), name
-    assert archives.is_stored_archive(dist / f"stored/{stem}.libs.zip")
+    assert compress.is_stored_archive(dist / f"stored/{stem}.libs.zip")
     assert archives.unpacked(dist / f"{stem}.rest.zip") == archives.unpacked(dist / f"stored/{stem}.rest.zip")
     plan = boot_plan(dist, ["fakepkg"], None, restore=True)
     stdlib, wheels = plan["kinds"]["stdlib"], plan["kinds"]["wheels"]

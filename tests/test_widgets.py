@@ -226,7 +226,7 @@ def test_fence_puts_the_prerendered_payload_in_the_lessons_widget_data_not_its_h
 
 def test_real_heads_is_told_by_the_build_whether_the_live_files_are_there_their_sizes_and_sha256(tmp_path):
     """The page learns it from the build, not from a request for the 45 MB file, and checks what it keeps
-    and uses against it (worker/files.js)."""
+    and uses against it (worker/live-files.js)."""
     from sitebuild.realheads.live import VOCAB_NAME, WEIGHTS_NAME, describe
 
     (tmp_path / WEIGHTS_NAME).write_bytes(b"w" * 1000)

@@ -144,7 +144,7 @@ def make_renderer() -> MarkdownIt:
 
 class RenderedLesson(NamedTuple):
     """A lesson's HTML body, its widgets' data ({id: data}), which the page fetches apart from its HTML
-    (widgets.js) when a widget comes near the screen: tens of kilobytes that no first screen needs, and the
+    (widget-loader.js) when a widget comes near the screen: tens of kilobytes that no first screen needs, and the
     MathML of its formulas that wait for the reader ({key: mathml}, math_later.py; maths.js fetches it)."""
     html: str
     widgets: dict

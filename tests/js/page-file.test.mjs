@@ -59,7 +59,7 @@ test("a file that its reader's check refuses is refused the same way", async () 
 });
 
 test("the widgets' data is an object with an object, named, for each widget the page has", async () => {
-  const { hasWidgets } = await import("../../static/js/page/widgets.js");
+  const { hasWidgets } = await import("../../static/js/page/widget-loader.js");
   const ids = ["step1-view", "heads"];
   assert.ok(hasWidgets({ "step1-view": { name: "attention-view" }, heads: { name: "heads" }, more: 1 }, ids));
   for (const wrong of [null, [], "x", {}, { "step1-view": { name: "attention-view" } },

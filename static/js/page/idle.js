@@ -1,5 +1,5 @@
 // Work the page does in its idle time, after what the reader is waiting for: the widgets far from the
-// screen (widgets.js) and the editors not built yet (lazy-editor.js). One scheduler serves both, so they
+// screen (widget-loader.js) and the editors not built yet (lazy-editor.js). One scheduler serves both, so they
 // share one fallback for browsers without requestIdleCallback (Safari) and one rule for waiting.
 // Neither starts before the reader has moved on the page (readerMoved): what is near the screen is
 // built as it comes near anyway.

@@ -1,6 +1,6 @@
 // Entry point of a lesson page, run once the page is parsed. Python is already starting
-// (boot.js); this wires up the status line, the cells and the page's optional features.
-import { config, runtime } from "../runtime/boot.js";
+// (page-runtime.js); this wires up the status line, the cells and the page's optional features.
+import { config, runtime } from "../runtime/page-runtime.js";
 import { preloadAfterFirstRun } from "../runtime/preload.js";
 import { settled } from "../runtime/settled.js";
 import { CellPage } from "./cells.js";
@@ -40,7 +40,7 @@ globalThis.lessonPage.preload = preloadAfterFirstRun(runtime, () => cells.chain)
 // Quizzes, exercises and widgets load only on pages that have them.
 registerFeature("[data-quiz]", "quiz.js", () => import("./quiz.js"));
 registerFeature("[data-exercise]", "exercises.js", () => import("./exercises.js"));
-registerFeature("[data-widget]", "widgets.js", () => import("./widgets.js"));
+registerFeature("[data-widget]", "widget-loader.js", () => import("./widget-loader.js"));
 registerFeature("[data-copy]", "copy.js", () => import("./copy.js"));
 registerFeature("pre[data-tokens]", "highlight.js", () => import("./highlight.js"));
 registerFeature("[data-notebook]", "notebook.js", () => import("./notebook.js"));

@@ -62,12 +62,13 @@ globalThis.startPythonWorker = function startPythonWorker(config, interruptBuffe
   return { worker, init, sent, buffered, interruptBuffer, startedAt: performance.now() };
 };
 
-// The early start. What it sets, runtime.js and boot.js read with care: should it fail (a browser without
+// The early start. What it sets, runtime.js and page-runtime.js read with care: should it fail (a browser without
 // module workers, say), the page still works without Python (prose, quiz, pictures) and its status says why.
 (() => {
   let config = null;
   try {
-    // The build names the config's fields as the init request does (build.py, render_pages).
+    // The build names the config's fields as the init request does (build.py, render_pages; start-up's part:
+    // sitebuild/startup, page_config).
     config = JSON.parse(document.getElementById("page-config").textContent);
     const started = globalThis.startPythonWorker(config, globalThis.newInterruptBuffer());
     globalThis.earlyPython = { config, started };

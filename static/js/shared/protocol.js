@@ -46,7 +46,7 @@
  *   Put the file at url into Python's file system at path (a folder is made): from there if it is
  *   already there, else from the browser's Cache Storage, else downloaded (and then cached), with
  *   "download" events; a kept copy or a download whose size or SHA-256 (hex) is not the build's is
- *   never used (worker/files.js). Reply: {bytes: number, source: "python"|"cache"|"network",
+ *   never used (worker/live-files.js). Reply: {bytes: number, source: "python"|"cache"|"network",
  *   kept: boolean, damaged?: string (why a kept copy was dropped and downloaded again)}.
  * @typedef {{id: number, type: "prefetch", packages: string[]}} PrefetchRequest
  *   Download Pyodide packages and what they depend on, without installing them (the service worker's

@@ -148,7 +148,7 @@ function compileLibraries(archives, details) {
 }
 
 /**
- * The restore's details (build.py's SNAPSHOT_DETAILS, beside the image: {dynlibs, handles, loaded}), which a
+ * The restore's details (sitebuild/startup's SNAPSHOT_DETAILS, beside the image: {dynlibs, handles, loaded}), which a
  * restore needs only once numpy's libraries have come; `readJSON` the worker's read of a versioned JSON file
  * (boot.js). Throws when they cannot be read: no restore then.
  */

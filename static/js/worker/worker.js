@@ -5,7 +5,7 @@ import { bootPython } from "./boot.js";
 import { fetchingKept, forgetDownloads, keepDownload } from "./downloads.js";
 import { noticingGone, siteChanged } from "./gone.js";
 import { canonicalName, writeFiles } from "./install.js";
-import { damage, fetchFile as fetchInto } from "./files.js";
+import { damage, fetchFile as fetchInto } from "./live-files.js";
 import { dropKept, fetchKept, keptCopy } from "./kept.js";
 import { unzip } from "./unzip.js";
 import { clipStrings } from "./clip.js";

@@ -342,7 +342,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const say = (text, state) => { note.textContent = text; section.dataset.live = state; };
 
     // The build says whether it shipped the weights, and each file's size and sha256, which the worker checks
-    // what it keeps and uses against (spec.options.live_files, null: left out; worker/files.js).
+    // what it keeps and uses against (spec.options.live_files, null: left out; worker/live-files.js).
     const liveFiles = spec.options.live_files ?? null;
     const available = liveFiles !== null;
     if (available) {

@@ -1,11 +1,11 @@
-// The live files' downloads (static/js/worker/files.js): what is kept and what is used is checked against
+// The live files' downloads (static/js/worker/live-files.js): what is kept and what is used is checked against
 // the build's size and SHA-256; a bad kept copy is dropped and downloaded again; a cut download is refused
 // in words. The browser's own behaviour (a real cut connection, a real Cache Storage) is the browser test's.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { afterEach, test } from "node:test";
 
-import { damage, fetchFile, FILE_CACHE } from "../../static/js/worker/files.js";
+import { damage, fetchFile, FILE_CACHE } from "../../static/js/worker/live-files.js";
 
 const URL_ = "https://site.test/data/minilm-live/minilm-live.safetensors";
 const GOOD = new TextEncoder().encode("the weights, all of them");
