@@ -241,7 +241,7 @@ def render_pages(opts: Options, staging: Path, lessons: list[Lesson], bodies: di
             "workerURL": f"../../{assets}/js/worker/{WORKER_BUNDLE}",
             "bootPackages": BOOT_PACKAGES,
             "fontCache": {"url": f"../../{font_cache['url']}", "path": font_cache["path"]} if font_cache else None,
-            # the property lists matplotlib writes into its docstrings (lessonpy.artist_set_docs hands them over)
+            # the property lists matplotlib writes into its docstrings (lessonpy.runtime.artist_set_docs hands them over)
             "matplotlibDocs": f"../../{font_cache['kwdoc']}" if font_cache else None,
             "serviceWorkerURL": f"../../{SERVICE_WORKER}",
             "snapshot": {**snapshot, "url": f"../../{snapshot['url']}"} if snapshot else None,
