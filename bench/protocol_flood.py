@@ -8,7 +8,7 @@ alternating the page's check of every message on (runtime.checkProtocol = true: 
 check moved, and the browser tests now) and off (a reader's page now). For each it reports the messages
 the page received, the run's time and messages/s. Then, on the page's own main thread, the time of one
 protocolError call on the messages of a flood (a stdout event) and on an arrays event (what the worker
-still checks on every page, for each lessonpy.bridge event).
+still checks on every page, for each lessonpy.runtime.bridge event).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lessonpy import realheads
-from lessonpy.attention import softmax
+from lessonpy.models import realheads
+from lessonpy.maths.attention import softmax
 
 CHEAT_SEED, CHEAT_VOCAB, CHEAT_T = 5, 50, 12  # cell "cheat"
 SEED, T, D = 0, 6, 8  # cell "mask": lesson 4's seeded example, which the causal view pre-renders
@@ -51,7 +51,7 @@ def cheat() -> dict:
 
 
 def example() -> dict:
-    """Cell "mask": lesson 4's seeded head (lessonpy.attention.example_inputs draws the same)."""
+    """Cell "mask": lesson 4's seeded head (lessonpy.maths.attention.example_inputs draws the same)."""
     rng = np.random.default_rng(SEED)
     x = rng.standard_normal((T, D))
     W_q, W_k, W_v = rng.standard_normal((3, D, D)) / np.sqrt(D)

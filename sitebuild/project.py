@@ -31,6 +31,6 @@ def use_py() -> None:
 
 
 def lessonpy(name: str) -> ModuleType:
-    """Import ``lessonpy.<name>`` from py/ (``lessonpy("widgets")``)."""
+    """Import ``lessonpy.<name>`` from py/ (``lessonpy("maths.show")``)."""
     use_py()
     return importlib.import_module(f"lessonpy.{name}")

@@ -10,6 +10,7 @@ import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "lessons"))  # each lesson's numbers module, beside it
 
 
 def pytest_collection_modifyitems(config, items):
@@ -40,8 +41,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def bridge_events():
-    """The events lessonpy.bridge records during one test (no page, so no sink: kept in a list)."""
-    from lessonpy import bridge
+    """The events lessonpy.runtime.bridge records during one test (no page, so no sink: kept in a list)."""
+    from lessonpy.runtime import bridge
 
     bridge.install_sink(None)
     bridge.recorded.clear()

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from lesson_source import fences_of
-from lessonpy.grading import grade
+from lessonpy.maths.grading import grade
 
 from sitebuild.pages.course import read_course
 from sitebuild.pages.lessons import Lesson, placeholder_lines, read_lessons, runs_outside_the_page

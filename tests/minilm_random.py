@@ -1,6 +1,6 @@
 """A MiniLM-shaped weight file with random values and a tiny vocabulary, in exactly the format the page's
 live model uses (float16 safetensors written by sitebuild.realheads.live.to_safetensors, read by
-lessonpy.safetensors.read_safetensors, plus vocab.txt): the browser tests download and run it without the
+lessonpy.models.safetensors.read_safetensors, plus vocab.txt): the browser tests download and run it without the
 45 MB real file or the model wheels. Its 6 layers of 12 heads at width 384 are the real shapes (the forward
 pass has them as constants), so about 21 MB; the attention it computes means nothing, which is all a test of
 the download, the caching, Stop and the drawing needs."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lessonpy import live, minilm
+from lessonpy.models import live, minilm
 from sitebuild.realheads.live import POSITIONS, to_safetensors
 
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]

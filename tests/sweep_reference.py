@@ -15,8 +15,8 @@ Two questions, kept apart because they have different answers:
    rows are, with and without the scaling.
 
 Every function returns plain dicts of Python numbers and lists. The d_k explorer widget
-(``lessonpy.widget_payloads.explore``) computes the same numbers from the same draws
-(``lessonpy.score_draws``); the tests hold the two together.
+(``lessonpy.course.attention.widget_payloads.explore``) computes the same numbers from the same draws
+(``lessonpy.maths.score_draws``); the tests hold the two together.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-from lessonpy.attention import row_entropy, softmax
-from lessonpy.score_draws import unit_draws
+from lessonpy.maths.attention import row_entropy, softmax
+from lessonpy.maths.score_draws import unit_draws
 
 __all__ = [
     "DEFAULT_D_KS",

@@ -284,11 +284,11 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     assert re.fullmatch(r"lessonpy-\d+\.\d+\.\d+-py3-none-any\.whl", wheel.name)
     assert config["wheelSha256"] == hashlib.sha256(wheel.read_bytes()).hexdigest()  # what a kept copy must be
     names = zipfile.ZipFile(wheel).namelist()
-    assert "lessonpy/runner.py" in names and not any("scaffold" in n for n in names)
+    assert "lessonpy/runtime/runner.py" in names and not any("scaffold" in n for n in names)
     target = tmp_path / "installed"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
                    check=True)
-    proc = subprocess.run([sys.executable, "-c", "import lessonpy.runner, lessonpy.attention; print(lessonpy.runner.__file__)"],
+    proc = subprocess.run([sys.executable, "-c", "import lessonpy.runtime.runner, lessonpy.maths.attention; print(lessonpy.runtime.runner.__file__)"],
                           env={"PYTHONPATH": str(target)}, capture_output=True, text=True, check=True)
     assert str(target) in proc.stdout
 
@@ -427,7 +427,7 @@ def test_an_offline_machine_still_builds_and_says_in_one_line_why_the_live_model
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned MiniLM wheel is not used")
 def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_path):
     from sitebuild.realheads import live, weights
-    from lessonpy.safetensors import read_safetensors
+    from lessonpy.models.safetensors import read_safetensors
 
     cache = tmp_path / "cache"
     (cache / "models").mkdir(parents=True)  # the pinned wheel from the shared cache (./setup.sh --test fetched it)

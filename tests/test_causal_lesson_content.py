@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lessonpy import realheads
-from lessonpy.attention import softmax
+from lessonpy.models import realheads
+from lessonpy.maths.attention import softmax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lessons"))
 import causal_mask_numbers as lesson  # noqa: E402 - the lesson's numbers module, next to it

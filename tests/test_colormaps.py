@@ -1,4 +1,4 @@
-"""The page and the notebook draw one array with one colour map (lessonpy.colormaps): viridis for weights,
+"""The page and the notebook draw one array with one colour map (lessonpy.maths.colormaps): viridis for weights,
 exactly matplotlib's, and the diverging map for signed values; a value gets the same colour in both."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from matplotlib.colors import Normalize
 
-from lessonpy import colormaps
+from lessonpy.maths import colormaps
 
 ROOT = Path(__file__).resolve().parent.parent
 COLORMAP_JS = ROOT / "static" / "js" / "page" / "components" / "colormap.js"

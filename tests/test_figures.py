@@ -1,4 +1,4 @@
-"""lessonpy.figures in CPython (matplotlib's Agg): what a run's open figures become for the page."""
+"""lessonpy.runtime.figures in CPython (matplotlib's Agg): what a run's open figures become for the page."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from lessonpy.figures import close_figures, collect_figures  # noqa: E402
-from lessonpy.limits import FIGURES_PER_RUN  # noqa: E402
+from lessonpy.runtime.figures import close_figures, collect_figures  # noqa: E402
+from lessonpy.runtime.limits import FIGURES_PER_RUN  # noqa: E402
 
 
 @pytest.mark.filterwarnings("ignore:More than 20 figures")  # the point of the test

@@ -1,4 +1,4 @@
-"""lessonpy.grading and the attention exercises' checks, in CPython (the page runs the same code).
+"""lessonpy.maths.grading and the attention exercises' checks, in CPython (the page runs the same code).
 
 The reference solutions come from the exercise fences themselves
 (lessons/attention.md), so the lesson and the tests share one source.
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lessonpy.grading import grade
+from lessonpy.maths.grading import grade
 from lesson_source import ATTENTION, exercise_fences
 from sitebuild.pages.practice import parse_exercise
 
@@ -402,7 +402,7 @@ def test_a_softmax_shifted_by_the_row_mean_fails_naming_the_max():
 def test_one_probe_spreads_each_row_far_past_the_range_of_exp():
     """Some probe puts keys of one query further apart than np.exp's range, even np.longdouble's (past
     about 11,356; float64's is 709), with the max shared, neither first nor last."""
-    from lessonpy.exercises import KEY_OFFSETS, LARGE_SCORE, _probes
+    from lessonpy.course.attention.exercises import KEY_OFFSETS, LARGE_SCORE, _probes
     T = len(KEY_OFFSETS)
     spreads = [np.ptp(np.outer(rows, keys) * LARGE_SCORE, axis=-1).min() for _, rows, keys in _probes(T)]
     exp_range = float(np.log(np.finfo(np.longdouble).max))
@@ -483,8 +483,9 @@ def test_attention_names_scipy_softmax_without_an_axis():
 
 def test_float32_weights_at_large_scores_differ_from_float64_and_still_pass():
     """Why the tolerance depends on the float and the scores: at 1e5, float32 weights are off by ~1e-3."""
-    from lessonpy.attention import softmax as softmax_of  # keeps float32 float32
-    from lessonpy.exercises import LARGE_SCORE, _Tolerance, _float_of, _probes, _with_offsets
+    from lessonpy.maths.attention import softmax as softmax_of  # keeps float32 float32
+    from lessonpy.course.attention.exercises import LARGE_SCORE, _Tolerance, _probes, _with_offsets
+    from lessonpy.maths.answers import float_of as _float_of
     rng = np.random.default_rng(0)
     Q, K = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))
     _, rows, keys = _probes(5)[0]
@@ -513,7 +514,7 @@ def test_the_tolerance_at_ordinary_scores_is_tight_even_for_float32():
 def test_the_hard_coded_d_k_the_check_recognises_is_the_starters():
     """The check names √STARTER_D_K as "d_k of the starter's example": the starter must still use it."""
     import re
-    from lessonpy.exercises import STARTER_D_K
+    from lessonpy.course.attention.exercises import STARTER_D_K
     sizes = re.findall(r"size=\((\d+), (\d+)\)", EXERCISES["stable-attention"]["starter"])
     assert sizes and int(sizes[0][1]) == STARTER_D_K, sizes  # Q's (T, d_k)
 
@@ -604,7 +605,7 @@ def test_a_loop_on_one_line_times_out_in_cpython_too(code, who):
     import subprocess
 
     script = ("import sys, time; sys.path.insert(0, sys.argv[1])\n"
-              "from lessonpy.grading import grade\n"
+              "from lessonpy.maths.grading import grade\n"
               "start = time.monotonic(); result = grade(sys.argv[2], 'attention_params', timeout=0.5)\n"
               "print(result['stage'], round(time.monotonic() - start, 1)); print(result['error'])\n"
               "print(grade('def attention_params(n_embd, n_head):\\n    return 0\\n', 'attention_params')['stage'])\n")
@@ -663,7 +664,7 @@ def test_unknown_check_is_an_error_of_the_lesson_not_of_the_reader():
 
 # ---------------------------------------------------------------------------- huge messages stay within the limits
 
-from lessonpy.limits import MESSAGE_CHARS, OUTPUT_CHARS  # noqa: E402
+from lessonpy.runtime.limits import MESSAGE_CHARS, OUTPUT_CHARS  # noqa: E402
 
 HUGE = 10**7  # characters: three checks quoting it made a 30-million character feedback
 

@@ -1,4 +1,4 @@
-"""The head tests on repeated random tokens (lessonpy.head_tests) and the ablation results (lessonpy.ablation):
+"""The head tests on repeated random tokens (lessonpy.models.head_tests) and the ablation results (lessonpy.models.ablation):
 the definitions on made-up weights, the committed data's shape and size, the featured heads being the tests'
 picks, and the lesson's numbers coming from the data. No model weights needed (tests/test_realheads_models.py
 recomputes the data from the pinned weights)."""
@@ -9,7 +9,8 @@ import gzip
 
 import numpy as np
 import pytest
-from lessonpy import ablation, head_tests, realheads
+from lessonpy.models import ablation, head_tests, realheads
+import attention_numbers  # the lesson's numbers module, beside it (lessons/)
 
 #: the committed head-test and ablation data must stay small (tens of KB, gzipped)
 MAX_BYTES = 60_000
@@ -102,7 +103,7 @@ def test_the_featured_heads_are_the_tests_picks():
 
 
 def test_the_lesson_numbers_of_the_tests_come_from_the_data():
-    values = realheads.numbers()
+    values = attention_numbers.numbers()
     for name, tests in head_tests.summaries().items():
         for test, s in tests.items():
             key = f"{name}_test_{test}"
@@ -135,7 +136,7 @@ def test_the_ablation_results_cover_every_head_of_smollm2():
 
 
 def test_the_lesson_numbers_of_the_ablation_come_from_the_data():
-    values, data = realheads.numbers(), ablation.load()
+    values, data = attention_numbers.numbers(), ablation.load()
     rise = data["loss"].mean(-1) - data["baseline"].mean()
     layer, head = np.unravel_index(np.argmax(rise), rise.shape)
     assert (values["ablation_top1_layer"], values["ablation_top1_head"]) == (str(layer), str(head))
@@ -150,10 +151,10 @@ def test_the_lesson_numbers_of_the_ablation_come_from_the_data():
 
 def test_the_lesson_numbers_of_changed_minilm_heads_come_from_the_data():
     """The numbers next to the live panel's "Change heads" are what the shipped data says, and of the sentences
-    the panel shows first (lessonpy.live): the lesson's words and the panel's table are about the same thing."""
-    from lessonpy import live, sentence_changes
+    the panel shows first (lessonpy.models.live): the lesson's words and the panel's table are about the same thing."""
+    from lessonpy.models import live, sentence_changes
 
-    values, data = realheads.numbers(), sentence_changes.load()
+    values, data = attention_numbers.numbers(), sentence_changes.load()
     assert (data["sentence"], data["others"]) == (live.SENTENCE, list(live.OTHERS))
     trained = np.asarray(data["trained"])
     assert [values[f"changes_trained_{i}"] for i in range(len(trained))] == [f"{c:.2f}" for c in trained]
@@ -171,7 +172,7 @@ def test_the_lesson_numbers_of_changed_minilm_heads_come_from_the_data():
 
 
 def test_the_head_test_and_ablation_data_are_small():
-    from lessonpy import sentence_changes
+    from lessonpy.models import sentence_changes
 
     for path in (head_tests.DATA_PATH, ablation.DATA_PATH, sentence_changes.DATA_PATH):
         assert len(gzip.compress(path.read_bytes())) <= MAX_BYTES, path.name

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS, open_tables
-from lessonpy import realheads
+from lessonpy.models import realheads
 from test_widgets_browser import LESSON, page, widget, widgets_url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser

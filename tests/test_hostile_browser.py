@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import LINE_CHARS
-from lessonpy.limits import MESSAGE_CHARS
+from lessonpy.runtime.limits import MESSAGE_CHARS
 from test_page_browser import LESSON, cell, run, wait_cells_ready
 
 pytestmark = pytest.mark.browser

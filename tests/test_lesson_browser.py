@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from browser import BOOT_TIMEOUT_MS, open_tables, printed, protocol_errors
-from lessonpy import lesson_numbers
+import attention_numbers as lesson_numbers
 from playwright.sync_api import expect
 
 from sitebuild.pages.numbers import format_value
@@ -183,7 +183,7 @@ def test_the_cat_example_shows_it_finding_cat_and_breaks_when_the_reader_edits_i
 
 
 def test_the_heads_widget_says_which_heads_are_random_and_which_are_built_by_hand(page):
-    from lessonpy import widget_payloads as widgets
+    from lessonpy.course.attention import widget_payloads as widgets
 
     heads = page.locator("#widget-heads")
     heads.scroll_into_view_if_needed()
@@ -223,7 +223,7 @@ def test_your_attention_on_a_real_head_prints_what_the_text_says_and_draws_besid
     """The reader's Step 1 softmax on a trained head's shipped Q, K: the printed largest difference is the one
     the text states, within the bound it states, and the view beside it swaps the stored pattern for the
     reader's (what CPython computes from the same data)."""
-    from lessonpy import realheads
+    from lessonpy.models import realheads
 
     name, job, s = realheads.CELL_HEADS[cell_id]
     heads = realheads.load(name)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sweep_reference as experiments
-from lessonpy import lesson_numbers
+import attention_numbers as lesson_numbers
 
 from sitebuild.pages.lessons import read_lesson
 from sitebuild.pages.numbers import PLACEHOLDER
@@ -167,14 +167,14 @@ def test_parameter_counts(run_cells, numbers):
     assert len(counts) == 4 and {c for _, _, c in counts} == {"2,359,296"}
     # the model total the text compares with: embeddings, 12 blocks, final LayerNorm
     assert numbers["gpt2_params"] == 50257 * 768 + 1024 * 768 + 12 * (12 * 768**2 + 2 * 768) + 768
-    from lessonpy.attention import attention_param_count
+    from lessonpy.maths.attention import attention_param_count
     assert attention_param_count(768) == numbers["attn_params"]
 
 
 @pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_the_multi_head_cell_matches_lessonpy():
     """Step 3's NumPy equals the tested multi_head_attention (which equals the PyTorch module)."""
-    from lessonpy.attention import multi_head_attention
+    from lessonpy.maths.attention import multi_head_attention
 
     lesson = read_lesson(LESSON, maths=False)
     ns: dict = {}
@@ -195,7 +195,7 @@ def test_the_heads_widget_has_the_heads_cells_width_heads_and_weight_names():
     cell does, so what the widget states (shapes, 4·C² parameters) is what the reader's cell computes."""
     import yaml
     from lesson_source import fences_of
-    from lessonpy import widget_payloads
+    from lessonpy.course.attention import widget_payloads
 
     lesson = read_lesson(LESSON, maths=False)
     ns: dict = {}
@@ -232,11 +232,11 @@ def test_the_shown_files_are_the_scaffold_and_the_runnable_one_is_minilms_forwar
     shown = [t.meta["include"] for t in fences if "cell_id" not in t.meta]
     runnable = [(t.meta["cell_id"], t.meta["include"]) for t in fences if "cell_id" in t.meta]
     assert shown == ["py/scaffold/config.py", "py/scaffold/attention.py", "py/scaffold/check_attention.py"]
-    assert runnable == [("minilm-forward", "py/lessonpy/minilm.py")]
+    assert runnable == [("minilm-forward", "py/lessonpy/models/minilm.py")]
     for token in fences:
         assert token.content == (ROOT / token.meta["include"]).read_text(encoding="utf-8")
     cell = next(c for c in lesson.cells if c.id == "minilm-forward")
-    assert cell.code + "\n" == (ROOT / "py/lessonpy/minilm.py").read_text(encoding="utf-8") and cell.fold
+    assert cell.code + "\n" == (ROOT / "py/lessonpy/models/minilm.py").read_text(encoding="utf-8") and cell.fold
 
 
 def test_the_live_sentence_uses_the_cell_that_holds_minilms_forward_pass(lesson):
@@ -268,7 +268,7 @@ def test_the_lesson_has_every_part_in_order(lesson):
 @pytest.mark.slow  # the lesson's cells at GPT-2's sizes
 def test_every_large_number_typed_in_the_lesson_is_a_computed_one():
     """Quiz answers and exercise prompts spell out counts like 2,359,296: each must be one the code computes."""
-    from lessonpy.lesson_numbers import numbers
+    from attention_numbers import numbers
 
     computed = {f"{v:,}" for v in numbers().values() if isinstance(v, int)}
     typed = re.findall(r"\b\d{1,3}(?:,\d{3})+\b", LESSON.read_text(encoding="utf-8"))
@@ -310,8 +310,8 @@ def test_the_causal_mask_on_equal_scores_is_the_running_mean_and_a_fully_masked_
 
 
 def test_the_cat_cell_is_the_example_the_view_and_the_numbers_use(run_cells):
-    """The cell holds its arrays literally for the reader to edit; lessonpy.cat_example must hold the same."""
-    from lessonpy import cat_example
+    """The cell holds its arrays literally for the reader to edit; lessonpy.course.attention.cat_example must hold the same."""
+    from lessonpy.course.attention import cat_example
 
     _, ns = run_cells
     assert ns["sentence"] == cat_example.SENTENCE
@@ -337,7 +337,7 @@ def test_breaking_the_cat_does_what_the_text_says():
 def test_shuffling_the_words_shuffles_the_outputs(run_cells):
     outputs, _ = run_cells
     c = lesson_numbers.cat_example()
-    from lessonpy import cat_example
+    from lessonpy.course.attention import cat_example
 
     np.testing.assert_allclose(c["out_perm"], c["out"][cat_example.PERM])
     assert "the old outputs, shuffled the same way: True" in outputs["permute"]
@@ -374,7 +374,7 @@ def test_the_gpt2_layer_share_is_the_t_squared_part_of_every_multiply_add():
 
 
 def test_the_kv_cache_cell_uses_smollm2s_shape_from_the_shipped_data():
-    from lessonpy import realheads
+    from lessonpy.models import realheads
 
     smol = realheads.Heads.load("smollm2")
     kv = lesson_numbers.SMOLLM2_KV

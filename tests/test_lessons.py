@@ -87,7 +87,7 @@ def test_json_for_script_cannot_close_the_script_tag():
     ("---\ntitle: T\nslug: Bad Slug\n---\n", 1, "slug"),
     ("---\ntitle: T\ndata: static/data/realheads/minilm.npz\n---\n", 1, "data: must be a list"),
     ("---\ntitle: T\ndata: [static/data/nope.npz]\n---\n", 1, "data: static/data/nope.npz: no such file"),
-    ("---\ntitle: T\ndata: [py/lessonpy/minilm.py]\n---\n", 1, "must be under static/"),
+    ("---\ntitle: T\ndata: [py/lessonpy/models/minilm.py]\n---\n", 1, "must be under static/"),
     ("---\ntitle: T\ndata: [static/../../etc/passwd]\n---\n", 1, "must be under static/"),
     ("---\ntitle: T\n---\n\n```python run id=9bad\nx\n```\n", 5, "cell id"),
     ("---\ntitle: T\n---\n\n```python run id=a\nx\n```\n\n```python run id=a\ny\n```\n", 9, "already used"),

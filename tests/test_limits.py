@@ -1,4 +1,4 @@
-"""Each limit lives in lessonpy.limits; the build, the widgets' calls and the page all read it there."""
+"""Each limit lives in lessonpy.runtime.limits; the build, the widgets' calls and the page all read it there."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonpy import limits
-from lessonpy import widget_payloads as widgets
+from lessonpy.runtime import limits
+from lessonpy.course.attention import widget_payloads as widgets
 from sitebuild.pages.lessons import LessonError, read_lessons
 from sitebuild.pages.page_copies import COPIES, copy_text
 from sitebuild.pages.render import render_lesson_body

@@ -1,4 +1,4 @@
-"""lessonpy.live, the page's "your own sentence", in CPython on a random MiniLM-shaped file (the real weights'
+"""lessonpy.models.live, the page's "your own sentence", in CPython on a random MiniLM-shaped file (the real weights'
 accuracy is tests/test_realheads_models.py's): the tokens, the forward pass, the messages."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lessonpy import live, minilm, realheads, wordpiece
+from lessonpy.models import live, minilm, realheads, wordpiece
+from lessonpy.runtime.runner import ReaderCells
 from minilm_random import write_random_live
 from test_runner import run as run_in_cell_runner
 
@@ -57,14 +58,14 @@ def test_benchmark_times_each_length(folder):
 
 # ---------------------------------------------------------------------------- the reader's own forward pass
 
-MINILM_FILE = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
+MINILM_FILE = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
 SENTENCE = "the cat sat on the mat"
 SIGNATURE = "def forward(W, ids, knock=None):\n"
 HEADS_LINE = next(n for n, line in enumerate(MINILM_FILE.splitlines(), 1) if "heads = weights @ v" in line)
 
 
 def run_cell(code, cell_id, namespace):
-    """Run *code* as the page runs a cell (lessonpy.runner), in *namespace*; fail the test if it fails."""
+    """Run *code* as the page runs a cell (lessonpy.runtime.runner), in *namespace*; fail the test if it fails."""
     result, _ = run_in_cell_runner(code, namespace, cell_id)
     assert result.ok, result.error
     return namespace
@@ -77,21 +78,21 @@ def edited(old, new):
 
 @pytest.mark.slow  # a full-size MiniLM's forward pass, again and again
 def test_the_lessons_forward_runs_until_the_readers_cell_has(folder):
-    out = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace={})
+    out = live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells({}))
     assert out["forward"] == "lesson"
     namespace = run_cell(MINILM_FILE, "minilm-forward", {"__name__": "__main__"})
-    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
     assert mine["forward"] == "yours"
     np.testing.assert_array_equal(mine["arrays"]["weights"], out["arrays"]["weights"])  # the same code, unedited
     # a later cell that defines a forward of its own is not the MiniLM cell's
     run_cell("def forward(W, ids):\n    return {}\n", "elsewhere", namespace)
-    assert live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)["forward"] == "lesson"
+    assert live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))["forward"] == "lesson"
 
 
 def test_an_edit_to_the_forward_pass_changes_what_the_grid_gets(folder):
     unscaled = edited("scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])", "scores = q @ k.transpose(0, 2, 1)")
     namespace = run_cell(unscaled, "minilm-forward", {"__name__": "__main__"})
-    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
     lesson = live.heads(SENTENCE, folder=folder)
     assert mine["forward"] == "yours"
     assert np.abs(mine["arrays"]["weights"] - lesson["arrays"]["weights"]).max() > 0.01
@@ -107,12 +108,12 @@ def test_an_edit_to_the_forward_pass_changes_what_the_grid_gets(folder):
 def test_a_broken_forward_pass_gets_a_clear_message(folder, old, new, message):
     namespace = run_cell(edited(old, new), "minilm-forward", {"__name__": "__main__"})
     with pytest.raises(live.ForwardError, match="^your forward .*" + message):
-        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
 
 
 # ---------------------------------------------------------------------------- what the reader's forward cannot do
 
-from lessonpy.limits import MESSAGE_CHARS  # noqa: E402
+from lessonpy.runtime.limits import MESSAGE_CHARS  # noqa: E402
 
 HUGE = 10**7  # characters: the panel once received all of them, and 10**8 crashed the tab
 
@@ -122,7 +123,7 @@ HUGE = 10**7  # characters: the panel once received all of them, and 10**8 crash
 def test_a_huge_error_of_the_readers_forward_is_one_clipped_line(folder, raised):
     namespace = run_cell(f"def forward(W, ids):\n    raise {raised}\n", "minilm-forward", {"__name__": "__main__"})
     with pytest.raises(live.ForwardError) as info:
-        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
     message = str(info.value)
     assert len(message) < 3 * MESSAGE_CHARS and "\n" not in message
     assert " at line 2: " in message and "characters not shown" in message
@@ -136,12 +137,12 @@ def test_the_readers_forward_cannot_change_the_weights(folder):
                          {"__name__": "__main__"})
     with pytest.raises(live.ForwardError, match=rf"raised ValueError at line \d+: assignment destination is read-only "
                                                 r"\(MiniLM's weights are read-only.*W\[name\]\.copy\(\)\)$"):
-        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
     # replacing an entry of the dict it was given changes only its own dict
     namespace = run_cell(edited(SIGNATURE, SIGNATURE +
                                 "    W['embeddings.word_embeddings.weight'] = 0 * W['embeddings.word_embeddings.weight']\n"),
                          "minilm-forward", {"__name__": "__main__"})
-    live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+    live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
     np.testing.assert_array_equal(live.heads(SENTENCE, folder=folder)["arrays"]["weights"], lesson)
 
 
@@ -268,18 +269,18 @@ def test_the_readers_forward_gets_the_changes_and_must_give_the_vectors(folder):
     changes = [changed(1, 2, "off"), changed(3, 4, 2)]
     lesson = live.heads(SENTENCE, folder=folder, changes=changes)
     namespace = run_cell(MINILM_FILE, "minilm-forward", {"__name__": "__main__"})
-    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace, changes=changes)
+    mine = live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace), changes=changes)
     assert mine["forward"] == "yours"
     np.testing.assert_array_equal(mine["arrays"]["weights"], lesson["arrays"]["weights"])
     assert mine["similarity"] == pytest.approx(lesson["similarity"])
     # a forward without knock= runs as long as nothing is changed, and says what changes need
     namespace = run_cell(edited(SIGNATURE, "def forward(W, ids):\n    knock = None\n"), "minilm-forward", {"__name__": "__main__"})
-    assert live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)["forward"] == "yours"
+    assert live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))["forward"] == "yours"
     with pytest.raises(live.ForwardError, match="takes no knock= argument, which changing heads needs"):
-        live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace, changes=changes)
+        live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace), changes=changes)
     # a forward that leaves out the last layer's vectors, or zeroes them, cannot be compared
     for new, message in (("    return {'weights': out['weights']}\n", "returned 'hidden' NoneType"),
                          ("    out['hidden'] = 0 * out['hidden']\n    return out\n", "all zeros")):
         namespace = run_cell(edited("    return out\n", new), "minilm-forward", {"__name__": "__main__"})
         with pytest.raises(live.ForwardError, match=message):
-            live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+            live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))

@@ -1,7 +1,7 @@
 """The soft-lookup view (static/js/page/components/lookupview.js and lookup.js) in Debian's Chromium, on the
 components' test page: the slider changes the drawn weights (the dots' areas, counted in pixels) and the table,
 the arrow keys move between the keys, nothing below the picture moves on a phone, and a bad payload draws a
-message without a page error. The numbers come from lessonpy.lookup, as the page's do."""
+message without a page error. The numbers come from lessonpy.maths.lookup, as the page's do."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from lessonpy.lookup import EXAMPLE, build_lookup_payload, temperature_grid
+from lessonpy.maths.lookup import EXAMPLE, build_lookup_payload, temperature_grid
 from browser import open_tables
 from test_components_browser import _open, base_url, page, sample_data  # noqa: F401 (fixtures)
 

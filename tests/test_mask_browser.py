@@ -1,6 +1,6 @@
 """A causal head's future is grey wherever its pattern is drawn (the scores, the weights, the real-heads grid's
 open head), before Python and after the reader's cell, and the views' numbers read as words with no false alarm
-on the lessons' own examples (lessonpy.show's stats, static/js/page/components/statwords.js)."""
+on the lessons' own examples (lessonpy.maths.show's stats, static/js/page/components/statwords.js)."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def test_the_first_code_cell_installs_numpy_matplotlib_and_the_wheel_then_loads_
     first = next(c for c in nb.cells if c.cell_type == "code")
     lines = [l for l in first.source.splitlines() if not l.startswith("#")]
     assert lines[:3] == ["%pip install numpy matplotlib", f"%pip install --no-deps --force-reinstall {WHEEL}",
-                         "%load_ext lessonpy.notebook"]
+                         "%load_ext lessonpy.maths.notebook"]
     assert WHEEL in first.source.split("%pip")[0], "the comment says where the wheel comes from"
 
 

@@ -8,7 +8,7 @@ lessonpy, and nbclient executes every cell with that folder as the working direc
 first cell's ``%pip install`` really installs the wheel. pip gets no index (PIP_NO_INDEX): the
 notebook must run offline. Expected numbers come from the lesson's numbers module (its CELL_PRINTS,
 the needs=page cells' too: the notebook has the data files beside it), and the exercise verdicts from
-lessonpy.grading run here on the same code.
+lessonpy.maths.grading run here on the same code.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from lesson_checks import course_lessons, numbers_of
-from lessonpy import grading
-from lessonpy.notebook import report
-from lessonpy.show import ShowError, show_attention  # noqa: F401 (show_attention: BAD_SHOW calls it)
+from lessonpy.maths import grading
+from lessonpy.maths.notebook import report
+from lessonpy.maths.show import ShowError, show_attention  # noqa: F401 (show_attention: BAD_SHOW calls it)
 
 from lesson_source import fences_of
 from sitebuild.pages.practice import parse_exercise

@@ -99,7 +99,7 @@ def page(context, site_url):
 
 
 def test_every_message_of_a_run_is_one_protocol_js_defines(page):
-    code = ("import sys\nimport numpy as np\nimport matplotlib.pyplot as plt\nfrom lessonpy.show import show_attention\n"
+    code = ("import sys\nimport numpy as np\nimport matplotlib.pyplot as plt\nfrom lessonpy.maths.show import show_attention\n"
             "print('out'); print('err', file=sys.stderr)\nplt.plot([0, 1])\n"
             "show_attention(weights=np.eye(2))\nshow_attention(weights=np.ones((2, 2)))")
     out = run(page, "setup", code)
@@ -113,14 +113,14 @@ def test_every_message_of_a_run_is_one_protocol_js_defines(page):
 
 
 #: What a reader's cell can send the page: an arrays event with a field protocol.js does not define.
-MALFORMED_EMIT = ("from lessonpy import bridge\n"
+MALFORMED_EMIT = ("from lessonpy.runtime import bridge\n"
                   "bridge.emit('arrays', {'view': 'attention', 'title': None, 'target': None, 'colour': 'red'})")
 COUNT_ARRAYS = ("window.arraysSeen = 0; lessonPage.runtime.addEventListener('python-event', "
                 "({detail}) => { if (detail.type === 'arrays') window.arraysSeen += 1; })")
 
 
 def test_python_cannot_send_the_page_an_event_the_protocol_does_not_define(page):
-    """The reader's code reaches the page through lessonpy.bridge.emit: the worker refuses a malformed event
+    """The reader's code reaches the page through lessonpy.runtime.bridge.emit: the worker refuses a malformed event
     and the reader's cell says why; the page never gets it."""
     assert page.evaluate("lessonPage.runtime.checkProtocol") is True  # under test, every message is checked
     page.evaluate(COUNT_ARRAYS)
@@ -233,10 +233,10 @@ def test_matplotlib_figure_appears_under_the_cell(page):
         str(width), str(figure.evaluate("img => img.naturalHeight"))]
     # The build ships matplotlib's font cache: the reader's first figure does not build it.
     assert "font cache" not in out.inner_text()
-    # Pyodide's matplotlib documents its artists' set() when asked (lessonpy.artist_set_docs), as matplotlib would
+    # Pyodide's matplotlib documents its artists' set() when asked (lessonpy.runtime.artist_set_docs), as matplotlib would
     # and matplotlib took the build's property lists for its docstrings instead of writing them (the same module)
     out = run(page, "output", "import inspect, matplotlib.lines as lines, matplotlib.pyplot as plt\n"
-                              "import lessonpy.artist_set_docs as docs\n"
+                              "import lessonpy.runtime.artist_set_docs as docs\n"
                               "print(type(lines.Line2D.__dict__['set']).__name__)\n"
                               "print('color' in inspect.signature(lines.Line2D.set).parameters)\n"
                               "print(lines.Line2D.set.__doc__.startswith('Set multiple properties'))\n"

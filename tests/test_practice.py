@@ -199,7 +199,7 @@ def test_exercise_check_and_timeout_can_be_given(md_path):
 
 EXERCISE_ERRORS = {
     "missing solution": (EXERCISE.split("solution:")[0], "'solution' is missing", 0),
-    "unknown check": (EXERCISE + "check: split_qvk\n", "no check function 'split_qvk' in py/lessonpy/exercises.py "
+    "unknown check": (EXERCISE + "check: split_qvk\n", "no check function 'split_qvk' in py/lessonpy/course/checks.py "
                                                        "(did you mean 'split_qkv'?)", 12),
     "bad timeout": (EXERCISE + "timeout: 0\n", "'timeout' must be a number of seconds", 12),
     "timeout too long": (EXERCISE + "timeout: 600\n", "'timeout' must be a number of seconds", 12),

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from lessonpy import bridge
-from lessonpy.attention import merge_heads, scaled_dot_product_attention, softmax, split_heads
-from lessonpy.show import MAX_LABEL, ROW_SUM_TOL, ShowError, show_attention
+from lessonpy.runtime import bridge
+from lessonpy.maths.attention import merge_heads, scaled_dot_product_attention, softmax, split_heads
+from lessonpy.maths.show import MAX_LABEL, ROW_SUM_TOL, ShowError, show_attention
 from sitebuild.pages.lessons import LessonError, read_lesson
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

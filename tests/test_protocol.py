@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lessonpy import bridge
-from lessonpy.show import ShowError, show_attention
+from lessonpy.runtime import bridge
+from lessonpy.maths.show import ShowError, show_attention
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""lessonpy.artist_set_docs: matplotlib's artists' set() documented when first asked, and otherwise matplotlib's.
+"""lessonpy.runtime.artist_set_docs: matplotlib's artists' set() documented when first asked, and otherwise matplotlib's.
 
 Each check runs in a new interpreter (matplotlib must be imported after the finder is installed), against the
 matplotlib of requirements-dev.txt; the page's is Pyodide's (test_page_browser checks it there too).
@@ -16,7 +16,7 @@ PY = Path(__file__).resolve().parent.parent / "py"
 PROBE = """
 import inspect, json, pydoc, sys
 sys.path.insert(0, {py!r})
-import lessonpy.artist_set_docs as docs
+import lessonpy.runtime.artist_set_docs as docs
 docs.install()
 docs.install()  # once only
 import matplotlib
@@ -124,7 +124,7 @@ def test_matplotlibs_artists_get_their_set_documented_only_when_asked_and_then_a
 DOCSTRINGS = """
 import inspect, json, sys
 sys.path.insert(0, {py!r})
-import lessonpy.artist_set_docs as docs
+import lessonpy.runtime.artist_set_docs as docs
 docs.install({kwdoc!r})  # the artists' set() deferred in every run: only the property lists differ
 import matplotlib
 matplotlib.use("Agg")

@@ -1,11 +1,11 @@
-"""lessonpy.attention: the NumPy attention the lesson builds."""
+"""lessonpy.maths.attention: the NumPy attention the lesson builds."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lessonpy.attention import (
+from lessonpy.maths.attention import (
     attention_param_count,
     example_inputs,
     merge_heads,
@@ -28,9 +28,11 @@ def naive_softmax(x):
 
 def test_one_softmax_and_one_entropy_serve_the_numbers_and_the_graders():
     # The text's numbers and the exercise checks compute with the lesson's own functions, not copies.
-    from lessonpy import exercises, lesson_numbers
+    import attention_numbers as lesson_numbers
+    from lessonpy.course.attention import exercises
+    from lessonpy.course.causal_mask import exercises as causal_exercises
 
-    assert lesson_numbers.softmax is softmax and exercises.softmax is softmax
+    assert lesson_numbers.softmax is softmax and exercises.softmax is softmax and causal_exercises.softmax is softmax
     assert lesson_numbers.entropy is row_entropy
 
 

@@ -1,4 +1,4 @@
-"""lessonpy.lookup.show_lookup: check the reader's keys, query and values, compute the lookup at every
+"""lessonpy.maths.lookup.show_lookup: check the reader's keys, query and values, compute the lookup at every
 temperature of the grid, emit one payload for the page's lookup-view; and the ```widget lookup-view fence."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from lesson_source import ATTENTION
-from lessonpy import limits
-from lessonpy.attention import softmax
-from lessonpy.lookup import EXAMPLE, build_lookup_payload, jacobian_norm, show_lookup, temperature_grid
-from lessonpy.show import ShowError
+from lessonpy.runtime import limits
+from lessonpy.maths.attention import softmax
+from lessonpy.maths.lookup import EXAMPLE, build_lookup_payload, jacobian_norm, show_lookup, temperature_grid
+from lessonpy.maths.show import ShowError
 from sitebuild.pages.lessons import LessonError, read_lessons
 from sitebuild.pages.render import RenderedLesson, render_lesson
 
@@ -198,7 +198,7 @@ def test_the_build_picture_is_the_lessons_lookup_cell():
     """The picture before Python runs must be what the lesson's cell looks up: EXAMPLE is its keys, values, query."""
     text = ATTENTION.read_text(encoding="utf-8")
     match = re.search(r"^```python run id=lookup\n(.*?)^```$", text, re.S | re.M)
-    assert match, "the lesson has no `lookup` cell: lessonpy.lookup.EXAMPLE (the lookup-view's picture) follows it"
+    assert match, "the lesson has no `lookup` cell: lessonpy.maths.lookup.EXAMPLE (the lookup-view's picture) follows it"
     namespace = {"np": np, "softmax": softmax}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(match.group(1), namespace)  # noqa: S102 - the lesson's own cell
@@ -215,7 +215,7 @@ def test_outside_the_page_the_lookup_cells_four_temperatures_are_drawn():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lessonpy import lookup_mpl, notebook
+    from lessonpy.maths import lookup_mpl, notebook
 
     payload = build_lookup_payload(**EXAMPLE, title="mine")
     fig = lookup_mpl.draw(payload)
@@ -229,6 +229,6 @@ def test_outside_the_page_the_lookup_cells_four_temperatures_are_drawn():
                                    a["weights"][step_of(a["temperatures"], tau)], rtol=1e-6)
     assert lookup_mpl.draw({"view": "lookup", "title": None, "target": None, "error": "keys: ..."}) is None
     plt.close("all")
-    notebook._sink("arrays", payload)  # what %load_ext lessonpy.notebook routes a show_lookup to
+    notebook._sink("arrays", payload)  # what %load_ext lessonpy.maths.notebook routes a show_lookup to
     assert len(plt.get_fignums()) == 1
     plt.close("all")

@@ -1,13 +1,13 @@
-"""lessonpy.show.show_attention: derive, validate, emit one payload for the page."""
+"""lessonpy.maths.show.show_attention: derive, validate, emit one payload for the page."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lessonpy import bridge
-from lessonpy.attention import example_inputs, softmax
-from lessonpy.show import MAX_D, MAX_T, ShowError, show_attention
+from lessonpy.runtime import bridge
+from lessonpy.maths.attention import example_inputs, softmax
+from lessonpy.maths.show import MAX_D, MAX_T, ShowError, show_attention
 
 
 @pytest.fixture(autouse=True)
@@ -317,7 +317,7 @@ def test_size_caps(events):
 
 
 def test_a_huge_text_is_clipped_in_the_error_and_the_title(events, qkv):
-    from lessonpy.limits import MESSAGE_CHARS
+    from lessonpy.runtime.limits import MESSAGE_CHARS
 
     _, Q, K, _ = qkv
     message = shows_error(events, "tokens: pass a list of labels", Q=Q, K=K, tokens="t" * 10**7,
@@ -425,7 +425,7 @@ def test_the_real_head_cells_draw_the_readers_pattern_without_an_alarm(events, c
     """Lesson 4's "your attention on a real head" cells, in CPython: the reader's Step 1 softmax of the shipped
     Q, K (masked for SmolLM2) matches the scores drawn beside it, and SmolLM2's future is masked, whether the
     cell passes the masked scores (as it does) or only Q and K with its weights (as it did)."""
-    from lessonpy import realheads
+    from lessonpy.models import realheads
 
     model, job, s = realheads.CELL_HEADS[cell]
     heads = realheads.load(model)

@@ -8,8 +8,9 @@ import pytest
 
 matplotlib.use("Agg")
 
-from lessonpy import bridge, show_mpl  # noqa: E402
-from lessonpy.show import ShowError, show_attention  # noqa: E402
+from lessonpy.maths import show_mpl  # noqa: E402
+from lessonpy.runtime import bridge  # noqa: E402
+from lessonpy.maths.show import ShowError, show_attention  # noqa: E402
 
 
 def payload_of(**arrays):
@@ -67,7 +68,7 @@ def test_with_values_the_output_gets_a_panel_of_its_own():
 
 def test_in_a_notebook_the_figure_takes_the_title_and_row_of_the_page_view_it_targets():
     import matplotlib.pyplot as plt
-    from lessonpy import notebook
+    from lessonpy.maths import notebook
 
     plt.close("all")
     notebook._new_cell()
@@ -86,7 +87,7 @@ def test_in_a_notebook_the_figure_takes_the_title_and_row_of_the_page_view_it_ta
 
 def test_in_a_notebook_the_same_arrays_sent_to_two_views_make_one_figure_per_cell():
     import matplotlib.pyplot as plt
-    from lessonpy import notebook
+    from lessonpy.maths import notebook
 
     w = np.array([[0.5, 0.5], [0.2, 0.8]])
     plt.close("all")

@@ -375,7 +375,7 @@ def test_precompiled_stdlib_boots_under_node_and_is_cached(tmp_path):
 @pytest.mark.parametrize("variant", ["", "stored/"])
 def test_both_variants_of_the_site_boot_and_lean_numpy_keeps_what_a_reader_imports(built_site, variant):
     """Under Node, from the built site's Pyodide folder: the variant's stdlib (its core, and its rest put on
-    the import path as the page's lessonpy.stdlib_rest does: numpy.testing imports unittest) and lock, numpy
+    the import path as the page's lessonpy.runtime.stdlib_rest does: numpy.testing imports unittest) and lock, numpy
     from its wheel."""
     folder = next((built_site / "pyodide").iterdir())
     rest = f"{folder}/{variant}python_stdlib_rest.zip"

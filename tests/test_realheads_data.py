@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
-from lessonpy import realheads
-from lessonpy.attention import scaled_dot_product_attention
-from lessonpy.realheads import QK_ERROR, WEIGHT_ERROR, Heads, HeadsError
+from lessonpy.models import realheads
+from lessonpy.maths.attention import scaled_dot_product_attention
+from lessonpy.models.realheads import QK_ERROR, WEIGHT_ERROR, Heads, HeadsError
 
 #: the committed data must stay small: it is fetched by the page only when a real-heads cell runs
 MAX_TOTAL_BYTES = 700_000
@@ -159,7 +159,7 @@ def test_bad_requests_get_clear_messages():
 
 
 def test_the_live_weights_format_round_trips_through_the_readers_safetensors_reader():
-    from lessonpy.safetensors import read_safetensors
+    from lessonpy.models.safetensors import read_safetensors
 
     from sitebuild.realheads.live import to_safetensors
 
@@ -207,7 +207,7 @@ def test_the_rows_are_kept_as_rounded_and_the_text_says_what_renormalising_would
 
 
 class _FakeRequest:
-    """The part of a synchronous XMLHttpRequest realheads.download uses, answering *status* or failing to send."""
+    """The part of a synchronous XMLHttpRequest site_data.download uses, answering *status* or failing to send."""
 
     def __init__(self, status, fails):
         self.status, self.fails, self.response = status, fails, None
@@ -230,5 +230,7 @@ def test_a_failed_download_is_data_missing_whatever_the_way_it_failed(monkeypatc
         location=types.SimpleNamespace(href="https://site.test/assets/x/js/worker/"),
         XMLHttpRequest=types.SimpleNamespace(new=lambda: _FakeRequest(status, fails)))
     monkeypatch.setitem(sys.modules, "js", fake)
+    from lessonpy.models import site_data
+
     with pytest.raises(realheads.DataMissing, match="could not download minilm.npz"):
-        realheads.download("minilm.npz")
+        site_data.download("minilm.npz")

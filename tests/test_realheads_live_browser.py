@@ -14,7 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, LINE_CHARS, RUN_TIMEOUT_MS, printed, protocol_errors
-from lessonpy import live, realheads, wordpiece
+from lessonpy.models import live, realheads, wordpiece
+from lessonpy.runtime.runner import ReaderCells
 from minilm_random import write_random_live
 from test_page_browser import run, set_code
 from test_widgets_browser import LESSON, build_fixture_site, real_table, widget, widgets_url  # noqa: F401 (a fixture)
@@ -243,14 +244,14 @@ def test_stop_during_the_forward_pass_loses_nothing(browser, live_site):
 
 
 def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(browser, live_site):
-    """The folded cell holds py/lessonpy/minilm.py itself; once the reader runs it (here edited: no 1/sqrt(D)),
+    """The folded cell holds py/lessonpy/models/minilm.py itself; once the reader runs it (here edited: no 1/sqrt(D)),
     the live sentence uses their forward and says so; a version that breaks gets a one-line message."""
     from pathlib import Path
 
     from test_page_browser import cell, original_code
 
     url, folder = live_site
-    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
         page = ready_page(context, url)
@@ -266,7 +267,7 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         expect(forward_cell).to_be_hidden()
         page.get_by_text("MiniLM's forward pass in NumPy").click()
         expect(forward_cell).to_be_visible()
-        expect(forward_cell.locator(".code-title")).to_have_text("py/lessonpy/minilm.py")
+        expect(forward_cell.locator(".code-title")).to_have_text("py/lessonpy/models/minilm.py")
         assert original_code(page, "minilm-forward") == source.rstrip("\n")
         scaled = "scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])"
         unscaled = source.replace(scaled, "scores = q @ k.transpose(0, 2, 1)")
@@ -281,7 +282,7 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         assert real.get_attribute("data-forward") == "yours"
         namespace = {"__name__": "__main__"}
         exec(compile(unscaled, "<cell minilm-forward>", "exec"), namespace)  # the same edit in CPython
-        expected = live.heads(SENTENCE, folder=folder, cell="minilm-forward", namespace=namespace)
+        expected = live.heads(SENTENCE, folder=folder, cell="minilm-forward", reader=ReaderCells(namespace))
         assert expected["forward"] == "yours"
         layer, head = map(int, real.get_attribute("data-open").split(","))
         np.testing.assert_allclose(real_table(real), expected["arrays"]["weights"][layer, head], atol=1e-5)
@@ -316,7 +317,7 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
     from test_page_browser import cell
 
     url, folder = live_site
-    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "minilm.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
     signature = "def forward(W, ids, knock=None):\n"
     assert signature in source
     writes = source.replace(signature, signature + "    W['embeddings.word_embeddings.weight'][:] = 0\n")

@@ -11,9 +11,9 @@ import os
 
 import numpy as np
 import pytest
-from lessonpy import minilm, realheads
-from lessonpy.safetensors import read_safetensors
-from lessonpy.wordpiece import TokenizerError, WordPiece
+from lessonpy.models import minilm, realheads
+from lessonpy.models.safetensors import read_safetensors
+from lessonpy.models.wordpiece import TokenizerError, WordPiece
 
 from sitebuild.realheads import weights
 
@@ -126,7 +126,7 @@ def test_smollm2_in_numpy_matches_transformers(smol_reference, smol):
 # ---------------------------------------------------------------------------- the head tests and the ablation
 
 def test_the_minilm_head_tests_recompute_from_the_pinned_weights(minilm_weights):
-    from lessonpy import head_tests
+    from lessonpy.models import head_tests
 
     from sitebuild.realheads import score_heads
 
@@ -141,7 +141,7 @@ def test_the_minilm_head_tests_recompute_from_the_pinned_weights(minilm_weights)
 @needs_torch
 def test_the_smollm2_head_tests_recompute_in_transformers(smol_reference):
     import torch
-    from lessonpy import head_tests
+    from lessonpy.models import head_tests
 
     shipped = head_tests.load()["models"]["smollm2"]
     ids = head_tests.inputs(shipped)
@@ -158,7 +158,7 @@ def test_the_shipped_ablation_recomputes_in_transformers_with_a_hook(smol_refere
     heads: each knocked out by a hook on its layer's output projection, replacing its slice of the input by the
     mean of that slice over the draws and the positions from ablate.FROM_POSITION (ablate's rule)."""
     import torch
-    from lessonpy import ablation, head_tests
+    from lessonpy.models import ablation, head_tests
 
     from sitebuild.realheads import ablate
 
@@ -200,7 +200,7 @@ def test_the_shipped_ablation_recomputes_in_transformers_with_a_hook(smol_refere
 
 @needs_torch
 def test_changed_minilm_heads_and_sentence_vectors_match_transformers_with_hooks(minilm_folder, minilm_weights):
-    """lessonpy.minilm.forward's knock against transformers with hooks: a head knocked out is its slice of the
+    """lessonpy.models.minilm.forward's knock against transformers with hooks: a head knocked out is its slice of the
     attention's merged output zeroed before the output projection (what BERT's head_mask did); scores x c are
     its slice of the query projection times c (q.k / sqrt(d) scales with q). The sentence vector is the model
     card's: mean pooling over the tokens of the last hidden state, then F.normalize."""
@@ -242,8 +242,9 @@ def test_changed_minilm_heads_and_sentence_vectors_match_transformers_with_hooks
 def test_the_changed_heads_data_recomputes_from_the_pinned_weights(minilm_folder):
     """A sample of sentence_changes.json recomputed: the trained cosines, the head that moves one most, and
     the last layer knocked out (the whole file takes about a minute: sitebuild.realheads.sentences)."""
-    from lessonpy import sentence_changes
-    from lessonpy.wordpiece import WordPiece
+    import attention_numbers  # the lesson's numbers module, beside it (lessons/)
+    from lessonpy.models import sentence_changes
+    from lessonpy.models.wordpiece import WordPiece
 
     from sitebuild.realheads import sentences
 
@@ -253,7 +254,7 @@ def test_the_changed_heads_data_recomputes_from_the_pinned_weights(minilm_folder
     ids = [tokenizer.encode(text)[0] for text in (data["sentence"], *data["others"])]
     trained = sentences.vectors(W, ids)
     np.testing.assert_allclose(sentences.cosines(W, ids, {}, trained[0]), [*data["trained"], 1], atol=1e-4)
-    values = realheads.numbers()
+    values = attention_numbers.numbers()
     for name, change in sentence_changes.CHANGES.items():
         layer, head = int(values[f"changes_{name}_single_layer"]), int(values[f"changes_{name}_single_head"])
         np.testing.assert_allclose(sentences.cosines(W, ids, {(layer, head): change}, trained[0]),

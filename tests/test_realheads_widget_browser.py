@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
-from lessonpy import ablation
+from lessonpy.models import ablation
 from test_widgets_browser import LESSON, widget, widgets_url  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
@@ -144,7 +144,7 @@ def check_sentence(status, *words):
 
 def check_plain(status, *words):
     """A sentence in the page's own words: none of Python's wording either (no URL, file name, class or numpy's
-    error), which lessonpy.realheads's messages hold for someone debugging in Python."""
+    error), which lessonpy.models.realheads's messages hold for someone debugging in Python."""
     check_sentence(status, *words)
     text = status.text_content()
     for python in ("http", ".npz", "HTTP", "Error", "realheads", "zip", "pickle"):

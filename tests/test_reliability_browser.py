@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, CODE, LINE_CHARS, LOOP, RUN_TIMEOUT_MS, paste_code, printed, wait_looping, wait_until
-from lessonpy.limits import FIGURES_PER_RUN, MESSAGE_CHARS, OUTPUT_CHARS
+from lessonpy.runtime.limits import FIGURES_PER_RUN, MESSAGE_CHARS, OUTPUT_CHARS
 from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
     cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
 )
@@ -299,7 +299,7 @@ def test_a_run_shows_at_most_its_figures(shared):
     expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
     expect(out).to_contain_text(f"[5 more figures were not shown: a run shows at most {FIGURES_PER_RUN}")
     # the worker holds the cap too, for figures sent some other way
-    out = run(pg, "output", "from lessonpy import bridge\nfor _ in range(100):\n"
+    out = run(pg, "output", "from lessonpy.runtime import bridge\nfor _ in range(100):\n"
                             "    bridge.emit('figure', {'format': 'png', 'data': b'not a png'})")
     expect(out.locator(".out-error")).to_contain_text(f"a run shows at most {FIGURES_PER_RUN} figures")
     expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)

@@ -1,4 +1,4 @@
-"""lessonpy.restored: what the worker resets after restoring Python from the build's snapshot."""
+"""lessonpy.runtime.restored: what the worker resets after restoring Python from the build's snapshot."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from lessonpy import restored
+from lessonpy.runtime import restored
 
 PY = Path(__file__).resolve().parent.parent / "py"
 # Zones with daylight saving in July (north), in January (south), none at all, and a half-hour offset.
 ZONES = ["UTC", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "Europe/Berlin"]
 COMPARE = """
 import json, sys, time
-from lessonpy.restored import zone_attributes
+from lessonpy.runtime.restored import zone_attributes
 print(json.dumps([zone_attributes(), {k: getattr(time, k) for k in ("timezone", "altzone", "daylight", "tzname")}]))
 """
 

@@ -3,7 +3,7 @@
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from lessonpy.runner import INPUT_MESSAGE, defined_names, no_input, run_cell
+from lessonpy.runtime.runner import INPUT_MESSAGE, defined_names, no_input, run_cell
 
 
 def run(code, ns=None, cell_id="c1", **hooks):
@@ -135,7 +135,7 @@ def test_input_says_it_is_not_supported_in_the_page():
 
 # ---------------------------------------------------------------------------- huge messages stay within the limits
 
-from lessonpy.limits import MESSAGE_CHARS, OUTPUT_CHARS  # noqa: E402
+from lessonpy.runtime.limits import MESSAGE_CHARS, OUTPUT_CHARS  # noqa: E402
 
 HUGE = 10**7  # characters: the whole message once reached the page, and 10**8 crashed the tab
 
@@ -158,10 +158,10 @@ def test_a_huge_class_name_and_exit_code_are_clipped():
 
 
 def test_a_widget_calls_traceback_is_clipped_and_an_ordinary_one_whole():
-    """format_exception is how lessonpy.pyodide_glue.call sends what a widget's or grader's call raised."""
+    """format_exception is how lessonpy.runtime.pyodide_glue.call sends what a widget's or grader's call raised."""
     import traceback
 
-    from lessonpy.runner import format_exception
+    from lessonpy.runtime.runner import format_exception
 
     try:
         raise KeyError("k") from ValueError("cause")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(SCAFFOLD))
 from attention import MultiHeadAttention  # noqa: E402
 from config import GPTConfig  # noqa: E402
 
-from lessonpy.attention import attention_param_count, multi_head_attention  # noqa: E402
+from lessonpy.maths.attention import attention_param_count, multi_head_attention  # noqa: E402
 
 
 @pytest.fixture

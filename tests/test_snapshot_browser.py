@@ -347,7 +347,7 @@ def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_fi
     ready(page)
     assert boot(page) == {"from": "snapshot", "note": None}
     # The interpreter is the one the build left: what it imported is there without an import.
-    held = "import sys\nprint('held', [m in sys.modules for m in ('numpy.fft', 'numpy.linalg', 'lessonpy.attention')])\n"
+    held = "import sys\nprint('held', [m in sys.modules for m in ('numpy.fft', 'numpy.linalg', 'lessonpy.maths.attention')])\n"
     expect(run(page, "setup", held + "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("held [True, True, True]\nok 2.0")
     assert page.evaluate("caches.keys()") == []
 

@@ -1,7 +1,7 @@
 """The standard library in two archives (sitebuild/startup/stdlib_split.py): the page fetches the core before the
 first output, the rest after it, and a cell that imports a module of the rest works at any moment.
 
-Before the rest has come, lessonpy.stdlib_rest downloads it synchronously (an XMLHttpRequest); these tests
+Before the rest has come, lessonpy.runtime.stdlib_rest downloads it synchronously (an XMLHttpRequest); these tests
 force that path by failing the worker's idle fetch of the rest (Playwright tells the two requests apart by
 their type), on a normal boot and on a restore from the memory snapshot, and check the other path (the
 rest arrived in idle time: no second download). The last test counts the standard library's bytes that

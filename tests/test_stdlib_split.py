@@ -1,5 +1,5 @@
 """The standard library split in two (sitebuild.startup.stdlib_split) and the page's finder of its rest
-(lessonpy.stdlib_rest), in CPython: small zips of source files stand in for Pyodide's archives."""
+(lessonpy.runtime.stdlib_rest), in CPython: small zips of source files stand in for Pyodide's archives."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lessonpy import stdlib_rest
+from lessonpy.runtime import stdlib_rest
 from sitebuild.startup.stdlib_split import TraceError, core_entries, module_name, rest_modules, split_archive, trace
 
 REPO = Path(__file__).resolve().parents[1]

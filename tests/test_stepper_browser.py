@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import build_lesson_site
-from lessonpy import widget_payloads as widgets
+from lessonpy.course.attention import widget_payloads as widgets
 
 pytestmark = pytest.mark.browser
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "widgets" / "steps.md"

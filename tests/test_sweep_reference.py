@@ -1,4 +1,4 @@
-"""tests/sweep_reference.py (the reference sweep) and lessonpy.score_draws: the claims the lesson's sqrt(d_k) step makes."""
+"""tests/sweep_reference.py (the reference sweep) and lessonpy.maths.score_draws: the claims the lesson's sqrt(d_k) step makes."""
 
 import math
 import time
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import sweep_reference as experiments
-from lessonpy import score_draws
+from lessonpy.maths import score_draws
 from sweep_reference import (
     DEFAULT_D_KS,
     draft_step2,

@@ -1,6 +1,6 @@
 """Step 3's "A head learns its job": one head trained by hand-written gradient descent on the previous-word job.
 
-The text states what ``lessonpy.trained_head`` computes (``tests/test_lesson_content.py`` checks the cells print
+The text states what ``lessonpy.course.attention.trained_head`` computes (``tests/test_lesson_content.py`` checks the cells print
 those numbers, and the browser test checks Pyodide prints the same); these tests hold the claims the prose
 makes about them, check the hand-written gradient, and keep the cells cheap enough for Pyodide.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lessonpy import lesson_numbers
-from lessonpy import trained_head as th
+import attention_numbers as lesson_numbers
+from lessonpy.course.attention import trained_head as th
 
 from sitebuild.pages.lessons import read_lesson
 

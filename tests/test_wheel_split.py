@@ -1,5 +1,5 @@
 """A boot wheel split for the snapshot's restore (sitebuild/startup/wheel_split.py), the restore spec's files
-(sitebuild/startup/snapshot.py) and the finder of a package's rest (lessonpy.stdlib_rest.FolderRest), in CPython:
+(sitebuild/startup/snapshot.py) and the finder of a package's rest (lessonpy.runtime.stdlib_rest.FolderRest), in CPython:
 a small wheel of source files and a stand-in library stands in for numpy's."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from lessonpy import stdlib_rest
+from lessonpy.runtime import stdlib_rest
 from sitebuild import compress
 from sitebuild.startup import archives, wheel_split
 from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules

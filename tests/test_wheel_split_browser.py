@@ -1,6 +1,6 @@
 """numpy's wheel split for the snapshot's restore (sitebuild/startup/wheel_split.py): a restore reads numpy's
 libraries only; the rest of its files comes after the first output, and a cell that imports a numpy
-module the image did not import works at any moment (lessonpy.stdlib_rest.FolderRest fetches the rest
+module the image did not import works at any moment (lessonpy.runtime.stdlib_rest.FolderRest fetches the rest
 synchronously when it has not come).
 
 These tests make the rest's requests fail or count them (Playwright tells the worker's idle fetch, "fetch",

@@ -1,4 +1,4 @@
-"""The widgets' Python (py/lessonpy/widget_payloads.py) and the ```widget fence (sitebuild/pages/widget_fence.py), in CPython."""
+"""The widgets' Python (py/lessonpy/course/attention/widget_payloads.py) and the ```widget fence (sitebuild/pages/widget_fence.py), in CPython."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import re
 import numpy as np
 import pytest
 
-from lessonpy import bridge
-from lessonpy import widget_payloads as widgets
-from lessonpy.attention import attention_param_count, example_inputs
+from lessonpy.runtime import bridge
+from lessonpy.course.attention import widget_payloads as widgets
+from lessonpy.maths.attention import attention_param_count, example_inputs
 from sweep_reference import scaling_sweep
-from lessonpy.show import build_payload
+from lessonpy.maths.show import build_payload
 from sitebuild.pages.lessons import LessonError, read_lessons
 from sitebuild.pages.render import RenderedLesson, render_lesson
 from sitebuild.pages.widget_fence import encode_array
@@ -140,7 +140,7 @@ def test_the_heads_widget_adds_two_hand_built_heads_that_really_specialise():
 
 
 def test_hand_built_heads_are_softmax_of_their_own_queries_and_keys():
-    from lessonpy import hand_heads
+    from lessonpy.course.attention import hand_heads
 
     tokens = ["a", "b", "a", "c", "b"]
     x, V = hand_heads._features(tokens)
@@ -245,7 +245,7 @@ def test_real_heads_is_told_by_the_build_whether_the_live_files_are_there_their_
 
 
 def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):
-    from lessonpy import cat_example
+    from lessonpy.course.attention import cat_example
 
     (view,) = data_blocks(render(tmp_path, "```widget attention-view id=c\nexample: cat\nrow: 4\n```\n"))
     assert view["options"]["T"] == len(cat_example.SENTENCE) and view["options"]["row"] == 4
@@ -259,7 +259,7 @@ def test_a_view_can_show_the_hand_built_cat_before_python_runs(tmp_path):
 # ---------------------------------------------------------------------------- real heads
 
 def test_real_heads_call_sends_every_head_as_stored():
-    from lessonpy import realheads
+    from lessonpy.models import realheads
 
     for model, s in (("minilm", 0), ("smollm2", 3)):
         heads = realheads.load(model)
@@ -278,7 +278,7 @@ def test_real_heads_call_sends_every_head_as_stored():
 
 
 def test_real_heads_prerender_is_the_featured_head_as_stored_without_the_grid():
-    from lessonpy import realheads
+    from lessonpy.models import realheads
 
     heads = realheads.load("smollm2")
     p = widgets.prerender("real-heads", {"model": "smollm2", "sentence": 3, "head": "induction"})
@@ -296,7 +296,7 @@ def test_real_heads_prerender_is_the_featured_head_as_stored_without_the_grid():
 def test_a_real_head_view_prerenders_what_its_cell_draws(tmp_path, cell):
     """Before Python runs, the view shows the reader's softmax of the head's stored Q, K (what the cell draws,
     so running it changes nothing), beside those scores, masked for a causal model: no false alarm."""
-    from lessonpy import realheads
+    from lessonpy.models import realheads
 
     (view,) = data_blocks(render(tmp_path, f"```widget attention-view id=v\nexample: {cell}\n```\n"))
     model, job, s = realheads.CELL_HEADS[cell]

@@ -16,9 +16,11 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, build_lesson_site, first_fails, open_tables, protocol_errors
-from lessonpy import lookup, realheads, widget_payloads as widgets
-from lessonpy.attention import attention_param_count, example_inputs
-from lessonpy.show import build_payload
+from lessonpy.maths import lookup
+from lessonpy.models import realheads
+from lessonpy.course.attention import widget_payloads as widgets
+from lessonpy.maths.attention import attention_param_count, example_inputs
+from lessonpy.maths.show import build_payload
 from test_page_browser import cell, run, set_code
 
 pytestmark = pytest.mark.browser
@@ -203,9 +205,9 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
     steps = widget(page, "steps")
     cases = [
         (None, "row 0 sums to 2"),  # the fixture cell as written
-        ("import numpy as np\nfrom lessonpy.show import show_attention\n"
+        ("import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
          "w = np.full((3, 3), 1 / 3); w[1, 2] = np.nan\nshow_attention(weights=w, target='steps')", "contains NaN"),
-        ("import numpy as np\nfrom lessonpy.show import show_attention\n"
+        ("import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
          "show_attention(Q=np.ones((4, 3)), K=np.ones((5, 3)), target='steps')", "every array needs the same T"),
     ]
     for code, message in cases:
@@ -216,7 +218,7 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
         assert alert.get_attribute("role") == "alert"
         expect(steps.locator(".widget-source")).to_contain_text("cannot be drawn")
     # the view recovers with good arrays, and the stepper steps through them
-    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+    run(page, "bad", "import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")  # new arrays start at step 0
@@ -227,7 +229,7 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
 def test_a_cells_q_and_k_reach_the_step_through_as_one_q_dot_k_per_score(page):
     """show_attention's Q, K and what it divided Q·Kᵀ by travel from the page's Python to the panel."""
     steps = widget(page, "steps")
-    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+    run(page, "bad", "import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
                      "Q = np.arange(12.0).reshape(3, 4) / 10\nK = np.ones((3, 4))\n"
                      "show_attention(Q=Q, K=K, tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
@@ -260,7 +262,7 @@ WORD_X = """([wid, words]) => {
 def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
     """U+202E in a token used to reverse the rest of the summary sentence."""
     steps = widget(page, "steps")
-    run(page, "bad", "import numpy as np\nfrom lessonpy.show import show_attention\n"
+    run(page, "bad", "import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', '\\u202eevil'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
     steps.get_by_role("button", name="Show all: the finished result").click()  # it opens at step 0
@@ -421,7 +423,7 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
 
 
 def test_real_heads_ablation_view_comes_with_the_widget_and_shows_the_shipped_results(page):
-    from lessonpy import ablation
+    from lessonpy.models import ablation
 
     real = widget(page, "real")
     real.scroll_into_view_if_needed()  # the widget is made when near, its ablation view with it (the build's data)
@@ -445,7 +447,7 @@ def test_real_heads_ablation_view_comes_with_the_widget_and_shows_the_shipped_re
 # ---------------------------------------------------------------------------- lookup-view
 
 def lookup_step(tau):
-    """The step of lessonpy.lookup's temperature grid nearest tau (on the log scale the slider moves along)."""
+    """The step of lessonpy.maths.lookup's temperature grid nearest tau (on the log scale the slider moves along)."""
     return int(np.argmin(np.abs(np.log(lookup.temperature_grid()) - math.log(tau))))
 
 
@@ -490,7 +492,7 @@ def test_show_lookup_from_a_cell_replaces_the_picture_and_the_slider_moves_witho
 
 def test_show_lookup_refusal_shows_in_the_cell_and_on_the_picture(page):
     soft = widget(page, "soft")
-    bad = ("from lessonpy.lookup import show_lookup\n"
+    bad = ("from lessonpy.maths.lookup import show_lookup\n"
            "show_lookup(keys=[1.0, 0.0, 0.5], query=[1.0, 0.0], values=[1, 2, 3], target='soft')")
     out = run(page, "lookup", bad)
     message = "keys: expected an (N, 2) array, one 2-D point per row, got shape (3,)"
@@ -499,6 +501,6 @@ def test_show_lookup_refusal_shows_in_the_cell_and_on_the_picture(page):
     expect(soft.locator("canvas")).to_have_attribute("data-message", message)
     expect(soft.locator(".widget-source")).to_contain_text("cannot be drawn")
     # an untargeted call goes to the lookup-view after its cell, and the picture recovers
-    run(page, "lookup", "from lessonpy.lookup import show_lookup\nshow_lookup(keys=[[3.0, 4.0]], query=[1.0, 0.0], values=[7.0])")
+    run(page, "lookup", "from lessonpy.maths.lookup import show_lookup\nshow_lookup(keys=[[3.0, 4.0]], query=[1.0, 0.0], values=[7.0])")
     expect(soft.locator(".attn-lookup")).to_have_attribute("data-state", "ok")
     np.testing.assert_allclose(lookup_table(soft), [[3, 4, 3, 1, 7]])

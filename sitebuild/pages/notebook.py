@@ -6,7 +6,7 @@ quizzes with their answers folded in ``<details>``, each exercise as a ``%%exerc
 plus a cell that runs the page's checks, and the PyTorch files as ``%%writefile`` cells (a runnable
 include, ``python run include=FILE``, stays an ordinary code cell).
 Widgets become a short note; ``show_attention`` draws with matplotlib in the notebook
-(see :mod:`lessonpy.notebook`). The page's "Download with my edits" starts from this same
+(see :mod:`lessonpy.maths.notebook`). The page's "Download with my edits" starts from this same
 file and swaps in the reader's saved code (``static/js/page/notebook.js``), using the
 ``metadata.lesson`` of each cell: ``{"cell": id}`` or ``{"exercise": id}``.
 
@@ -109,7 +109,7 @@ def _setup_code(wheel_name: str, views: dict[str, dict], data_files: Sequence[st
         "# With numpy and matplotlib already installed, this cell works offline.\n"
         "%pip install numpy matplotlib\n"
         f"%pip install --no-deps --force-reinstall {wheel_name}\n"
-        "%load_ext lessonpy.notebook"
+        "%load_ext lessonpy.maths.notebook"
     )
     if views:
         code += ("\n# the titles and first query rows of the page's views, for show_attention's figures\n"

@@ -2,7 +2,7 @@
 
 A lesson names a Python module in its front matter::
 
-    numbers: lessonpy.lesson_numbers
+    numbers: attention_numbers
 
 That module defines ``numbers() -> dict[str, str | int]``. The build calls it once and
 replaces every ``{{ num.NAME }}`` in the lesson's prose and maths with the value:

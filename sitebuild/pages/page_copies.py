@@ -1,6 +1,6 @@
 """The page's copies of definitions that live in lessonpy, written from Python: static/js/shared/limits.js
-(every size and range limit, lessonpy.limits) and static/js/shared/colormaps.js (the colour maps,
-lessonpy.colormaps).
+(every size and range limit, lessonpy.runtime.limits) and static/js/shared/colormaps.js (the colour maps,
+lessonpy.maths.colormaps).
 
 ``python3 -m sitebuild.pages.page_copies`` rewrites the repository's copies (which the component fixture
 loads straight from the tree); the build writes the same text into every site.
@@ -15,8 +15,8 @@ from ..project import ROOT, lessonpy
 #: Where the page's modules import each copy from, relative to static/: the lessonpy module and its function
 #: that gives the text.
 COPIES = {
-    Path("js") / "shared" / "limits.js": ("limits", "limits_js"),
-    Path("js") / "shared" / "colormaps.js": ("colormaps", "colormaps_js"),
+    Path("js") / "shared" / "limits.js": ("runtime.limits", "limits_js"),
+    Path("js") / "shared" / "colormaps.js": ("maths.colormaps", "colormaps_js"),
 }
 
 

@@ -13,7 +13,7 @@ A quiz (one question; radio buttons when one choice is correct, checkboxes when 
     explain: Optional, shown once the answer is right.
     ```
 
-An exercise (starter code in an editor, hidden checks in ``py/lessonpy/exercises.py``)::
+An exercise (starter code in an editor, hidden checks in the lesson's ``py/lessonpy/course/<slug>/exercises.py``)::
 
     ```exercise id=split-qkv
     title: Split the fused projection into heads
@@ -41,7 +41,6 @@ import hashlib
 import html
 import json
 import re
-import inspect
 from typing import Any
 
 import yaml
@@ -259,10 +258,8 @@ def _version(data: Any) -> str:
 # ---------------------------------------------------------------------------- exercise
 
 def known_checks() -> frozenset[str]:
-    """Names of the check functions in py/lessonpy/exercises.py: its public functions."""
-    module = lessonpy("exercises")
-    return frozenset(name for name, f in vars(module).items()
-                     if inspect.isfunction(f) and f.__module__ == module.__name__ and not name.startswith("_"))
+    """Names of the course's check functions: the registry py/lessonpy/course/checks.py lists."""
+    return frozenset(lessonpy("course.checks").__all__)
 
 
 def _code(b: Block, key: str, what: str) -> str:
@@ -295,7 +292,7 @@ def parse_exercise(content: str, options: dict[str, str], env: dict) -> dict:
     names = known_checks()
     if check not in names:
         close = difflib.get_close_matches(check, names, n=1)
-        b.error(f"{what}: no check function {check!r} in py/lessonpy/exercises.py"
+        b.error(f"{what}: no check function {check!r} in py/lessonpy/course/checks.py"
                 + (f" (did you mean {close[0]!r}?)" if close else ""), ("check",) if "check" in b.data else None)
     timeout = b.data.get("timeout", 5)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:

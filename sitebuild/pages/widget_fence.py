@@ -5,7 +5,7 @@
     ```
 
 NAME is one of ``attention-view``, ``step-through``, ``dk-explorer``, ``heads``, ``real-heads``, ``lookup-view``. The build
-computes each widget's first payload in CPython with ``lessonpy.widget_payloads.prerender``; the build writes
+computes each widget's first payload in CPython with ``lessonpy.course.attention.widget_payloads.prerender``; the build writes
 the lesson's payloads into one JSON file beside its page (build.py, ``WIDGET_DATA``), which
 static/js/page/widget-loader.js fetches when the first widget comes near the screen, so the picture is there
 before Python has loaded, and replaces it with what Python computes.
@@ -32,7 +32,7 @@ from .practice import Block
 from ..project import lessonpy
 from .lessons import CELL_ID_PATTERN, LessonError
 
-LIMITS = lessonpy("limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
+LIMITS = lessonpy("runtime.limits").WIDGET_LIMITS  # the same ranges the page's calls are held to
 
 
 def _powers_of_two(lo, hi):
@@ -49,7 +49,7 @@ _VIEW = {"title": ("text", None, None, None), "T": ("int", 6, *_V["T"]), "d_k": 
          # the picture drawn before Python runs: a seeded random example, the lesson's hand-built one, or
          # the trained head a "your attention on a real head" cell reproduces (from the committed data), or
          # the head the "train-head" cell trains
-         "example": ("choice", "seeded", ["seeded", "cat", "trained-head", *lessonpy("realheads").CELL_HEADS],
+         "example": ("choice", "seeded", ["seeded", "cat", "trained-head", *lessonpy("models.realheads").CELL_HEADS],
                      None)}
 OPTIONS: dict[str, dict[str, tuple]] = {
     "attention-view": _VIEW,
@@ -64,15 +64,15 @@ OPTIONS: dict[str, dict[str, tuple]] = {
               "heads": ("int", 4, *_H["H"]), "seed": ("int", 0, 0, 2**31 - 1)},
     # the model, sentence and featured head (by its job) shown first; the build checks they exist
     "real-heads": {"title": ("text", None, None, None),
-                   "model": ("choice", "minilm", list(lessonpy("realheads").MODELS), None),
+                   "model": ("choice", "minilm", list(lessonpy("models.realheads").MODELS), None),
                    "sentence": ("int", 0, 0, 99), "head": ("text", None, None, None),
                    # the id of the cell holding MiniLM's forward pass: once the reader runs it, the live
-                   # sentence uses the forward it defines (lessonpy.live.heads)
+                   # sentence uses the forward it defines (lessonpy.models.live.heads)
                    "forward": ("text", None, None, None),
                    # the live MiniLM panel (the reader's sentence, changed heads) and SmolLM2's ablation view: a
                    # lesson that needs only the grid of patterns turns them off
                    "live": ("bool", True, None, None), "ablation": ("bool", True, None, None)},
-    # the temperature the slider starts at (it steps along lessonpy.lookup's grid, so the nearest grid point)
+    # the temperature the slider starts at (it steps along lessonpy.maths.lookup's grid, so the nearest grid point)
     "lookup-view": {"title": ("text", None, None, None),
                     "temperature": ("float", 1.0, *LIMITS["lookup-view"]["temperature"])},
 }
@@ -147,12 +147,12 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
         if not lo <= len(v["tokens"]) <= hi:
             b.error(f"{what}: tokens needs {lo} to {hi} words, got {len(v['tokens'])}", ("tokens",))
         v["T"] = len(v["tokens"])
-    if v.get("example") in lessonpy("realheads").CELL_HEADS and (v.get("tokens") is not None or "T" in b.data):
+    if v.get("example") in lessonpy("models.realheads").CELL_HEADS and (v.get("tokens") is not None or "T" in b.data):
         b.error(f"{what}: a real head's example brings its own tokens; drop tokens and T", ("example",))
     if v.get("example") in ("cat", "trained-head"):
         if v.get("tokens") is not None or "T" in b.data:
             b.error(f"{what}: the {v['example']} example brings its own tokens; drop tokens and T", ("example",))
-        v["T"] = len(lessonpy("cat_example").SENTENCE) if v["example"] == "cat" else lessonpy("trained_head").T
+        v["T"] = len(lessonpy("course.attention.cat_example").SENTENCE) if v["example"] == "cat" else lessonpy("course.attention.trained_head").T
     if v.get("causal") and name != "dk-explorer" and v.get("example", "seeded") != "seeded":
         b.error(f"{what}: causal masks the seeded example; the {v['example']} example brings its own pattern",
                 ("causal",))
@@ -161,7 +161,7 @@ def _cross_check(b: Block, what: str, name: str, v: dict) -> None:
     if v.get("row") is not None and v["row"] >= v["T"]:
         b.error(f"{what}: row {v['row']} is past the last position ({v['T'] - 1})", ("row",))
     if name == "heads" and v["C"] % v["heads"]:
-        divisors = lessonpy("widget_payloads").head_counts(v["C"])
+        divisors = lessonpy("course.attention.widget_payloads").head_counts(v["C"])
         b.error(f"{what}: C={v['C']} does not split into {v['heads']} heads; choose one of {divisors}",
                 ("heads",))
 
@@ -193,16 +193,16 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
     ``env["widget_data"]`` under the widget's id."""
     spec = parse_widget(content, options, env)
     try:
-        payload = lessonpy("widget_payloads").prerender(spec["name"], spec["options"], target=spec["id"])
+        payload = lessonpy("course.attention.widget_payloads").prerender(spec["name"], spec["options"], target=spec["id"])
     except Exception as exc:  # a combination the options check let through
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
     if spec["name"] == "real-heads":  # the build's word, not the author's: the live files' sizes and sha256, None: left out
         spec["options"]["live_files"] = env.get("site", {}).get("live_files")
         spec["options"]["live_url"] = env.get("site", {}).get("live_url")  # their folder, from the page
-        # the sentence the lesson's numbers about changed heads were computed on (lessonpy.sentence_changes)
-        spec["options"]["live_sentence"] = lessonpy("live").SENTENCE
-        # MiniLM's layers and heads, for the live panel's head choices (lessonpy.minilm's, one definition)
-        spec["options"]["live_shape"] = [lessonpy("minilm").LAYERS, lessonpy("minilm").HEADS]
+        # the sentence the lesson's numbers about changed heads were computed on (lessonpy.models.sentence_changes)
+        spec["options"]["live_sentence"] = lessonpy("models.live").SENTENCE
+        # MiniLM's layers and heads, for the live panel's head choices (lessonpy.models.minilm's, one definition)
+        spec["options"]["live_shape"] = [lessonpy("models.minilm").LAYERS, lessonpy("models.minilm").HEADS]
     # the data goes in the lesson's widget file (render_lesson), not into the page's HTML
     env.setdefault("widget_data", {})[spec["id"]] = {**spec, "initial": encode_payload(payload)}
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])

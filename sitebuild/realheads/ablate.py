@@ -1,5 +1,5 @@
 """Knock each of SmolLM2's 270 heads out, one at a time, and measure what the model loses on repeated random
-tokens; write ``static/data/realheads/ablation.json`` (read by ``lessonpy.ablation``).
+tokens; write ``static/data/realheads/ablation.json`` (read by ``lessonpy.models.ablation``).
 
     OPENBLAS_NUM_THREADS=1 python3 -m sitebuild.realheads.ablate
 
@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from lessonpy import ablation, head_tests, realheads
+from lessonpy.models import ablation, head_tests, realheads
 
 from . import smollm2, weights, write_data
 
@@ -90,7 +90,7 @@ def predictions(logp, ids, n, decode):
 
 def one_sequence(m, base, means, ids, n, tests, decode):
     """The first sequence token by token: as the model is, and without the tests' top induction and
-    previous-token heads (:data:`lessonpy.ablation.EXAMPLE_TESTS`)."""
+    previous-token heads (:data:`lessonpy.models.ablation.EXAMPLE_TESTS`)."""
     _, base_logp = token_losses(base["logits"][:1, loss_rows(n)], ids[:1], n)
     example = {"draw": 0, "ids": ids[0].tolist(), "tokens": [decode(int(i)) for i in ids[0]],
                "runs": [{"knocked": None, **predictions(base_logp[0], ids[0], n, decode)}]}
@@ -138,7 +138,7 @@ def run(log=print):
     tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
     tests = head_tests.summaries()["smollm2"]
     example = one_sequence(m, base, means, ids, n, tests, lambda i: tok.decode([i]))
-    return {"about": "lessonpy.ablation: SmolLM2's loss on the second copy of repeated random tokens, each head "
+    return {"about": "lessonpy.models.ablation: SmolLM2's loss on the second copy of repeated random tokens, each head "
                      "mean-ablated; sitebuild.realheads.ablate",
             "model": "smollm2", "method": "mean", "from_position": FROM_POSITION, "n": n, "draws": len(ids),
             "seed": tests_data["seed"], "predictions_per_draw": len(loss_rows(n)),

@@ -1,5 +1,5 @@
 """Compute every layer's and head's attention of MiniLM-L6 and SmolLM2-135M on the example sentences and
-write ``static/data/realheads/<model>.npz`` (the format is in ``py/lessonpy/realheads.py``), after writing
+write ``static/data/realheads/<model>.npz`` (the format is in ``py/lessonpy/models/realheads.py``), after writing
 ``head_tests.json`` (``score_heads``), whose tests on repeated random tokens pick the featured heads.
 
     python3 -m sitebuild.realheads.extract
@@ -19,9 +19,9 @@ import numpy as np
 
 from ..project import ROOT
 
-from lessonpy import head_tests, minilm, realheads
-from lessonpy.attention import scaled_dot_product_attention
-from lessonpy.safetensors import read_safetensors
+from lessonpy.models import head_tests, minilm, realheads
+from lessonpy.maths.attention import scaled_dot_product_attention
+from lessonpy.models.safetensors import read_safetensors
 
 from . import score_heads, smollm2, weights
 

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from lessonpy import live as lessonpy_live, minilm
-from lessonpy.safetensors import read_safetensors
-from lessonpy.wordpiece import MAX_TOKENS
+from lessonpy.models import live as lessonpy_live, minilm
+from lessonpy.models.safetensors import read_safetensors
+from lessonpy.models.wordpiece import MAX_TOKENS
 
 from ..compress import rule
 from ..files import atomic_target
 from . import weights
 
-WEIGHTS_NAME = lessonpy_live.WEIGHTS_NAME  # the page asks for the names lessonpy.live reads
+WEIGHTS_NAME = lessonpy_live.WEIGHTS_NAME  # the page asks for the names lessonpy.models.live reads
 VOCAB_NAME = lessonpy_live.VOCAB_NAME
 #: the tokenizer's limit; all 512 positions would make the file 45.1 MB (int8 word embeddings instead made
 #: the attention weights 17 times less accurate)
@@ -68,7 +68,7 @@ def describe(folder: Path) -> dict:
 
 
 def to_safetensors(arrays: dict) -> bytes:
-    """The safetensors layout :func:`lessonpy.safetensors.read_safetensors` reads: header length, JSON, buffers."""
+    """The safetensors layout :func:`lessonpy.models.safetensors.read_safetensors` reads: header length, JSON, buffers."""
     header, offset, blobs = {}, 0, []
     for name, a in arrays.items():
         blob = np.ascontiguousarray(a).astype("<f2").tobytes()
@@ -121,8 +121,8 @@ def attention_error(W: dict, reference: dict, sentences_ids) -> float:
 
 
 def main() -> int:
-    from lessonpy.realheads import Heads
-    from lessonpy.wordpiece import WordPiece
+    from lessonpy.models.realheads import Heads
+    from lessonpy.models.wordpiece import WordPiece
 
     folder = write_live()
     W32 = float32_weights(download=False)

@@ -1,4 +1,4 @@
-"""Run both models on repeated random tokens and score every head by the tests of ``lessonpy.head_tests``;
+"""Run both models on repeated random tokens and score every head by the tests of ``lessonpy.models.head_tests``;
 write ``static/data/realheads/head_tests.json``.
 
     OPENBLAS_NUM_THREADS=1 python3 -m sitebuild.realheads.score_heads
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lessonpy import head_tests, minilm
-from lessonpy.safetensors import read_safetensors
+from lessonpy.models import head_tests, minilm
+from lessonpy.models.safetensors import read_safetensors
 
 from . import smollm2, weights, write_data
 
@@ -88,7 +88,7 @@ def score(name):
 
 
 def write(path=head_tests.DATA_PATH):
-    data = {"about": "lessonpy.head_tests: every head's score on repeated random tokens; sitebuild.realheads.score_heads",
+    data = {"about": "lessonpy.models.head_tests: every head's score on repeated random tokens; sitebuild.realheads.score_heads",
             "models": {name: score(name) for name in ("minilm", "smollm2")}}
     write_data(path, data)  # says its size
     return data

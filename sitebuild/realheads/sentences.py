@@ -1,6 +1,6 @@
 """Change MiniLM's heads, one at a time and a layer at a time, and measure what the model then says of the live
 panel's default sentence; write ``static/data/realheads/sentence_changes.json`` (read by
-``lessonpy.sentence_changes``, which says what it holds).
+``lessonpy.models.sentence_changes``, which says what it holds).
 
     python3 -m sitebuild.realheads.sentences
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lessonpy import live, minilm, sentence_changes
-from lessonpy.safetensors import read_safetensors
-from lessonpy.wordpiece import WordPiece
+from lessonpy.models import live, minilm, sentence_changes
+from lessonpy.models.safetensors import read_safetensors
+from lessonpy.models.wordpiece import WordPiece
 
 from . import weights, write_data
 
@@ -48,7 +48,7 @@ def run(folder=None):
         whole = [cosines(W, ids, {(layer, head): change for head in range(minilm.HEADS)}, trained[0])
                  for layer in range(minilm.LAYERS)]
         changes[name] = {"single": np.round(single, 5).tolist(), "layer": np.round(whole, 5).tolist()}
-    return {"about": "lessonpy.sentence_changes: MiniLM's cosines of the live panel's default sentence with others, "
+    return {"about": "lessonpy.models.sentence_changes: MiniLM's cosines of the live panel's default sentence with others, "
                      "as trained and with heads changed; sitebuild.realheads.sentences",
             "model": "minilm", "weights": "float32", "sentence": live.SENTENCE, "others": list(live.OTHERS),
             "trained": np.round([float(trained[0] @ v) for v in trained[1:]], 5).tolist(), "changes": changes}

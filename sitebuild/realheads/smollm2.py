@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lessonpy.attention import softmax
+from lessonpy.maths.attention import softmax
 
 
 class Model:

@@ -120,7 +120,7 @@ def page_config(opts, folder: str | None, plan: dict | None, wheel: str, wheel_s
         "workerURL": f"{root}{worker}",
         "bootPackages": BOOT_PACKAGES,
         "fontCache": {"url": f"{root}{fonts['url']}", "path": fonts["path"]} if fonts else None,
-        # the property lists matplotlib writes into its docstrings (lessonpy.artist_set_docs hands them over)
+        # the property lists matplotlib writes into its docstrings (lessonpy.runtime.artist_set_docs hands them over)
         "matplotlibDocs": f"{root}{fonts['kwdoc']}" if fonts else None,
         "serviceWorkerURL": f"{root}{SERVICE_WORKER}",
         "snapshot": {**snapshot, "url": f"{root}{snapshot['url']}"} if snapshot else None,

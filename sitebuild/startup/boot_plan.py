@@ -25,7 +25,7 @@ worker a flat plan of URLs.
     }
 
 Files are relative to the Pyodide folder; a later file's modules are the dotted names it holds (the finder of
-lessonpy.stdlib_rest fetches it at once when one of them is imported before it came). A page carries the plan
+lessonpy.runtime.stdlib_rest fetches it at once when one of them is imported before it came). A page carries the plan
 without them (page_plan): they are a file of the Pyodide folder (MODULES_FILE, write_modules), which the
 worker reads while Python starts and needs once it is up, not 11 KB of every lesson's HTML. A kind's files follow
 its probe: the split libraries and rests are zips, so they go with the standard library's variant; whole
@@ -58,7 +58,7 @@ def boot_plan(dist: Path, packages: Iterable[str], rest_modules: list[str] | Non
     plan = {"probes": {kind: in_variant(archives.PROBES[kind], archives.STORED) for kind in KINDS},
             "kinds": {kind: {variant: {phase: [] for phase in PHASES} for variant in VARIANTS} for kind in KINDS},
             "modules": {}}
-    rest_path = lessonpy("stdlib_rest").REST  # where lessonpy's finder looks for the standard library's rest
+    rest_path = lessonpy("runtime.stdlib_rest").REST  # where lessonpy's finder looks for the standard library's rest
     # the wheels split for a restore, each with the modules of its rest (read once, for both variants)
     split = {wheel: wheel_split.rest_modules(dist / wheel_split.part_name(wheel, "rest"))
              for wheel in (entry["file_name"] for entry in boot_lock_entries(dist, packages))

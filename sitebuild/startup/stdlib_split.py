@@ -9,7 +9,7 @@ failure is looked up again in the page). Those files (``core_entries``: with the
 and the data files of their packages) make the core, under Pyodide's own name (``python_stdlib.zip``:
 every run of Pyodide, the page's and the build's snapshot alike, mounts it); everything else makes the
 rest (``REST_NAME``), which the page fetches in idle time after the first output and which
-``lessonpy.stdlib_rest`` fetches synchronously when Python imports a module of it before that.
+``lessonpy.runtime.stdlib_rest`` fetches synchronously when Python imports a module of it before that.
 
 The same Node run goes on past the trace's stop and runs the lesson's other cells in page order, the
 build's check that they run as the page runs them (``failed`` in the report: the build stops at that
@@ -68,7 +68,7 @@ def core_entries(names: Sequence[str], traced: Iterable[str]) -> set[str]:
     hold them, and the data files of the packages whose __init__ is in the core (``py.typed`` and the like:
     read through the package's own importer). No other folder: zipimport takes a folder without its
     __init__ for a namespace package, so a package of the rest (``unittest``) imported before the rest is
-    on the import path would be an empty namespace rather than a module lessonpy.stdlib_rest fetches."""
+    on the import path would be an empty namespace rather than a module lessonpy.runtime.stdlib_rest fetches."""
     traced = set(traced)
     unknown = traced - set(names)
     if unknown:
@@ -83,7 +83,7 @@ def core_entries(names: Sequence[str], traced: Iterable[str]) -> set[str]:
 
 
 def rest_modules(names: Iterable[str], core: set[str]) -> list[str]:
-    """The dotted names of the modules in the rest, sorted: what lessonpy.stdlib_rest fetches the rest for."""
+    """The dotted names of the modules in the rest, sorted: what lessonpy.runtime.stdlib_rest fetches the rest for."""
     return sorted({module for name in names if name not in core and (module := module_name(name))})
 
 

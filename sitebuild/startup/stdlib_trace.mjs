@@ -10,7 +10,7 @@
 // what the snapshot's warm-up in sitebuild/startup/snapshot.mjs imports: its snapshot is made with the core only), then the lesson's cells in page order (cells.json: [[id, code, needsPage], ...]).
 // It records the zip entries of every module the import system looked for and found in the zip
 // (recorded_entries), imported or not (a module whose import fails, caught, `try: import x except ImportError`,
-// is still looked up in the page, and one of the rest's would make lessonpy.stdlib_rest download the rest
+// is still looked up in the page, and one of the rest's would make lessonpy.runtime.stdlib_rest download the rest
 // synchronously, before the first output), up to the first cell that imports a package the page does not
 // boot with (that cell's own imports load in the page after the first output) or that only the page can run
 // (needsPage: what it imports there is not known here). The cells after that run too, with their packages
@@ -41,7 +41,7 @@ async function main() {
   const py = (name) => pyodide.globals.get(name);
   py("install_recorder")(STDLIB_ZIP);
   pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel", { extractDir: SITE_PACKAGES });
-  const glue = pyodide.pyimport("lessonpy.pyodide_glue");
+  const glue = pyodide.pyimport("lessonpy.runtime.pyodide_glue");
   glue.start(() => {}); // events go nowhere: only what they import matters
   const skipped = py("import_page_modules")().toJs();
   const ran = [];

@@ -4,7 +4,7 @@ A page that restores Python from the build's memory snapshot (static/js/worker/s
 imported already: what it needs of numpy's files before the first output is only its dynamic
 libraries, which it loads again at the bases they had (their code lives outside the memory image).
 Its modules are in memory; the other files (modules the image did not import, data, metadata) come
-after the first output, in the worker's idle prefetch, and ``lessonpy.stdlib_rest`` fetches them
+after the first output, in the worker's idle prefetch, and ``lessonpy.runtime.stdlib_rest`` fetches them
 synchronously when Python imports one of their modules before that. So the wheel is split:
 
     <wheel name without .whl>.libs.zip   every dynamic library (``SHARED_LIBRARY``), before the restore
@@ -70,6 +70,6 @@ def split_cached(source: Path, source_sha256: str, cache_dir: Path) -> dict[str,
 
 
 def rest_modules(rest: Path) -> list[str]:
-    """The dotted names of the modules in a rest archive, sorted: what lessonpy.stdlib_rest fetches it for."""
+    """The dotted names of the modules in a rest archive, sorted: what lessonpy.runtime.stdlib_rest fetches it for."""
     with zipfile.ZipFile(rest) as archive:
         return sorted({module for name in archive.namelist() if (module := module_name(name))})

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { clipStrings, clipText } from "../../static/js/worker/clip.js";
 import { LIMITS } from "../../static/js/shared/limits.js";
 
-test("clipText keeps the start and the end, as lessonpy.limits.clip does", () => {
+test("clipText keeps the start and the end, as lessonpy.runtime.limits.clip does", () => {
   const text = "abcdefghij".repeat(10);
   assert.equal(clipText(text, 200), text);
   // the same example as tests/test_limits.py

@@ -11,7 +11,7 @@ import { boxMeetsCircle } from "../../static/js/page/components/lookup.js";
 
 const f32 = (shape, values) => ({ shape, dtype: "float32", data: Float32Array.from(values) });
 
-/** The lesson's three keys at two temperatures, numbers as lessonpy.lookup computes them (rounded). */
+/** The lesson's three keys at two temperatures, numbers as lessonpy.maths.lookup computes them (rounded). */
 function payload(change = {}) {
   return {
     view: "lookup", title: "t", target: null,

@@ -26,7 +26,7 @@ test("the messages the page and the worker really send are defined", () => {
   ok("request", { id: 9, type: "ping" });
   ok("reply", { id: 9, ok: true });
   ok("request", { id: 4, type: "run", code: "1", cellId: "a", cells: { a: "1" } });
-  ok("request", { id: 5, type: "call", module: "lessonpy.widget_payloads", func: "explore", kwargs: { d_k: 4 } });
+  ok("request", { id: 5, type: "call", module: "lessonpy.course.attention.widget_payloads", func: "explore", kwargs: { d_k: 4 } });
   ok("request", { id: 6, type: "fetch-file", url: "../data/minilm-live/vocab.txt", path: "/home/pyodide/minilm-live/vocab.txt" });
   ok("event", { type: "download", runId: 6, loaded: 1024, total: 44_800_000 });
   ok("request", { id: 7, type: "preload", packages: ["matplotlib"] });

@@ -44,7 +44,7 @@ def import_page_modules():
     import numpy, numpy.random, numpy.linalg, numpy.fft  # noqa: E401, F401
 
     skipped = []
-    for module in pkgutil.iter_modules(lessonpy.__path__, "lessonpy."):
+    for module in pkgutil.walk_packages(lessonpy.__path__, "lessonpy."):  # every room's modules
         try:
             importlib.import_module(module.name)
         except ModuleNotFoundError as exc:

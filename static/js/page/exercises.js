@@ -1,7 +1,7 @@
 // Exercises: starter code in an editor, hidden checks run in the worker, hints, a solution.
 // The build emits each exercise as HTML (its starter code in the editor's stand-in, its solution in the hidden
 // panel: each written once, read here) and data (script.exercise-data: id, title, check, timeout); the checks
-// are Python in lessonpy.exercises and run through lessonpy.grading.grade in a namespace of their own.
+// are Python in lessonpy.course.attention.exercises and run through lessonpy.maths.grading.grade in a namespace of their own.
 import { el as element } from "./dom.js";
 import { LazyEditor } from "./lazy-editor.js";
 import * as storage from "./storage.js";
@@ -170,7 +170,7 @@ class Exercise {
   async #grade(code) {
     const seconds = this.data.timeout;
     try {
-      return await this.runtime.call("lessonpy.grading", "grade", { code, check: this.data.check, timeout: seconds }, {
+      return await this.runtime.call("lessonpy.maths.grading", "grade", { code, check: this.data.check, timeout: seconds }, {
         onStart: () => this.setState("Checking…"),
         // Python's own deadline did not fire by then, so the code is stuck where an interrupt would
         // not reach it either (inside one C call): the runtime starts a fresh interpreter.

@@ -1,7 +1,7 @@
 // The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads, real-heads and lookup-view.
 // Each widget starts from the payload the build computed (so it draws before Python loads; the lesson's
 // payloads are one JSON file beside the page, {id: data}, fetched when the first widget is started),
-// then shows what Python computes: the explorer and heads call lessonpy.widget_payloads through
+// then shows what Python computes: the explorer and heads call lessonpy.course.attention.widget_payloads through
 // runtime.call (arrays and numbers come back as the call's reply); the views show what cells
 // send with show_attention, and the lookup-view what they send with show_lookup.
 //

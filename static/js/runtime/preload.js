@@ -12,7 +12,7 @@
 // asked for afterwards pays only its drawing: 0.19 s instead of 2.5-2.9 s on a loaded machine. It was
 // off for a while: with it (and with quicker installs) the live tests more often saw Pyodide's "Error
 // occurred while formatting traceback" instead of the exception a widget's call raised; such an
-// exception now crosses to JavaScript as text (lessonpy.pyodide_glue.call), never raised across.
+// exception now crosses to JavaScript as text (lessonpy.runtime.pyodide_glue.call), never raised across.
 import { inTurn } from "./in-turn.js";
 import { settled } from "./settled.js";
 

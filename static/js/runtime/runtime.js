@@ -78,7 +78,7 @@ export class PythonRuntime extends EventTarget {
     // Every message both ways is checked against protocol.js where a test drives the browser (WebDriver,
     // so Playwright, sets navigator.webdriver): one it does not define is our bug, and the browser tests
     // fail on it. A reader's page skips that: these messages come from our own code, except what the
-    // reader's Python sends through lessonpy.bridge, which the worker checks on every page (worker.js).
+    // reader's Python sends through lessonpy.runtime.bridge, which the worker checks on every page (worker.js).
     this.checkProtocol = globalThis.navigator?.webdriver === true;
   }
 

@@ -1,4 +1,4 @@
-// Generated from py/lessonpy/colormaps.py (python3 -m sitebuild.pages.page_copies); do not edit.
+// Generated from py/lessonpy/maths/colormaps.py (python3 -m sitebuild.pages.page_copies); do not edit.
 // The build writes this file into the site from Python, and tests/test_limits.py keeps
 // this copy (which the component fixture loads straight from the repository) equal.
 export const COLORMAP_HEX = Object.freeze({

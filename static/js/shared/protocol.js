@@ -1,6 +1,6 @@
 // The whole message protocol between the page (runtime.js, start-python.js) and the Python
-// worker (worker.js, and Python through lessonpy.bridge). Where it is checked (protocolError):
-// - what the reader's Python sends through lessonpy.bridge, on every page: the worker refuses a
+// worker (worker.js, and Python through lessonpy.runtime.bridge). Where it is checked (protocolError):
+// - what the reader's Python sends through lessonpy.runtime.bridge, on every page: the worker refuses a
 //   malformed event and raises the reason in the reader's cell (worker.js, fromPython);
 // - every message both ways where a test drives the browser (runtime.checkProtocol): one not
 //   defined here is our bug, the page records it (runtime.protocolErrors) and the tests fail on it.
@@ -22,7 +22,7 @@
  *   Boot Python, load numpy and lessonpy. Sent as the worker's name (start-python.js), not posted.
  *   ipad: the page runs on an iPad, which a worker cannot tell from a Mac (shared/pyodide-seams.mjs, showIPad).
  *   matplotlibDocs: where the property lists matplotlib writes into its docstrings are (JSON, made by the build:
- *   sitebuild/startup/in_pyodide/kwdoc.py; lessonpy.artist_set_docs hands them to matplotlib), or null.
+ *   sitebuild/startup/in_pyodide/kwdoc.py; lessonpy.runtime.artist_set_docs hands them to matplotlib), or null.
  *   plan: the boot plan, which of Pyodide's files to fetch when and where they go (sitebuild/startup/boot_plan.py
  *   writes it, worker/plan.js reads it), or null for Pyodide's own files (a CDN).
  *   snapshot: the build's memory snapshot to restore instead, when there is one (snapshot.js; made by
@@ -63,11 +63,11 @@
  *   Boot progress, fraction 0..1; at: when (ms, performance.timeOrigin-based).
  * @typedef {{type: "stdout"|"stderr", runId: number, text: string}} StreamEvent  a chunk of output
  * @typedef {{type: "figure", runId: number, format: "png", data: Uint8Array}} FigureEvent
- *   A matplotlib figure the cell left open (lessonpy.figures, sent through lessonpy.bridge).
+ *   A matplotlib figure the cell left open (lessonpy.runtime.figures, sent through lessonpy.runtime.bridge).
  * @typedef {{type: "arrays", runId: number, view: "attention"|"lookup", title: string|null, target: string|null,
  *   tokens?: string[], arrays?: Object<string, WireArray>, derived?: string[], causal?: boolean, stats?: Object,
  *   error?: string, qk_divisor?: number|null}} ArraysEvent
- *   What show_attention (lessonpy.show, view "attention") or show_lookup (lessonpy.lookup, view "lookup")
+ *   What show_attention (lessonpy.maths.show, view "attention") or show_lookup (lessonpy.maths.lookup, view "lookup")
  *   sends: arrays for a view, or the error that refused them.
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
  * @typedef {{type: "download", runId: number, loaded: number, total: number}} DownloadEvent
@@ -108,7 +108,7 @@ export const Event = Object.freeze({
 /**
  * What the reader is told of output the worker cut (the worker alone enforces LIMITS.OUTPUT_CHARS):
  * what: "output" (a run's stdout and stderr, one OUTPUT_CUT event). Any other text too long is cut in its
- * middle, saying so there (lessonpy.limits.clip, worker/clip.js).
+ * middle, saying so there (lessonpy.runtime.limits.clip, worker/clip.js).
  */
 export const cutNote = (what, chars) => `[${what} cut: ${chars.toLocaleString("en")} more characters were not shown]`;
 

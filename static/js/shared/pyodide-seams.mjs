@@ -13,7 +13,7 @@
 //   with a `struct dso` handle: the restore's library loading (DSO below, worker/snapshot.js loadLibraries)
 //   and snapshot.mjs's record of each library's bases need rewriting;
 // - Python 3.13 in 0.28 moves site-packages and the standard library's zip (SITE_PACKAGES, STDLIB_ZIP, which
-//   the builder reads from here, and lessonpy.stdlib_rest's CORE and REST, which Python in the page keeps);
+//   the builder reads from here, and lessonpy.runtime.stdlib_rest's CORE and REST, which Python in the page keeps);
 // - from Pyodide 314 `pyodide.asm.js` is renamed, so _createPyodideModule (hookCreateModule) and the
 //   restore's script import (worker/snapshot.js startRuntime) change with it;
 // - `API.finalizeBootstrap`, `API.restoreSnapshot`, `API.package_loader.unpack_buffer` and `API.importlib`

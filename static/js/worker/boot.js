@@ -122,11 +122,11 @@ export async function bootPython({ indexURL, wheelURL, wheelSha256, bootPackages
 /**
  * Before anything else runs: a module of a file that comes after the first output (`later`: the standard
  * library's rest, and after a restore numpy's other files), imported before it has come (preload), is
- * fetched synchronously by lessonpy.stdlib_rest's finder. Both boots: the image has no finder.
+ * fetched synchronously by lessonpy.runtime.stdlib_rest's finder. Both boots: the image has no finder.
  */
 function installFinders(pyodide, later) {
   if (!later.length) return;
-  const finders = pyodide.pyimport("lessonpy.stdlib_rest");
+  const finders = pyodide.pyimport("lessonpy.runtime.stdlib_rest");
   try {
     for (const item of later) {
       const modules = pyodide.toPy(item.modules);

@@ -1,10 +1,10 @@
 // The worker's last guard on text: no string it posts is longer than LIMITS.OUTPUT_CHARS, whatever Python sent
-// (lessonpy.limits.clip cuts where Python makes its texts; a path that forgot would otherwise reach the page).
+// (lessonpy.runtime.limits.clip cuts where Python makes its texts; a path that forgot would otherwise reach the page).
 import { LIMITS } from "../shared/limits.js";
 
 /**
  * `text` within `limit` characters: its start and its end, the middle replaced by LIMITS.CUT_MARK saying how many
- * characters were cut; the same cut as lessonpy.limits.clip, where Python makes its texts (tests/test_limits.py and
+ * characters were cut; the same cut as lessonpy.runtime.limits.clip, where Python makes its texts (tests/test_limits.py and
  * tests/js/clip.test.mjs hold one example each, the same).
  */
 export function clipText(text, limit) {

@@ -305,7 +305,7 @@ async function loadLibraries(module, spec, details, archives, compiled, seams, m
 }
 
 // State the image froze at build time that must be this reader's: the generators' seeds, the time
-// zone (lessonpy.restored says what can and cannot be reset, the hash seed among the latter).
+// zone (lessonpy.runtime.restored says what can and cannot be reset, the hash seed among the latter).
 function reseed(pyodide) {
-  pyodide.runPython("import lessonpy.restored; lessonpy.restored.reset_after_restore()");
+  pyodide.runPython("import lessonpy.runtime.restored; lessonpy.runtime.restored.reset_after_restore()");
 }

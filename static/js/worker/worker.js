@@ -26,7 +26,7 @@ const gone = { url: null };
 globalThis.fetch = noticingGone(fetchingKept(network), () => [packageIndex?.indexURL], gone);
 
 let pyodide = null;
-let glue = null; // lessonpy.pyodide_glue, once installed
+let glue = null; // lessonpy.runtime.pyodide_glue, once installed
 // What comes after the first output, the boot plan's for this boot (boot.js): [{url, modules, into, unpack,
 // download, written}]: the standard library's rest, and after a restore numpy's files besides its libraries.
 let later = [];
@@ -51,7 +51,7 @@ function reply(message, transfer = []) {
 let figuresPosted = 0; // by the request that runs (handle resets it)
 
 /**
- * The door from Python to the page: lessonpy.bridge.emit's events, converted by lessonpy.pyodide_glue.
+ * The door from Python to the page: lessonpy.runtime.bridge.emit's events, converted by lessonpy.runtime.pyodide_glue.
  * The reader's code can call emit with any payload, so on every page each event is checked against
  * protocol.js here, before it is sent: a malformed one is not sent, and the reason is raised in the
  * Python that emitted it (the reader's cell shows it).
@@ -59,10 +59,10 @@ let figuresPosted = 0; // by the request that runs (handle resets it)
 function fromPython(type, payload, transfer) {
   const fields = payload ?? {};
   const error = protocolError("event", { type, runId: currentRunId, ...fields });
-  if (error) throw new Error(`lessonpy.bridge.emit: ${error} (static/js/shared/protocol.js defines the events)`);
-  // lessonpy.figures sends no more than this; a reader's own emit() loop is refused past it too
+  if (error) throw new Error(`lessonpy.runtime.bridge.emit: ${error} (static/js/shared/protocol.js defines the events)`);
+  // lessonpy.runtime.figures sends no more than this; a reader's own emit() loop is refused past it too
   if (type === Event.FIGURE && ++figuresPosted > LIMITS.FIGURES_PER_RUN) {
-    throw new Error(`lessonpy.bridge.emit: a run shows at most ${LIMITS.FIGURES_PER_RUN} figures`);
+    throw new Error(`lessonpy.runtime.bridge.emit: a run shows at most ${LIMITS.FIGURES_PER_RUN} figures`);
   }
   post(type, fields, transfer ? Array.from(transfer) : []);
 }
@@ -161,7 +161,7 @@ async function init(request) {
       .catch(() => null);
   }
   // The property lists matplotlib would write into its docstrings as pyplot is imported (the build's; without
-  // them, a failed download among them, matplotlib writes them: lessonpy.artist_set_docs).
+  // them, a failed download among them, matplotlib writes them: lessonpy.runtime.artist_set_docs).
   if (matplotlibDocs) pendingMatplotlibDocs = fetch(matplotlibDocs).then((r) => (r.ok ? r.text() : null)).catch(() => null);
   const progress = (stage, fraction) => post(Event.PROGRESS, { stage, fraction, at: now() });
   const booted = await bootPython(request, { fetchBytes, fetchChecked, progress, mark });
@@ -171,7 +171,7 @@ async function init(request) {
   pyodide.setStdout(stdout);
   pyodide.setStderr(stderr);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  glue = pyodide.pyimport("lessonpy.pyodide_glue");
+  glue = pyodide.pyimport("lessonpy.runtime.pyodide_glue");
   glue.start(fromPython);
   progress("ready", 1);
   // When each large file had arrived: the restore's steps wait on these reads, from the caches too.
@@ -222,14 +222,14 @@ let matplotlibPrepared = null; // the promise of preparing it, once matplotlib i
  * Once Pyodide's matplotlib is unpacked and before anything imports it: the build's font cache replaces the
  * wheel's (which Pyodide's matplotlib cannot use and would rebuild on import), its artists' set() are
  * documented when first read, and the build's property lists go into its docstrings' table
- * (lessonpy.artist_set_docs; nothing to do at start-up for a reader who never plots). Resolves when that is
+ * (lessonpy.runtime.artist_set_docs; nothing to do at start-up for a reader who never plots). Resolves when that is
  * done (at once while matplotlib is not loaded); every caller waits for the same.
  */
 function prepareMatplotlib() {
   if (!pyodide.loadedPackages.matplotlib) return matplotlibPrepared ?? Promise.resolve();
   matplotlibPrepared ??= Promise.all([pendingFontCache, pendingMatplotlibDocs]).then(([cache, docs]) => {
     if (cache) pyodide.FS.writeFile(cache.path, cache.bytes);
-    const artistDocs = pyodide.pyimport("lessonpy.artist_set_docs");
+    const artistDocs = pyodide.pyimport("lessonpy.runtime.artist_set_docs");
     try {
       artistDocs.install(docs ?? null);
     } finally {
@@ -298,8 +298,8 @@ async function run({ code, cellId, cells }) {
 
 function call({ module, func, kwargs }) {
   // Widgets and graders call lessonpy functions; numpy arrays in what they return come back
-  // as typed arrays whose buffers travel with the reply (lessonpy.pyodide_glue.call).
-  // What the call raised comes back as its traceback, not raised across (lessonpy.pyodide_glue.call says why).
+  // as typed arrays whose buffers travel with the reply (lessonpy.runtime.pyodide_glue.call).
+  // What the call raised comes back as its traceback, not raised across (lessonpy.runtime.pyodide_glue.call says why).
   const [ok, result, transfer] = glue.call(module, func, kwargs || {});
   if (!ok) throw new Error(result);
   return { result, transfer: Array.from(transfer) };
@@ -326,7 +326,7 @@ let packageIndex = null; // {indexURL, lockFileURL}: where loadPackage finds the
 
 async function prefetch({ packages }) {
   // The later files download alongside matplotlib and are written where Python looks for them (no Python:
-  // an import of one of their modules then reads them instead of downloading them, lessonpy.stdlib_rest);
+  // an import of one of their modules then reads them instead of downloading them, lessonpy.runtime.stdlib_rest);
   // the first install puts a zip on the import path (mountLater). Once per interpreter.
   for (const item of later) item.download ??= writeLater(item).catch(() => {});
   const { indexURL, lockFileURL } = packageIndex;
@@ -384,7 +384,7 @@ async function preload({ packages, imports = [] }) {
 }
 
 /**
- * A later zip (the standard library's rest) put on Python's import path (lessonpy.stdlib_rest.mount) once
+ * A later zip (the standard library's rest) put on Python's import path (lessonpy.runtime.stdlib_rest.mount) once
  * prefetch has written it, unless an import did first. It runs Python, so only inside a queued request
  * (preload); it never waits for the download (the queue would wait with it): an install after it
  * arrives mounts it, and until then an import of one of its modules reads the written file, or
@@ -392,7 +392,7 @@ async function preload({ packages, imports = [] }) {
  */
 function mountLater() {
   if (!later.some((item) => !item.unpack && item.written)) return;
-  const finders = pyodide.pyimport("lessonpy.stdlib_rest");
+  const finders = pyodide.pyimport("lessonpy.runtime.stdlib_rest");
   try {
     finders.mount(); // nothing when it is mounted already
   } finally {
@@ -401,7 +401,7 @@ function mountLater() {
 }
 
 /**
- * Download a later file and put it where its finder looks (lessonpy.stdlib_rest), unless an import did
+ * Download a later file and put it where its finder looks (lessonpy.runtime.stdlib_rest), unless an import did
  * first (the finder's synchronous download). A zip is written at `into`; a file to unpack (after a
  * restore, numpy's rest) is unzipped into the folder `into`. No Python: an import that numpy's folders'
  * finders miss (their caches may predate the files) is found by FolderRest, which makes them look again;

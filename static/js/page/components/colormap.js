@@ -1,6 +1,6 @@
 // Colour maps for the attention components: value -> [r, g, b] (0..255), plus a legend drawer.
 //
-// The two maps are lessonpy.colormaps' (py/lessonpy/colormaps.py says how they were chosen), in the page's
+// The two maps are lessonpy.maths.colormaps' (py/lessonpy/maths/colormaps.py says how they were chosen), in the page's
 // copy the build writes from Python (shared/colormaps.js): the notebook draws with the same colours.
 // Sequential is matplotlib's viridis; diverging runs blue, white at 0, orange, symmetric in lightness.
 import { COLORMAP_HEX } from "../../shared/colormaps.js";

@@ -1,7 +1,7 @@
 // The soft dictionary lookup in the plane: each key a point labelled with its index and value, the
 // query an arrow from the origin, each key's weight at one temperature as the area of its dot (the
 // dashed ring is a whole weight of 1) and as a number, and the answer, weights @ values, above.
-// It draws the numbers lessonpy.lookup computed for every temperature of its grid; setStep picks
+// It draws the numbers lessonpy.maths.lookup computed for every temperature of its grid; setStep picks
 // one, so a slider moves it without asking Python. Arrow keys move a focus between the keys.
 
 import { canvasLifecycle, drawnApi, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme } from "./canvas.js";

@@ -1,8 +1,8 @@
-// The soft dictionary lookup's pure parts: checking what lessonpy.lookup.show_lookup sends, the
+// The soft dictionary lookup's pure parts: checking what lessonpy.maths.lookup.show_lookup sends, the
 // temperature grid's nearest step, the plane's scale, the dots' sizes, the keys' keyboard order and
 // the sentences that describe it. No DOM: tests/js/lookup.test.mjs runs them under Node.
 //
-// The payload (lessonpy.lookup.build_lookup_payload): arrays keys (N, 2), query (2,), values (N,),
+// The payload (lessonpy.maths.lookup.build_lookup_payload): arrays keys (N, 2), query (2,), values (N,),
 // scores (N,) = keys @ query, temperatures (n,) rising, weights (n, N) = softmax(scores / τ) per τ,
 // answers (n,) = weights @ values, jacobian_norm (n,) (optional); stats {best, hard_answer, plain_average}.
 
@@ -11,7 +11,7 @@ import { fmt } from "./canvas.js";
 import { checkArray } from "./validate.js";
 
 const [, MAX_KEYS] = LIMITS.widgets["lookup-view"].keys;
-/** How far a row of weights may stray from summing to 1 (float32 and rounding), as lessonpy.show allows. */
+/** How far a row of weights may stray from summing to 1 (float32 and rounding), as lessonpy.maths.show allows. */
 const ROW_SUM_TOL = 1e-3;
 
 /** A 1-D array of `length` finite numbers (checkArray's checks, on a one-row view of it). */

@@ -1,4 +1,4 @@
-// A view's numbers in words: show_attention's stats (computed in Python, lessonpy.show._stats) as the two or
+// A view's numbers in words: show_attention's stats (computed in Python, lessonpy.maths.show._stats) as the two or
 // three facts worth reading under the picture, a sentence when the weights are not the softmax of the
 // scores drawn beside them, and the rest, labelled, for the numbers disclosure. Pure: no DOM.
 

@@ -5,7 +5,7 @@
 
 import { LIMITS } from "../../shared/limits.js";
 
-// The largest arrays Python sends (lessonpy.limits, shared): rows are positions, columns are
+// The largest arrays Python sends (lessonpy.runtime.limits, shared): rows are positions, columns are
 // positions or features. Past these a picture stops being useful and the page would slow down.
 const { MAX_T, MAX_D } = LIMITS;
 
@@ -56,7 +56,7 @@ class CheckedArray {
 /**
  * Check one array: what the page must know to draw it safely (a 2-D shape within the limits,
  * numeric data of that length, finite values). Python already told the reader what is wrong
- * with their arrays (lessonpy.show); this keeps a bad or old payload from breaking a picture.
+ * with their arrays (lessonpy.maths.show); this keeps a bad or old payload from breaking a picture.
  * opts: {name, square, rows (expected row count), allowNegInf}.
  * Returns a CheckedArray or {ok: false, message}. An array checked before is not scanned again.
  */

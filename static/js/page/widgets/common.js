@@ -38,7 +38,7 @@ export function pythonMessage(err) {
 
 /**
  * The class name of what a failed Python call raised ("DataMissing" for a traceback ending
- * "lessonpy.realheads.DataMissing: …"), or null when the failure is no Python exception: a widget that words a
+ * "lessonpy.models.realheads.DataMissing: …"), or null when the failure is no Python exception: a widget that words a
  * failure itself chooses its words by this, not by the message, which was written for someone debugging in Python.
  */
 export function pythonErrorName(err) {
@@ -90,7 +90,7 @@ export function statusWithStop(status, stopButton) {
 }
 
 /**
- * A debounced caller of one lessonpy.widget_payloads function. request(kwargs) schedules a call
+ * A debounced caller of one lessonpy.course.attention.widget_payloads function. request(kwargs) schedules a call
  * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
  * newest request (its arrays, tokens and stats in one piece): replies to requests made since
  * are dropped. A call still waiting for Python (a cell is running) is cancelled by a newer one;
@@ -122,7 +122,7 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
     const call = { controller: new AbortController(), started: false };
     current = call;
     try {
-      const payload = await runtime.call("lessonpy.widget_payloads", func, kwargs, {
+      const payload = await runtime.call("lessonpy.course.attention.widget_payloads", func, kwargs, {
         onStart: () => { call.started = true; },
         signal: call.controller.signal,
       });

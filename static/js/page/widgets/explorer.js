@@ -1,5 +1,5 @@
 // The √d_k explorer: d_k, the 1/√d_k scaling, temperature and a causal mask. Every change is
-// computed in Python (lessonpy.widget_payloads.explore, debounced); this only shows the numbers and
+// computed in Python (lessonpy.course.attention.widget_payloads.explore, debounced); this only shows the numbers and
 // arrays that come back: score range and spread, each row's entropy against log T, and the
 // scores / weights pictures sliding from soft to one-hot.
 import { createAttentionView } from "../components/linked.js";

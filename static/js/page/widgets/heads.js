@@ -1,10 +1,10 @@
 // Multi-head attention: the same input split into H heads, one weights pattern per head, the
 // (B, T, C) -> (B, H, T, D) split with its numbers, and the parameter count 4·C², which does not
 // change with H, named as in the lesson's `heads` cell (C, W_qkv, W_o). Two heads built by hand
-// (lessonpy.hand_heads) come first, as they show what specialised heads look like; then the H heads,
+// (lessonpy.course.attention.hand_heads) come first, as they show what specialised heads look like; then the H heads,
 // whose projections are random and untrained (the widget says so): the first few, and the rest on
 // "Show all", since dozens of near-identical random patterns teach nothing more than four.
-// Python (lessonpy.widget_payloads.heads) computes all of it; this draws what comes back.
+// Python (lessonpy.course.attention.widget_payloads.heads) computes all of it; this draws what comes back.
 import { createHeatmap } from "../components/heatmap.js";
 import { createSelectionStore } from "../components/linked.js";
 import { createTable } from "../components/table.js";

@@ -1,5 +1,5 @@
 // The lookup-view widget: the lesson's soft dictionary lookup (components/lookupview.js). It starts
-// from what the build computed for the lesson's example (lessonpy.lookup.EXAMPLE), so the picture
+// from what the build computed for the lesson's example (lessonpy.maths.lookup.EXAMPLE), so the picture
 // is there before Python loads, and shows what a cell's show_lookup(..., target=ID) sends. The
 // temperature slider steps along the payload's grid: it never calls Python.
 import { createLookupView } from "../components/lookupview.js";

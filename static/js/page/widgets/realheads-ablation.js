@@ -1,8 +1,8 @@
 // The real-heads widget's ablation view: what SmolLM2 loses on repeated random tokens when one head is knocked
-// out (lessonpy.ablation, computed at build time by sitebuild.realheads.ablate). One bar per head, for the heads
+// out (lessonpy.models.ablation, computed at build time by sitebuild.realheads.ablate). One bar per head, for the heads
 // that cost most and the ones the lesson names (framed), then one repeated sequence token by token, with the
 // tokens the model gets wrong as it is and without the top induction and previous-token heads. The data are fixed,
-// so the build computes them (lessonpy.ablation.payload, in the widget's first payload) and the view is drawn whole
+// so the build computes them (lessonpy.models.ablation.payload, in the widget's first payload) and the view is drawn whole
 // with the widget: asked of Python when it came near, it arrived as the reader read, and pushed the page down.
 // A bar's head name is a button that opens that head in the grid above (onOpen). Data that cannot be drawn (a
 // page whose entry lacks them, or has them malformed) leave this view to a sentence; the rest of the widget works.
@@ -24,7 +24,7 @@ export function splitLeadingSpace(token) {
 }
 
 /**
- * The view, drawn from `payload` (lessonpy.ablation.payload, decoded), at the end of `host`.
+ * The view, drawn from `payload` (lessonpy.models.ablation.payload, decoded), at the end of `host`.
  * onOpen({layer, head}): a bar's button was pressed (none: the names are plain text).
  */
 export function createAblationView(host, payload, { onOpen } = {}) {

@@ -1,9 +1,9 @@
 // The live panel's head changes: the reader picks MiniLM heads (or clicks one in MiniLM's grid), says what to do
 // to each (knock it out, or multiply its scores before the softmax), and the next live run applies the list to
-// every sentence it compares (lessonpy.live.heads, `changes`; lessonpy.minilm.forward, `knock`). The table shows
+// every sentence it compares (lessonpy.models.live.heads, `changes`; lessonpy.models.minilm.forward, `knock`). The table shows
 // what the model then says: the cosine of the embeddings of the reader's sentence and one they type to compare
 // with, then a few fixed others, as trained and with the changes. This file holds the controls, the list and the
-// table; Python computes every number (lessonpy.live.heads, `compare`).
+// table; Python computes every number (lessonpy.models.live.heads, `compare`).
 import { createListTable } from "../components/table.js";
 import { el, labelled, num } from "./common.js";
 
@@ -47,7 +47,7 @@ export function describeChanges(list) {
 
 /**
  * What the panel says of the sentence the reader typed to compare with, from a live reply's `similarity.compare`
- * (lessonpy.live._comparison): how MiniLM read it, or why it gives no cosine (a reason code, said here in words).
+ * (lessonpy.models.live._comparison): how MiniLM read it, or why it gives no cosine (a reason code, said here in words).
  */
 export function describeComparison(compare) {
   if (!compare) return "Nothing typed to compare with: the table compares your sentence with the fixed sentences only.";

@@ -3,7 +3,7 @@
 // caption names the model, layer and head (counted from 0). Under the view, the strip
 // (components/headstrip.js) shows the view's selected query row in every head of the open head's
 // layer, with a table of each head's strongest keys; a line of it opens that head. Python
-// (lessonpy.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
+// (lessonpy.course.attention.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
 // the build's picture (before Python loads) is one featured head, as stored in the committed data. Below,
 // the ablation view (realheads-ablation.js): what SmolLM2 loses without each head; a bar opens its head in
 // SmolLM2's grid. The live panel runs MiniLM on the reader's sentence, with the heads they changed
@@ -19,7 +19,7 @@ import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
 // The most characters the live panel's sentence boxes hold (yours, and the one to compare with): what a reader types
-// is bounded here; Python bounds the tokens MiniLM reads (lessonpy.wordpiece.MAX_TOKENS) and says so.
+// is bounded here; Python bounds the tokens MiniLM reads (lessonpy.models.wordpiece.MAX_TOKENS) and says so.
 const SENTENCE_CHARS = 500;
 
 // The memory the live panel's first run adds, per byte it downloads, at most (bench/engines.py, docs/speed.md:
@@ -27,7 +27,7 @@ const SENTENCE_CHARS = 500;
 // Python keeps the file and its weights as float32 (3 bytes per byte downloaded); the browser its own copies.
 const LIVE_MEMORY_PER_BYTE = 11;
 
-/** What each job of lessonpy.realheads.job_scores means, in words. */
+/** What each job of lessonpy.models.realheads.job_scores means, in words. */
 const JOBS = {
   previous: "previous token",
   next: "next token",
@@ -37,9 +37,9 @@ const JOBS = {
   induction: "induction",
 };
 const jobName = (job) => JOBS[job] ?? job;
-/** The model whose heads the ablation view knocks out (lessonpy.ablation). */
+/** The model whose heads the ablation view knocks out (lessonpy.models.ablation). */
 const ABLATED_MODEL = "smollm2";
-/** Why a model's grid data did not load, in the reader's words, by the class Python raised (lessonpy.realheads):
+/** Why a model's grid data did not load, in the reader's words, by the class Python raised (lessonpy.models.realheads):
  *  its message names the file's URL or numpy's error, for someone debugging in Python. */
 const DATA_FAILURES = new Map([
   ["DataMissing", "the file did not download"],
@@ -174,7 +174,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       button.dataset.layer = String(f.layer);
       button.dataset.head = String(f.head);
       button.addEventListener("click", () => openHead({ layer: f.layer, head: f.head }));
-      // picked by the field's test on repeated random tokens (lessonpy.head_tests); the sentences' score beside it
+      // picked by the field's test on repeated random tokens (lessonpy.models.head_tests); the sentences' score beside it
       const test = f.test_score === undefined ? "" : `${num(f.test_score, 2)} on repeated random tokens, chance ${num(f.chance, 3)}; `;
       item.append(button, ` (${test}${num(f.score, 2)} over all the sentences)`);
       featuredList.append(item);
@@ -309,7 +309,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
   /**
    * "Your own sentence": MiniLM's float16 weights (about 45 MB) are downloaded only when asked, with a
    * progress bar, kept in the browser's Cache Storage by the worker, and the forward pass runs in Python
-   * (lessonpy.live.heads). A site built without them (--no-live-model, or a build that could not fetch the
+   * (lessonpy.models.live.heads). A site built without them (--no-live-model, or a build that could not fetch the
    * pinned wheel) says so instead of failing on the click: the build tells the widget (no request to learn it).
    */
   function createLivePanel() {
@@ -335,7 +335,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     const note = el("p", "widget-status realheads-live-status");
     note.setAttribute("role", "status");
     element.append(row, bar, note);
-    // MiniLM's layers and heads (the build's, from lessonpy.minilm); its Run is this panel's (run is hoisted)
+    // MiniLM's layers and heads (the build's, from lessonpy.models.minilm); its Run is this panel's (run is hoisted)
     const [layers, heads] = spec.options.live_shape;
     const changes = createHeadChanges({ layers, heads, maxChars: SENTENCE_CHARS, onRun: () => run() });
     const folder = spec.options.live_url && new URL(spec.options.live_url, document.baseURI); // the build's, from the page
@@ -349,7 +349,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       const bytes = Object.values(liveFiles).reduce((sum, { size }) => sum + size, 0);
       say(`The first run downloads MiniLM's weights and vocabulary (${num(bytes / 1e6, 1)} MB, float16), once: ` +
         `your browser keeps them. Running it takes up to about ${num(Math.ceil((bytes * LIVE_MEMORY_PER_BYTE) / 1e8) * 100, 0)} MB ` +
-        "more of this device's memory. The forward pass is lessonpy/minilm.py, plain NumPy, run in your browser" +
+        "more of this device's memory. The forward pass is lessonpy/models/minilm.py, plain NumPy, run in your browser" +
         (spec.options.forward ? " (yours once you run the MiniLM cell)." : "."), "idle");
     } else {
       say("This site was built without MiniLM's live weights, so your own sentence cannot run here " +
@@ -371,7 +371,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       const { signal } = controller;
       try {
         say("Waiting for Python…", "busy");
-        const files = await runtime.call("lessonpy.live", "files", {}, { signal });
+        const files = await runtime.call("lessonpy.models.live", "files", {}, { signal });
         const sources = new Set();
         const notes = []; // what the reader should know of the files: a bad kept copy replaced, a browser that keeps nothing
         for (const { name, path } of files) {
@@ -394,14 +394,14 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         const asked = changes.list();
         say(asked.length ? `Running MiniLM's forward pass in Python with ${asked.length} changed head${asked.length === 1 ? "" : "s"}…`
           : "Running MiniLM's forward pass in Python…", "running");
-        const reply = await runtime.call("lessonpy.live", "heads",
+        const reply = await runtime.call("lessonpy.models.live", "heads",
           { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked, compare: changes.compareText() }, { signal });
         if (payload.model !== "minilm") open = { layer: Infinity, head: Infinity }; // else the open head stays open
         render(reply);
         section.dataset.forward = reply.forward; // yours or lesson: a test reads it
         changes.show(reply);
         const which = reply.forward === "yours" ? "your forward from the MiniLM cell you ran"
-          : `the lesson's forward (lessonpy/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
+          : `the lesson's forward (lessonpy/models/minilm.py${spec.options.forward ? "; run the MiniLM cell to use your own" : ""})`;
         say(`MiniLM read your ${reply.tokens.length} tokens and computed all ${reply.layers * reply.heads} heads ` +
           `in ${num(reply.seconds * 1000, 0)} ms with ${which}, NumPy in your browser` +
           (reply.changes.length ? `, with these heads changed: ${describeChanges(reply.changes)} (marked in the grid; ` +

@@ -3,7 +3,7 @@
 The worker has no DOM, so matplotlib uses the Agg backend there and every figure a cell
 leaves open is rendered to PNG after the cell runs, then closed (a notebook's "inline"
 behaviour). The worker renders them inside the cell's run, where Stop can interrupt,
-and closes them whatever happened (see :func:`lessonpy.runner.run_cell`). Nothing is
+and closes them whatever happened (see :func:`lessonpy.runtime.runner.run_cell`). Nothing is
 imported here unless the cell itself imported matplotlib, so pages that never plot never
 pay for loading it.
 """

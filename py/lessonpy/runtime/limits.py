@@ -81,7 +81,7 @@ def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
 def limits_js() -> str:
     """The text of static/js/shared/limits.js."""
     return (
-        "// Generated from py/lessonpy/limits.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
+        "// Generated from py/lessonpy/runtime/limits.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
         "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
         "// this copy (which the component fixture loads straight from the repository) equal.\n"
         "export const LIMITS = Object.freeze({\n"

@@ -6,7 +6,7 @@ function ``post(type, payload, transfer)``. From then on:
 * :func:`run` executes one cell and returns a plain JS object describing the result;
 * :func:`call` calls a lessonpy function for a widget or a grader and returns its value, or what it
   raised as data (its traceback, formatted here);
-* ``lessonpy.bridge.emit`` events (figures included) and call results are converted here: numpy arrays become
+* ``lessonpy.runtime.bridge.emit`` events (figures included) and call results are converted here: numpy arrays become
   ``{shape, dtype, data}`` with ``data`` a flat typed array whose buffer is transferred,
   so a 512×512 weights matrix crosses as one memcpy, never as nested JS arrays.
 """
@@ -23,7 +23,7 @@ from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
 from . import bridge
 from .figures import close_figures, collect_figures, quiet_show
-from .runner import NAMESPACE, STOPPED, CellResult, defined_names, format_exception, no_input, run_cell
+from .runner import NAMESPACE, STOPPED, CellResult, ReaderCells, defined_names, format_exception, no_input, run_cell
 
 _post = None
 
@@ -68,6 +68,15 @@ def _send_event(event_type: str, payload: dict[str, Any]) -> None:
     _post(event_type, *_to_page(payload))
 
 
+#: The page's cells, for the functions the page calls that run the reader's code (see :func:`call`).
+READER = ReaderCells(NAMESPACE)
+
+
+def _takes_reader(function: Any) -> bool:
+    code = getattr(function, "__code__", None)
+    return code is not None and "reader" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+
+
 def call(module: str, func: str, kwargs) -> Any:
     """Call ``module.func(**kwargs)`` for the page (widgets, graders); return [True, value, transfer], or
     [False, traceback, []] when it raised (a Stop's KeyboardInterrupt too).
@@ -78,10 +87,15 @@ def call(module: str, func: str, kwargs) -> Any:
     into JavaScript is formatted by Pyodide 0.27.7 on its way, and that now and then failed ("Error
     occurred while formatting traceback", the exception it held having an empty type name), so the
     reader saw that instead of their forward pass's error (README, Speed: *The first figure*).
+    A function with a ``reader`` parameter (the live panel's, which runs the reader's own forward) gets the
+    reader's cells (:data:`READER`): how the page's state reaches code that imports no runtime.
     """
     try:
         kwargs = kwargs.to_py() if hasattr(kwargs, "to_py") else dict(kwargs or {})
-        value = getattr(importlib.import_module(module), func)(**kwargs)
+        function = getattr(importlib.import_module(module), func)
+        if _takes_reader(function):
+            kwargs["reader"] = READER
+        value = function(**kwargs)
         page_value, transfer = _to_page(value)
     except BaseException as exc:  # noqa: BLE001 - every failure is the page's to show; KeyboardInterrupt is a Stop
         return to_js([False, format_exception(exc), []])  # within the limits, its message clipped first

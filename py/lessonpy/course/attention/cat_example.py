@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import softmax
-from .show import build_payload
+from ...maths.attention import softmax
+from ...maths.show import build_payload
 
 __all__ = ["SENTENCE", "FEATURES", "X", "W_Q", "W_K", "W_V", "PERM", "attend", "payload"]
 

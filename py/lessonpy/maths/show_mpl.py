@@ -1,8 +1,8 @@
 """Draw a ``show_attention`` payload with matplotlib, for Python outside the page.
 
 The page draws the arrays on canvases; a Jupyter notebook (or any CPython) has no
-canvas, so :mod:`lessonpy.notebook` routes the same ``"arrays"`` events here. The
-payload is the one :func:`lessonpy.show.show_attention` built and checked, so the
+canvas, so :mod:`lessonpy.maths.notebook` routes the same ``"arrays"`` events here. The
+payload is the one :func:`lessonpy.maths.show.show_attention` built and checked, so the
 validation and its messages stay in one place; this module only draws.
 
 One figure per call, like the page's linked view: the weights as a heatmap with the
@@ -71,7 +71,7 @@ def _heatmap(fig, ax, name: str, values: np.ndarray, tokens: list[str]) -> None:
     """A matrix whose rows are the positions: (T, T) scores or weights (columns: the keys), or (T, d_v) out."""
     rows, cols = values.shape
     shown = np.where(np.isfinite(values), values, np.nan)  # a masked cell (-inf) shows in the masked grey
-    # The page's maps and ranges (lessonpy.colormaps): weights on viridis from 0 to 1; scores and outputs, signed,
+    # The page's maps and ranges (lessonpy.maths.colormaps): weights on viridis from 0 to 1; scores and outputs, signed,
     # on the diverging map, symmetric about 0 (white), as the page's views draw them.
     if name == "weights":
         cmap, vmin, vmax = colormaps.listed("sequential"), 0.0, 1.0

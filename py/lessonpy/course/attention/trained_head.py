@@ -1,7 +1,7 @@
 """A head trained in the page: the attention lesson's "train-head" cells, repeated for the text's numbers.
 
 One attention head learns the previous-token job by gradient descent. Each position is a one-hot word
-followed by a one-hot position (as in :mod:`lessonpy.hand_heads`); the values are fixed to the word block,
+followed by a one-hot position (as in :mod:`lessonpy.course.attention.hand_heads`); the values are fixed to the word block,
 so a position's output is a distribution over words, and the loss is the squared error between it and
 the previous word's one-hot. Only W_q and W_k learn, with gradients written out by hand; the gradient
 reaches the scores through the softmax's Jacobian p_i (delta_ij - p_j), which is why a saturated start
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import softmax
+from ...maths.attention import softmax
 
 __all__ = ["CELL_PRINTS", "SATURATED", "SOFT", "STEPS", "numbers", "payload", "previous_word_task", "repeat_task",
            "train", "train_two_layers"]
@@ -190,7 +190,7 @@ def _formatted(rows):
 
 def payload(title=None, target=None):
     """What the "train-head" cell sends with show_attention: the view's picture before Python runs."""
-    from .show import build_payload
+    from ...maths.show import build_payload
 
     _, words, p, _ = train(SOFT)
     _, x = previous_word_task()

@@ -2,8 +2,8 @@
 numbers the lesson quotes next to the live panel's "Change heads" (which computes the same in the page).
 
 ``static/data/realheads/sentence_changes.json`` holds, for the panel's default sentence (``sentence``,
-:data:`lessonpy.live.SENTENCE`) and the sentences it is compared with (``others``, :data:`lessonpy.live.OTHERS`),
-computed from the pinned float32 weights with :func:`lessonpy.minilm.forward` and :func:`lessonpy.minilm.embed`:
+:data:`lessonpy.models.live.SENTENCE`) and the sentences it is compared with (``others``, :data:`lessonpy.models.live.OTHERS`),
+computed from the pinned float32 weights with :func:`lessonpy.models.minilm.forward` and :func:`lessonpy.models.minilm.embed`:
 ``trained``, the cosine of the sentence with each other as trained; for each change of :data:`CHANGES`
 (``off``: the head's output zeroed; ``uniform``: its scores times 0), ``single`` (L, H, len(others) + 1): the
 cosines with each head changed alone, the last column the sentence with itself unchanged; ``layer`` (L,
@@ -21,7 +21,7 @@ from . import head_tests
 
 FILE = "sentence_changes.json"
 DATA_PATH = head_tests.DATA_PATH.parent / FILE
-#: the changes measured, by name: the value of lessonpy.minilm.forward's knock
+#: the changes measured, by name: the value of lessonpy.models.minilm.forward's knock
 CHANGES = {"off": "off", "uniform": 0.0}
 
 

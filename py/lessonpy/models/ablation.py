@@ -1,6 +1,6 @@
 """What SmolLM2 loses when one head is knocked out: the shipped results of ``sitebuild.realheads.ablate``.
 
-``static/data/realheads/ablation.json`` holds, for the repeated random tokens of :mod:`lessonpy.head_tests`
+``static/data/realheads/ablation.json`` holds, for the repeated random tokens of :mod:`lessonpy.models.head_tests`
 (N tokens written twice, ``draws`` seeded sequences), the mean cross-entropy (nats) of the next token on the
 second copy: ``baseline`` per draw, and ``loss`` (L, H, draws) with each head mean-ablated (its output replaced
 by its mean over positions and draws; why mean and not zero: the build module's docstring). ``correct`` (L, H)
@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from . import head_tests
+from .site_data import download
 
 FILE = "ablation.json"
 DATA_PATH = head_tests.DATA_PATH.parent / FILE
@@ -29,8 +30,6 @@ EXAMPLE_TESTS = ("induction", "previous")
 def load(path=None):
     """The shipped results, ``loss`` and ``correct`` as arrays; in the page downloaded from the site (12 KB)."""
     if path is None and sys.platform == "emscripten":
-        from .realheads import download  # here, not above: realheads imports this module
-
         text = download(FILE).decode()
     else:
         text = Path(path or DATA_PATH).read_text(encoding="utf-8")

@@ -1,10 +1,10 @@
 """Draw a ``show_lookup`` payload with matplotlib, for Python outside the page.
 
 The page draws the lookup on a canvas with a temperature slider; a notebook has neither, so
-:mod:`lessonpy.notebook` routes the ``"arrays"`` events whose view is ``"lookup"`` here, and one
+:mod:`lessonpy.maths.notebook` routes the ``"arrays"`` events whose view is ``"lookup"`` here, and one
 figure shows the lookup at the lookup cell's four temperatures side by side: keys as points
 labelled with their index and value, each dot's area its weight, the query as an arrow, and the
-answer above each panel. The payload is the one :func:`lessonpy.lookup.show_lookup` built and
+answer above each panel. The payload is the one :func:`lessonpy.maths.lookup.show_lookup` built and
 checked (the numbers are its, picked off its grid); this module only draws.
 """
 

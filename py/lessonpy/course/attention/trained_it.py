@@ -2,7 +2,7 @@
 
 Of every head of each model, the one that puts the most weight from *it* on *cat* in the lesson's first
 sentence; then that same head on a second sentence, where the right referent is *glass*. The numbers are
-read from the shipped data (``lessonpy.realheads``), the way the cell reads them, so the text, the cell and
+read from the shipped data (``lessonpy.models.realheads``), the way the cell reads them, so the text, the cell and
 the data agree; the choice of head is made on the first sentence only, which is why the second is the test.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import realheads
+from ...models import realheads
 
 CAT, GLASS = 0, 5  # the sentences, by index in the shipped data
 #: the words whose weight from "it" the cell prints, per sentence

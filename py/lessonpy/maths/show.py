@@ -4,7 +4,7 @@ A lesson cell computes some of x, Q, K, V, scores, weights, out and calls
 ``show_attention(Q=Q, K=K, V=V)`` (or any subset that determines a picture).
 This module fills in what follows from what was given, checks everything the
 way a patient teacher would, and emits one ``"arrays"`` event through
-:mod:`lessonpy.bridge`. Python computes, JavaScript draws: nothing here touches
+:mod:`lessonpy.runtime.bridge`. Python computes, JavaScript draws: nothing here touches
 the page directly and nothing is printed.
 
 On a problem it emits an ``"arrays"`` event carrying ``"error"`` (so the view
@@ -19,9 +19,9 @@ import math
 
 import numpy as np
 
-from . import bridge
+from ..runtime import bridge
 from .attention import row_entropy, softmax
-from .limits import MAX_D, MAX_LABEL, MAX_T, clip  # shared with the page (static/js/shared/limits.js)
+from ..runtime.limits import MAX_D, MAX_LABEL, MAX_T, clip  # shared with the page (static/js/shared/limits.js)
 
 __all__ = ["ShowError", "show_attention", "build_payload", "MAX_T", "MAX_D"]
 
@@ -160,7 +160,7 @@ def build_payload(*, tokens, title, target, causal=False, **given):
 
 def as_numbers(name, a, bool_hint=""):
     """One argument as a float64 array of real numbers (any shape, not empty), or a ShowError saying
-    why not; *bool_hint* follows the message for True/False values. lessonpy.lookup checks with it too."""
+    why not; *bool_hint* follows the message for True/False values. lessonpy.maths.lookup checks with it too."""
     if isinstance(a, (str, bytes)):
         raise ShowError(f"{name}: expected numbers, got a {type(a).__name__}")
     try:

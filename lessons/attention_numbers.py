@@ -18,10 +18,11 @@ import math
 
 import numpy as np
 
-from . import cat_example as cat
-from . import realheads, trained_head, trained_it
-from .attention import row_entropy as entropy  # the lesson's cells write these two out; same results
-from .attention import softmax
+from lessonpy.course.attention import cat_example as cat
+from lessonpy.course.attention import trained_head, trained_it
+from lessonpy.maths.attention import row_entropy as entropy  # the lesson's cells write these two out; same results
+from lessonpy.maths.attention import softmax
+from lessonpy.models import ablation, head_tests, realheads, sentence_changes
 
 # the lesson's settings, shared by the cells and this module
 DRAFT_SEED = 6  # Step 2, the draft's experiment
@@ -173,7 +174,7 @@ def gpt2_small_params(n_embd=768, n_head=12, n_layer=12, vocab_size=50257, block
 
 # ----------------------------------------------------------------------------- worked examples and cost
 # Attention as averaging, "the cat sat because it was warm" by hand
-# (its arrays live in lessonpy.cat_example), permutation equivariance, and the T^2 cost.
+# (its arrays live in lessonpy.course.attention.cat_example), permutation equivariance, and the T^2 cost.
 
 #: the warm-up's value rows: (4, 2)
 AVG_VALUES = np.array([[1.0, 0.0], [3.0, 2.0], [5.0, 1.0], [7.0, 5.0]])
@@ -230,7 +231,8 @@ def numbers():
     attn = 4 * C * C
     total = gpt2_small_params(**GPT2)
     big = np.array(BIG_SCORES)
-    return realheads.numbers() | trained_it.numbers() | trained_head.numbers() | {
+    return (realheads.numbers() | head_tests.numbers() | ablation.numbers() | sentence_changes.numbers()
+            | trained_it.numbers() | trained_head.numbers() | {
         # Step 2: the draft's experiment (cells "draft", "draft-scaled", "draft-why", "draft-fixed")
         "draft_seed": str(DRAFT_SEED),
         "draft_min": f"{d['min']:.0f}", "draft_max": f"{d['max']:.0f}",
@@ -293,14 +295,14 @@ def numbers():
         # cell "params": what heads do cost, H * T^2 attention weights per sequence and layer
         "gpt2_block_size": GPT2["block_size"],
         "attn_weights_h12": H * GPT2["block_size"] ** 2, "attn_weights_h1": GPT2["block_size"] ** 2,
-    }
+    })
 
 
 def worked_example_numbers():
     """Numbers of the hand-made examples: the averaging warm-up, the cat (and its breaks and shuffle),
     and the heads widget's two hand-built heads."""
-    from .hand_heads import MATCH_SCORE, hand_heads
-    from .widget_payloads import tokens_for
+    from lessonpy.course.attention.hand_heads import MATCH_SCORE, hand_heads
+    from lessonpy.course.attention.widget_payloads import tokens_for
 
     avg = averaging()
     c = cat_example()

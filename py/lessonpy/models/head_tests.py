@@ -44,11 +44,11 @@ import numpy as np
 TESTS = {True: ("previous", "duplicate", "induction", "first"), False: ("previous", "next", "duplicate", "first")}
 #: how many heads score above these are counted (a "clear" and a "strong" job)
 THRESHOLDS = (0.5, 0.8)
-#: the featured head's job in lessonpy.realheads -> the test that picks it
+#: the featured head's job in lessonpy.models.realheads -> the test that picks it
 TEST_OF_JOB = {"previous": "previous", "next": "next", "same": "duplicate", "induction": "induction",
                "first": "first"}
 FILE = "head_tests.json"
-DATA_PATH = Path(__file__).resolve().parents[2] / "static" / "data" / "realheads" / FILE
+DATA_PATH = Path(__file__).resolve().parents[3] / "static" / "data" / "realheads" / FILE
 
 
 def sequences(random_ids, start, end=None):

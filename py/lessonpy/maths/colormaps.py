@@ -1,7 +1,7 @@
 """The colour maps the page and the notebook draw arrays with: one definition, 256 sRGB colours each.
 
 The page (static/js/page/components/colormap.js) draws from its copy, static/js/shared/colormaps.js, which the
-build writes from this module (sitebuild/pages/page_copies.py); the notebook (lessonpy.show_mpl) from
+build writes from this module (sitebuild/pages/page_copies.py); the notebook (lessonpy.maths.show_mpl) from
 :func:`listed`. So one array looks the same in both.
 
 - ``sequential``: weights and other values from a minimum up, such as probabilities in [0, 1]. It is matplotlib's
@@ -80,7 +80,7 @@ def listed(name: str):
 def colormaps_js() -> str:
     """The text of static/js/shared/colormaps.js: each table as a hex string, decoded once by the page."""
     return (
-        "// Generated from py/lessonpy/colormaps.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
+        "// Generated from py/lessonpy/maths/colormaps.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
         "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
         "// this copy (which the component fixture loads straight from the repository) equal.\n"
         "export const COLORMAP_HEX = Object.freeze({\n"

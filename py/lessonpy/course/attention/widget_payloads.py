@@ -2,11 +2,11 @@
 
 The build calls :func:`prerender` in CPython to put each widget's first picture into the
 page; once Python runs in the page, the widgets call :func:`explore` and :func:`heads`
-through ``runtime.call("lessonpy.widget_payloads", ...)``. Each call returns one payload: the arrays
+through ``runtime.call("lessonpy.course.attention.widget_payloads", ...)``. Each call returns one payload: the arrays
 (typed arrays in the reply, transferred) and the stats the page prints beside them, so the
 numbers the page prints are the ones computed here. Python computes, JavaScript draws.
 
-Payloads follow :func:`lessonpy.show.show_attention`'s shape (``view``, ``title``, ``tokens``,
+Payloads follow :func:`lessonpy.maths.show.show_attention`'s shape (``view``, ``title``, ``tokens``,
 ``arrays``, ``stats``).
 """
 
@@ -16,13 +16,15 @@ import math
 
 import numpy as np
 
-from . import ablation, cat_example, lookup, realheads, trained_head
-from .attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
-                        row_entropy, softmax, split_heads)
-from .score_draws import unit_draws
+from ...maths import lookup
+from ...maths.attention import (EXAMPLE_TOKENS, attention_param_count, example_inputs, multi_head_attention,
+                                row_entropy, softmax, split_heads)
+from ...maths.score_draws import unit_draws
+from ...maths.show import build_payload
+from ...models import ablation, realheads
+from ...runtime.limits import WIDGET_LIMITS  # the page's limits: every room may read them (tests/test_layers.py)
+from . import cat_example, trained_head
 from .hand_heads import HAND_HEADS, hand_heads
-from .limits import WIDGET_LIMITS
-from .show import build_payload
 
 __all__ = ["WIDGETS", "attention_example", "explore", "heads", "real_heads", "real_head_example", "prerender",
            "divisors", "head_counts", "SATURATED"]
@@ -33,7 +35,7 @@ WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads", "real-heads
 #: A row whose largest weight is above this is "saturated": nearly one-hot.
 SATURATED = 0.9
 
-#: What each widget (and a call from the page) may ask for: lessonpy.limits, shared with the page.
+#: What each widget (and a call from the page) may ask for: lessonpy.runtime.limits, shared with the page.
 VIEW, EXPLORER, HEADS = (WIDGET_LIMITS[name] for name in ("view", "dk-explorer", "heads"))
 
 
@@ -210,7 +212,7 @@ def heads(n_head=4, C=48, T=8, seed=0, target=None):
 
 
 def real_heads(model="minilm", sentence=0, target=None):
-    """The real-heads widget's call: :func:`lessonpy.realheads.grid_payload` (weights (L, H, T, T) as
+    """The real-heads widget's call: :func:`lessonpy.models.realheads.grid_payload` (weights (L, H, T, T) as
     stored, featured heads with their jobs and scores) plus the model's sentences for the picker."""
     heads = realheads.load(model)  # unknown model: HeadsError, whose message names the models
     s = _check_int("sentence", sentence, 0, len(heads.sentences) - 1)
@@ -221,7 +223,7 @@ def real_heads(model="minilm", sentence=0, target=None):
 def real_head_example(cell, title=None, target=None):
     """The picture an attention-view shows before the "your attention on a real head" cell *cell* runs (a key
     of realheads.CELL_HEADS): what the cell draws, its softmax of the featured head's scores from the stored Q
-    and K (masked for a causal model, :func:`lessonpy.realheads.reproduce`), beside those scores, on the cell's
+    and K (masked for a causal model, :func:`lessonpy.models.realheads.reproduce`), beside those scores, on the cell's
     sentence. Not V and the output: (T, D) twice as JSON would add about 10 KB (gzipped) to every page view;
     the cell draws them."""
     model, job, s = realheads.CELL_HEADS[cell]
@@ -236,7 +238,7 @@ def real_heads_prerender(model="minilm", sentence=0, job=None, target=None, abla
     """The real-heads widget's picture before Python loads, computed at build time from the committed data:
     the sentence and the featured head *job* (default: the model's first) as stored, without the whole grid
     (L x H x T x T numbers would weigh on every page view; the page asks Python for them), and, when the widget
-    shows it (*ablation_view*), the whole of its ablation view (:func:`lessonpy.ablation.payload`: fixed data,
+    shows it (*ablation_view*), the whole of its ablation view (:func:`lessonpy.models.ablation.payload`: fixed data,
     2 KB gzipped), drawn with the widget, so it never arrives later to push the page down under the reader."""
     heads = realheads.load(model)
     s = _check_int("sentence", sentence, 0, len(heads.sentences) - 1)

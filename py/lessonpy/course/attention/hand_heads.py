@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .attention import scaled_dot_product_attention
+from ...maths.attention import scaled_dot_product_attention
 
 __all__ = ["HAND_HEADS", "MATCH_SCORE", "hand_head", "hand_heads"]
 

@@ -2,14 +2,14 @@
 
     blanks left? -> does it parse? -> run it (fresh namespace, timeout) -> the exercise's checks
 
-The page calls :func:`grade` through the worker (``runtime.call("lessonpy.grading", "grade",
+The page calls :func:`grade` through the worker (``runtime.call("lessonpy.maths.grading", "grade",
 {code, check, timeout})``) and gets plain data back::
 
     {"correct": bool, "stage": "blanks" | "syntax" | "run" | "timeout" | "stopped" | "checks",
      "checks": [{"correct": bool, "message": str}, ...], "output": str, "error": str | None}
 
 The reader's code runs in a namespace of its own: never the page's notebook namespace, never
-this module's. A check is a generator in :mod:`lessonpy.exercises` that takes that namespace
+this module's. A check is a generator in a lesson's ``exercises`` module (found by name in :data:`CHECKS`) that takes that namespace
 and yields :func:`ok` / :func:`fail` results; it raises :class:`CheckFailed` to stop early
 (when nothing after it could make sense, such as a missing function).
 """
@@ -30,9 +30,12 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .limits import OUTPUT_CHARS, clip
-from .runner import exception_lines, exception_message, exception_name, frames_traceback, short_repr
+from ..runtime.limits import OUTPUT_CHARS, clip
+from ..runtime.runner import exception_lines, exception_message, exception_name, frames_traceback, short_repr
 
+#: Where a check is found by its name: the course's registry of every lesson's checks. A module's name, not an
+#: import: the grader is the same for every course and imports none (tests/test_layers.py).
+CHECKS = "lessonpy.course.checks"
 #: The reader's code is compiled under this name: tracebacks and the timeout look for it.
 ANSWER_FILE = "<your answer>"
 OUTPUT_LIMIT = 5_000  # characters of the reader's printed output sent back to the page
@@ -227,7 +230,7 @@ def _run_checks(check: Callable[[dict], Iterator[dict]], ns: dict) -> list[dict]
     return results
 
 
-def load_check(name: str, module: str = "lessonpy.exercises") -> Callable[[dict], Iterator[dict]]:
+def load_check(name: str, module: str = CHECKS) -> Callable[[dict], Iterator[dict]]:
     """The check generator *name* of *module* (a LookupError names what is missing)."""
     if not name.isidentifier() or name.startswith("_"):
         raise LookupError(f"{name!r} is not the name of a check")
@@ -237,7 +240,7 @@ def load_check(name: str, module: str = "lessonpy.exercises") -> Callable[[dict]
     return check
 
 
-def grade(code: str, check: str, timeout: float = 5.0, module: str = "lessonpy.exercises") -> dict:
+def grade(code: str, check: str, timeout: float = 5.0, module: str = CHECKS) -> dict:
     """Grade *code* with the check *check* of *module*; never raises for the reader's mistakes."""
     check_func = load_check(check, module)
     blanks = find_blanks(code)

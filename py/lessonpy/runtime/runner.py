@@ -21,7 +21,7 @@ from .limits import MESSAGE_CHARS, OUTPUT_CHARS, clip
 CELL_PREFIX = "<cell "
 
 #: The namespace every cell of the page shares, like a notebook kernel's (the worker runs cells in it;
-#: lessonpy.live looks in it for the reader's own MiniLM forward pass).
+#: lessonpy.models.live looks in it for the reader's own MiniLM forward pass).
 NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
 
 
@@ -65,7 +65,7 @@ def _split_last_expression(tree: ast.Module) -> tuple[ast.Module, ast.Expression
 # ---------------------------------------------------------------------------- exceptions, within the limits
 # The reader's code can raise an exception whose message (or class name) is 10**8 characters. Formatting it
 # (traceback, f-strings) would copy it more than once, and the page would receive all of it: so its text is
-# clipped (lessonpy.limits.clip) before anything else is made of it. The grader and the live panel use these too.
+# clipped (lessonpy.runtime.limits.clip) before anything else is made of it. The grader and the live panel use these too.
 
 
 def exception_name(exc: BaseException) -> str:
@@ -220,6 +220,27 @@ def _safe_repr(value: Any, limit: int = 20_000) -> str:
     except Exception as exc:  # noqa: BLE001
         return f"<repr failed: {exception_name(exc)}: {exception_message(exc)}>"
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+class ReaderCells:
+    """The reader's cells as code outside the runtime may see them: a function a cell defined, and what the
+    reader's code raised. The runtime passes one in (``pyodide_glue.call`` gives it to a function with a
+    ``reader`` parameter, the live panel's): the models that call the reader's code import no runtime."""
+
+    def __init__(self, namespace: dict[str, Any] = NAMESPACE) -> None:
+        self.namespace = namespace
+
+    def defined(self, name: str, cell: str) -> Any:
+        """The function *name* if the cell *cell* defined it (a later cell may have replaced it), else None."""
+        found = self.namespace.get(name)
+        code = getattr(found, "__code__", None)
+        return found if code is not None and code.co_filename == cell_filename(cell) else None
+
+    def raised(self, exc: BaseException) -> tuple[str, int | None, str]:
+        """What *exc* is, within MESSAGE_CHARS: its class name, the line of the reader's cell it came from
+        (None when it came from none), its message."""
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(CELL_PREFIX)]
+        return exception_name(exc), frames[-1].lineno if frames else None, exception_message(exc)
 
 
 def short_repr(value: Any) -> str:

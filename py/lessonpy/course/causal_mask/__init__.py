@@ -1,0 +1,1 @@
+"""Lesson 5, the causal mask: the exercises' checks (``exercises``)."""
