@@ -22,7 +22,7 @@ from lessonpy.course.attention import cat_example as cat
 from lessonpy.course.attention import trained_head, trained_it
 from lessonpy.maths.attention import row_entropy as entropy  # the lesson's cells write these two out; same results
 from lessonpy.maths.attention import softmax
-from lessonpy.models import ablation, head_tests, realheads, sentence_changes
+from lessonpy.models import ablation, head_tests, live, realheads, sentence_changes
 
 # the lesson's settings, shared by the cells and this module
 DRAFT_SEED = 6  # Step 2, the draft's experiment
@@ -233,6 +233,7 @@ def numbers():
     big = np.array(BIG_SCORES)
     return (realheads.numbers() | head_tests.numbers() | ablation.numbers() | sentence_changes.numbers()
             | trained_it.numbers() | trained_head.numbers() | {
+        "live_others": str(len(live.OTHERS)),  # the fixed sentences the change-heads panel compares with
         # Step 2: the draft's experiment (cells "draft", "draft-scaled", "draft-why", "draft-fixed")
         "draft_seed": str(DRAFT_SEED),
         "draft_min": f"{d['min']:.0f}", "draft_max": f"{d['max']:.0f}",

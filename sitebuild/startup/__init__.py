@@ -9,13 +9,12 @@ part of every lesson page's config, and what the service worker keeps of it.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitebuild.compress import QUALITY, add_sidecar, sidecar_of
-from sitebuild.files import link_or_copy, write_json
+from sitebuild.files import link_or_copy, sha256_file, write_json
 from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules
 from sitebuild.startup.fontcache import FontCache, build_font_cache
 from sitebuild.startup.pyodide_assets import RUNTIME_FILES, copy_into_site, prepare_pyodide, split_stdlib, split_wheels
@@ -100,7 +99,7 @@ def prepare(opts, staging: Path, pyodide: Pyodide | None, lessons: list, wheel: 
         copy_into_site(dist, staging / folder)
         write_modules(plan, staging / folder)
         snapshot = add_snapshot(opts, staging, dist, staging / wheel) if opts.snapshot != "off" else None
-    config = page_config(opts, folder, plan, wheel, hashlib.sha256((staging / wheel).read_bytes()).hexdigest(),
+    config = page_config(opts, folder, plan, wheel, sha256_file(staging / wheel),
                          worker, fonts, snapshot)
     precache, archives = kept_offline(folder, plan, snapshot)
     return Startup(folder, config, precache, archives, dist.name if dist else "cdn", snapshot["key"] if snapshot else None)

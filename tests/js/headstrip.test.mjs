@@ -4,7 +4,7 @@
 // or query that is not there.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSelection, fitLabel, queryRows, stripHeight, topKeys } from "../../static/js/page/components/headstrip.js";
+import { checkSelection, keyLabel, queryRows, stripHeight, topKeys } from "../../static/js/page/components/headstrip.js";
 
 /** A (L, H, T, T) grid whose value at (l, h, i, j) encodes its own index, so a wrong stride shows. */
 function codedGrid(L, H, T) {
@@ -60,10 +60,10 @@ test("a layer or query that is not there is a message naming the range; no query
   assert.match(checkSelection(grid, 0, "2"), /query 2 is not one/);
 });
 
-test("fitLabel cuts a key's name to the room it has, never past it", () => {
+test("keyLabel cuts a key's name to the room it has, never past it", () => {
   const shown = (text) => text.replace(/[\u2068\u2069]/g, ""); // the direction isolates take no room
   const ctx = { measureText: (text) => ({ width: [...shown(text)].length * 7 }) }; // 7 px a character
-  assert.equal(shown(fitLabel(ctx, " because", 36)), "·bec…"); // 5 characters: 35 px
-  assert.equal(shown(fitLabel(ctx, "cat", 36)), "cat");
-  assert.ok([...shown(fitLabel(ctx, "extraordinarily", 36))].length * 7 <= 36);
+  assert.equal(shown(keyLabel(ctx, " because", 36)), "·bec…"); // 5 characters: 35 px
+  assert.equal(shown(keyLabel(ctx, "cat", 36)), "cat");
+  assert.ok([...shown(keyLabel(ctx, "extraordinarily", 36))].length * 7 <= 36);
 });

@@ -416,9 +416,9 @@ def _stats(arrays, T, scale, causal):
         s = arrays["scores"]
         # the weights drawn beside the scores should be their softmax; when they are not (made from
         # other scores: another scale, a temperature, no mask) the view says so in words, with how far
-        gap = float(np.abs(softmax(s, axis=-1) - w).max())
-        stats["weights_gap"] = gap
-        stats["weights_match_scores"] = _matches(s, w)
+        from_scores = softmax(s, axis=-1)
+        stats["weights_gap"] = float(np.abs(from_scores - w).max())
+        stats["weights_match_scores"] = bool(np.allclose(from_scores, w, atol=MATCH_TOL))  # as _matches, one softmax
         finite = s[np.isfinite(s)]
         stats["score_min"] = float(finite.min())
         stats["score_max"] = float(finite.max())

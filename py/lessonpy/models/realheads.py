@@ -287,7 +287,7 @@ def featured_heads(heads: Heads, jobs, tests):
 
 #: the featured head (model, job) and sentence each "your attention on a real head" cell uses
 CELL_HEADS = {"real-head-minilm": ("minilm", "previous", 0), "real-head-smollm2": ("smollm2", "induction", 3)}
-#: cell id -> the numbers it prints (merged into lesson_numbers.CELL_PRINTS)
+#: cell id -> the numbers it prints (merged into lessons/attention_numbers.py's CELL_PRINTS)
 CELL_PRINTS = {cell: [f"{cell.replace('-', '_')}_diff"] for cell in CELL_HEADS}
 
 

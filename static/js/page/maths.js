@@ -90,13 +90,17 @@ export function init({ root, runtime, cells = null, mathsURL = null }) {
   const beforeDrawing = () => {
     const maths = file.now();
     if (!maths) return; // not here yet: the observer asks for it
-    for (const [block, standins] of blocks) {
-      if (!nearScreen(block.getBoundingClientRect())) continue;
+    for (const [block, standins] of blocks) { // in page order: none after the first below the near zone is near
+      // a block the observer or idle time already typeset is dropped unmeasured: every scroll event measures
+      if (standins.every((standin) => !waiting.has(standin))) { blocks.delete(block); continue; }
+      const rect = block.getBoundingClientRect();
+      if (rect.top > 2 * globalThis.innerHeight) break;
+      if (!nearScreen(rect)) continue;
       blocks.delete(block);
       for (const standin of standins) observer?.unobserve(standin);
       put(standins, maths);
     }
-    if (!blocks.size) globalThis.removeEventListener("scroll", beforeDrawing);
+    if (!waiting.size) globalThis.removeEventListener("scroll", beforeDrawing);
   };
   globalThis.addEventListener("scroll", beforeDrawing, { passive: true });
 

@@ -3,7 +3,7 @@
 Each word is four features a reader can name; W_q makes a pronoun ask for "an animate noun",
 W_k makes each word answer with what it is, and W_v hands over the features themselves.
 The lesson's cells hold these arrays literally (so a reader can edit them); this module is
-the copy the text's numbers (``lesson_numbers``) and the view's pre-rendered picture come from,
+the copy the text's numbers (``lessons/attention_numbers.py``) and the view's pre-rendered picture come from,
 and the tests check the cells print the same numbers.
 """
 

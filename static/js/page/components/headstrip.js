@@ -8,7 +8,7 @@
 // the page still when the weights arrive and when the query or the layer changes.
 
 import { SEQUENTIAL_LUT, lutIndex } from "./colormap.js";
-import { canvasLifecycle, drawnApi, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
+import { canvasLifecycle, drawnApi, canvasWidth, drawStatus, drawTooltip, fitLabel, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
 import { checkGrid } from "./headgrid.js";
 import { stepFocus } from "./listfocus.js";
 import { tokenName } from "./table.js";
@@ -22,13 +22,10 @@ const MIN_LEFT = 54; // the heads' names' column, at least; wider when "head 11"
 const KEY_LABEL_PX = 12; // a key's name needs this much room across
 const KEY_LABEL_ROOM = LABELS_H - 14; // an upright key name's length, clear of the title and the query's marker
 
-/** The longest start of shortLabel(s) (a "…" ending what is cut) that measures at most `room` pixels in ctx's font. */
-export function fitLabel(ctx, s, room, longest = 8) {
-  for (let n = longest; n > 1; n--) {
-    const text = shortLabel(s, n);
-    if (ctx.measureText(text).width <= room) return text;
-  }
-  return shortLabel(s, 1);
+/** A key's name as the strip may draw it: the longest start of shortLabel(s) (a "…" ending what is cut) that
+ *  fits `room` pixels in ctx's font (canvas.js fitLabel), else its first character. */
+export function keyLabel(ctx, s, room) {
+  return fitLabel(ctx, [8, 7, 6, 5, 4, 3, 2].map((n) => shortLabel(s, n)), room) || shortLabel(s, 1);
 }
 
 /** The strip's height in CSS pixels for H heads: the same before the data, for every query and layer. */
@@ -144,16 +141,16 @@ export function createHeadStrip(canvas, options = {}) {
     ctx.textBaseline = "middle";
     ctx.textAlign = "left";
     const step = Math.max(1, Math.ceil(KEY_LABEL_PX / cell));
-    const keyLabel = (j, colour) => {
+    const drawKey = (j, colour) => {
       ctx.save();
       ctx.fillStyle = colour;
       ctx.translate(left + (j + 0.5) * cell, top - 10);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(fitLabel(ctx, tokens[j], KEY_LABEL_ROOM, 8), 0, 0);
+      ctx.fillText(keyLabel(ctx, tokens[j], KEY_LABEL_ROOM), 0, 0);
       ctx.restore();
     };
-    for (let j = 0; j < T; j += step) if (Math.abs(j - query) >= step) keyLabel(j, theme.muted);
-    keyLabel(query, theme.accent);
+    for (let j = 0; j < T; j += step) if (Math.abs(j - query) >= step) drawKey(j, theme.muted);
+    drawKey(query, theme.accent);
     const qx = left + (query + 0.5) * cell;
     ctx.fillStyle = theme.accent;
     ctx.beginPath();

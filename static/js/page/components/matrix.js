@@ -7,7 +7,7 @@
 
 import { drawLegend, luminance, lutIndex, makeScale } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fitLabel, fmt, prepareCanvas, readTheme, shortLabel } from "./canvas.js";
-import { checkArray } from "./validate.js";
+import { checkArray, isMaskedCell } from "./validate.js";
 
 // ---- pooling ------------------------------------------------------------------------------
 
@@ -60,7 +60,7 @@ export function maskHidden(checked, hidden) {
   const data = Float32Array.from(checked.data);
   let masked = 0;
   for (let k = 0; k < data.length; k++) {
-    if (hidden[k] && data[k] === 0) data[k] = -Infinity;
+    if (isMaskedCell(hidden, data, k)) data[k] = -Infinity;
     if (data[k] === -Infinity) masked++;
   }
   return { data, masked };

@@ -6,7 +6,7 @@
 
 import { lutIndex, sequential, SEQUENTIAL_LUT } from "./colormap.js";
 import { canvasLifecycle, canvasWidth, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme, shortLabel, wrap } from "./canvas.js";
-import { checkInput, checkTokens } from "./validate.js";
+import { checkInput, checkTokens, isMaskedCell } from "./validate.js";
 import { describeRow, tokenName } from "./table.js";
 
 /** What the query-row view draws, and the rules its input is checked by. */
@@ -50,7 +50,7 @@ export function createQueryRow(canvas, options = {}) {
   }
   const rowWeights = () => w.data.subarray(row * w.cols, (row + 1) * w.cols);
   /** Whether the mask hid key j from the selected query (and its weight is 0, as a mask makes it). */
-  const isHidden = (j) => Boolean(hidden?.[row * w.cols + j]) && w.data[row * w.cols + j] === 0;
+  const isHidden = (j) => isMaskedCell(hidden, w.data, row * w.cols + j);
   const maskedKeys = () => { let n = 0; for (let j = 0; j < w.cols; j++) if (isHidden(j)) n++; return n; };
 
   function render() {

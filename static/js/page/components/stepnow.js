@@ -159,8 +159,8 @@ export function createStepNow(container) {
   return {
     element: root,
     show,
-    /** New data: the key follows the strongest score again. */
-    forgetKey() { key = null; },
+    /** New data: the key follows the strongest score again, and the menu is made again from the new tokens. */
+    forgetKey() { key = null; keyPick.textContent = ""; },
     destroy() { root.remove(); },
   };
 }

@@ -188,6 +188,7 @@ export function checkPayload(payload) {
  * its query. A Uint8Array(T * T) of 0 and 1, row-major, or null when nothing is hidden.
  */
 export function hiddenCells(T, causal, scores) {
+  // (where the mask hid a cell, a weight is 0: isMaskedCell greys only those, so a wrong mask still shows)
   const masked = Boolean(scores?.ok && scores.masked > 0 && scores.rows === T);
   if (!causal && !masked) return null;
   const hidden = new Uint8Array(T * T);
@@ -220,4 +221,12 @@ export function normalizeInput(input, key) {
   if (input.arrays && typeof input.arrays === "object") return { arrays: input.arrays, tokens: input.tokens };
   if ("shape" in input || "data" in input) return { arrays: { [key]: input }, tokens: undefined };
   return { arrays: input, tokens: input.tokens };
+}
+
+/**
+ * Whether cell k of `data` (a pattern's weights) is drawn as masked: the mask hid it (hiddenCells) and its weight
+ * is 0, as a mask makes it. A hidden cell with weight is drawn in colour, so a mask applied wrongly shows.
+ */
+export function isMaskedCell(hidden, data, k) {
+  return Boolean(hidden?.[k]) && data[k] === 0;
 }
