@@ -61,7 +61,7 @@ def spread_orders(slug: str, quizzes: list[tuple[dict, int]], path: Path | str) 
     """{quiz id: display order} for a lesson's quizzes (parse_quiz's dicts with their fences' lines, in page
     order), salted with the smallest salt whose orders are not crowded; when every salt's are (several right
     answers per quiz can make that unavoidable), the first whose answers are not all in one place; when there
-    is none, a LessonError."""
+    is none, a LessonError: the position would give the answers away."""
     fallback = None
     for salt in range(SALTS):
         orders = {quiz["id"]: shuffled(slug, quiz["id"], len(quiz["choices"]), salt) for quiz, _ in quizzes}
@@ -71,19 +71,12 @@ def spread_orders(slug: str, quizzes: list[tuple[dict, int]], path: Path | str) 
         if fallback is None and not all_in_one_position(positions):
             fallback = orders
     if fallback is None:
-        check_spread(quizzes, orders, path)
-    return fallback
-
-
-def check_spread(quizzes: list[tuple[dict, int]], orders: dict[str, list[int]], path: Path | str) -> None:
-    """Refuse a lesson whose quizzes, in these *orders*, all show their right answers in one place."""
-    positions = _positions(quizzes, orders)
-    if all_in_one_position(positions):
         where = " and ".join(str(p + 1) for p in sorted(positions[0]))
         quiz, line = quizzes[-1]
         raise LessonError(path, line, f"quiz {quiz['id']!r}: in every order the build tried, the right answers of "
                                       f"all {len(quizzes)} quizzes sit in position {where}, so the position gives "
                                       "them away; give the quizzes right and wrong choices in different numbers")
+    return fallback
 
 
 def _positions(quizzes: list[tuple[dict, int]], orders: dict[str, list[int]]) -> list[frozenset[int]]:

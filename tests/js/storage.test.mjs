@@ -56,12 +56,14 @@ async function withGlobals(globals, fn) {
   }
 }
 
-test("items() lists one lesson's values, by kind and id, and skips junk and other lessons", async () => {
+test("items() lists one lesson's values, by kind and id, and skips junk (no kind, no id) and other lessons", async () => {
   const { items, save } = await import("../../static/js/page/storage.js");
   const local = fakeStorage({
     "attn-lesson:v1:attention:cell:scores": '{"code":"x"}',
     "attn-lesson:v1:attention:quiz:q:1": '{"chosen":[1]}',
     "attn-lesson:v1:attention:exercise:broken": "{not json",
+    "attn-lesson:v1:attention:cell:": '{"code":"no id"}',
+    "attn-lesson:v1:attention::scores": '{"code":"no kind"}',
     "attn-lesson:v1:attention-two:cell:scores": '{"code":"other lesson"}',
     "attn-lesson:v1:causal-mask:cell:mask": '{"code":"y"}',
     "something else": "1",

@@ -6,9 +6,7 @@
 // browsers may delete a site's storage, Safari after 7 days without a visit.
 import { answerOnPage, starterOnPage } from "./exercises.js";
 import * as storage from "./storage.js";
-import { MAX_BYTES, WorkFileError, readWork, splitItemName, workFile } from "./workfile.js";
-
-const text = (source) => (Array.isArray(source) ? source.join("") : source); // nbformat splits lines
+import { MAX_BYTES, WorkFileError, readWork, sourceText, splitItemName, workFile } from "./workfile.js";
 
 /**
  * Put the reader's code into `notebook` (changed in place); return how many cells changed.
@@ -24,11 +22,11 @@ export function applyEdits(notebook, load) {
     else if (origin.exercise) {
       const answer = load("exercise", origin.exercise)?.code;
       // keep the cell's first line, the %%exercise magic that hands the answer to its check
-      if (typeof answer === "string") code = `${text(cell.source).split("\n", 1)[0]}\n${answer}`;
+      if (typeof answer === "string") code = `${sourceText(cell.source).split("\n", 1)[0]}\n${answer}`;
     }
     if (typeof code !== "string") continue;
     code = code.replace(/\n+$/, "");
-    if (code === text(cell.source)) continue;
+    if (code === sourceText(cell.source)) continue;
     cell.source = code;
     cell.outputs = [];
     cell.execution_count = null;

@@ -1,11 +1,12 @@
 // A JSON file the build wrote beside the lesson page (build.py: the widgets' data, WIDGET_DATA; the far
 // formulas' MathML, LATER_MATHS), fetched once, when first needed, by whoever needs it first.
+import { isObject } from "./storage.js";
 
 /** The file could not be had; the message says why, in words that follow "its data …" or stand alone. */
 export class PageFileError extends Error {}
 
-/** A JSON object ({...}): what every page file is at its top. */
-export const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+// A JSON object ({...}) is what every page file is at its top (storage.js holds the one definition).
+export { isObject };
 
 /**
  * The file at `url` (`what` names it in an error: "widget data"), fetched once: `get()` resolves to its

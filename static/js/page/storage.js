@@ -71,6 +71,12 @@ export function remove(lesson, kind, id) {
   }
 }
 
+/** [kind, id] of an item's name "kind:id", or null when it has no kind or no id. Kinds have no colon; an id may. */
+export function splitName(name) {
+  const colon = name.indexOf(":");
+  return colon > 0 && colon < name.length - 1 ? [name.slice(0, colon), name.slice(colon + 1)] : null;
+}
+
 /**
  * Everything `lesson` keeps, as [{kind, id, value}] (for "Save my work"). Values that are not JSON
  * are left out: they would be ignored on load too.
@@ -82,11 +88,10 @@ export function items(lesson) {
     for (let i = 0; i < localStorage.length; i++) {
       const name = localStorage.key(i);
       if (!name?.startsWith(prefix)) continue;
-      const rest = name.slice(prefix.length);
-      const colon = rest.indexOf(":"); // kinds have no colon; an id may
-      if (colon <= 0) continue;
+      const parts = splitName(name.slice(prefix.length));
+      if (!parts) continue;
       try {
-        found.push({ kind: rest.slice(0, colon), id: rest.slice(colon + 1), value: parse(localStorage.getItem(name)) });
+        found.push({ kind: parts[0], id: parts[1], value: parse(localStorage.getItem(name)) });
       } catch {
         // junk under our prefix: skipped, as load() would
       }
@@ -157,12 +162,14 @@ export function fingerprint(text) {
  * replaced by the fallback. Storage outlives versions of the page and can be edited by hand.
  */
 export function validated(saved, schema) {
-  const source = saved !== null && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
+  const source = isObject(saved) ? saved : {};
   return Object.fromEntries(Object.entries(schema).map(([name, [check, fallback]]) => [
     name, check(source[name]) ? source[name] : fallback,
   ]));
 }
 
+/** A JSON object ({...}), not null and not an array. */
+export const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 export const isString = (v) => typeof v === "string";
 export const isBoolean = (v) => typeof v === "boolean";
 /** An integer from `min` to `max` inclusive. */

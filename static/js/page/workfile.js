@@ -6,7 +6,7 @@
 // Both come from the reader's disk, which anyone can edit: every value is checked here, field by field as
 // storage.validated does for storage, and a file that is not right opens nothing (WorkFileError says why).
 import { codeText } from "./code-text.js";
-import { fingerprint, isBoolean, isCount, isString, validated } from "./storage.js";
+import { fingerprint, isBoolean, isCount, isObject, isString, splitName, validated } from "./storage.js";
 
 export const FORMAT = "attention-lesson-work";
 export const VERSION = 1;
@@ -41,16 +41,14 @@ export const itemName = (kind, id) => `${kind}:${id}`;
 
 /** [kind, id] of an item's name, or null when it names no kind the page keeps. */
 export function splitItemName(name) {
-  const colon = name.indexOf(":");
-  const kind = name.slice(0, colon);
-  return colon > 0 && colon < name.length - 1 && Object.hasOwn(SHAPES, kind) ? [kind, name.slice(colon + 1)] : null;
+  const parts = splitName(name);
+  return parts && Object.hasOwn(SHAPES, parts[0]) ? parts : null;
 }
 
 /** The value of one item checked against its kind's shape, or null when its essential field is wrong. */
 function checkedValue(kind, value) {
-  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
   const shape = SHAPES[kind];
-  if (!isObject || !shape.schema[shape.needs][0](value[shape.needs])) return null;
+  if (!isObject(value) || !shape.schema[shape.needs][0](value[shape.needs])) return null;
   const checked = validated(value, shape.schema);
   if (typeof checked.code === "string") checked.code = codeText(checked.code); // as storage.load reads it
   return checked;
@@ -82,9 +80,8 @@ export function readWork(text, { lesson, originals, stored }) {
   } catch {
     throw new WorkFileError("This file is not a saved-work file or a notebook (it is not JSON): nothing was changed.");
   }
-  const isObject = data !== null && typeof data === "object" && !Array.isArray(data);
-  if (isObject && Array.isArray(data.cells) && "nbformat" in data) return notebookItems(data, { lesson, originals, stored });
-  if (isObject && data.format === FORMAT) return workItems(data, lesson);
+  if (isObject(data) && Array.isArray(data.cells) && "nbformat" in data) return notebookItems(data, { lesson, originals, stored });
+  if (isObject(data) && data.format === FORMAT) return workItems(data, lesson);
   throw new WorkFileError("This file is neither work saved from this page nor a notebook downloaded from it: nothing was changed.");
 }
 
@@ -111,7 +108,7 @@ export function workItems(data, lesson) {
   return items;
 }
 
-const sourceText = (source) => (Array.isArray(source) ? source.join("") : source); // nbformat splits lines
+export const sourceText = (source) => (Array.isArray(source) ? source.join("") : source); // nbformat splits lines
 const trimEnd = (code) => code.replace(/\n+$/, ""); // as applyEdits in notebook.js writes the code
 
 /**
