@@ -45,10 +45,14 @@ globalThis.floodRun = async (code, checked) => {
 }
 """
 
+#: Where the page imports protocol.js from for CHECK_COST: the site bundles it into the page's chunks, so the
+#: bench serves the repository's module (it imports nothing) at this path on the site's origin.
+PROTOCOL_URL = "/bench/protocol.js"
+PROTOCOL_FILE = ROOT / "static" / "js" / "shared" / "protocol.js"
+
 CHECK_COST = """
 async (n) => {
-  const boot = document.querySelector('script[src$="/js/bundle/page-runtime.js"]').src;
-  const { protocolError } = await import(new URL("protocol.js", boot).href);
+  const { protocolError } = await import(new URL(PROTOCOL_URL, location.href).href);
   const stdout = { type: "stdout", runId: 7, text: "line 12345\\n".repeat(20) };
   const arrays = { type: "arrays", runId: 7, view: "attention", title: null, target: null, tokens: ["a", "b"],
                    arrays: { weights: { shape: [2, 2], dtype: "float32", data: new Float32Array(4) } },
@@ -63,7 +67,7 @@ async (n) => {
   };
   return { stdout: time(stdout), arrays: time(arrays) };
 }
-"""
+""".replace("PROTOCOL_URL", repr(PROTOCOL_URL))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -79,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         with sync_playwright() as p:
             browser = launch(p)
             page = browser.new_page()
+            page.route("**" + PROTOCOL_URL, lambda route: route.fulfill(path=PROTOCOL_FILE,
+                                                                        content_type="text/javascript"))
             page.goto(url + LESSON)
             page.wait_for_selector(".py-status[data-state=ready]", timeout=120_000)
             page.evaluate(FLOOD)
