@@ -38,7 +38,7 @@ from sitebuild.pages.math_font import write_math_font
 from sitebuild.pages.notebook import notebook_name, write_notebook
 from sitebuild.pages.page_copies import write_page_copies
 from sitebuild.policy import CSP
-from sitebuild.project import ROOT
+from sitebuild.project import PAGE_TO_ROOT, ROOT, lesson_folder
 from sitebuild.pages.placeholders import with_sizes
 from sitebuild.pages.render import RenderedLesson, make_renderer, render_lesson
 from sitebuild.startup import SERVICE_WORKER, SNAPSHOT_MODES, CellFailed, Startup
@@ -204,7 +204,7 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, 
     if live:
         from sitebuild.realheads.live import describe
         site["live_files"] = describe(live)
-        site["live_url"] = f"../../{LIVE_FOLDER}/"  # from a lesson page, lessons/<slug>/ (render_pages)
+        site["live_url"] = f"{PAGE_TO_ROOT}{LIVE_FOLDER}/"  # from a lesson page (render_pages)
     # each top-level block says how much text it holds, which sizes it while the browser skips it
     rendered = {lesson.slug: render_lesson(lesson, md, site) for lesson in lessons}
     return {slug: r._replace(html=with_sizes(r.html, r.maths)) for slug, r in rendered.items()}
@@ -231,7 +231,7 @@ def render_pages(opts: Options, staging: Path, site: Site) -> None:
             "widgets": WIDGET_DATA if bodies[lesson.slug].widgets else None,  # beside the page
             "maths": LATER_MATHS if bodies[lesson.slug].maths else None,  # beside the page too
         }
-        out = staging / "lessons" / lesson.slug / "index.html"
+        out = staging / lesson_folder(lesson.slug) / "index.html"
         out.parent.mkdir(parents=True, exist_ok=True)
         if bodies[lesson.slug].widgets:
             write_json(out.parent / WIDGET_DATA, bodies[lesson.slug].widgets)
@@ -245,7 +245,7 @@ def render_pages(opts: Options, staging: Path, site: Site) -> None:
                               "href": f"{assets.folder}/{f.relative_to((opts.root / 'static').resolve()).as_posix()}"}
                              for f in data]}
         page = env.get_template("lesson.html").render(
-            root="../../", lesson=lesson, body=bodies[lesson.slug].html, toc=toc_tree(lesson.headings), description=summary,
+            root=PAGE_TO_ROOT, lesson=lesson, body=bodies[lesson.slug].html, toc=toc_tree(lesson.headings), description=summary,
             prev=prev, next=nxt, config_json=json_for_script(config), notebook=notebook, **common)
         out.write_text(page, encoding="utf-8")
 
@@ -257,10 +257,10 @@ def write_service_worker(opts: Options, staging: Path, site: Site) -> None:
     # the pages and, beside each lesson, its notebook ("Download notebook" and "with my edits" work offline too)
     # and its widgets' data and far formulas
     lessons, assets, start = site.lessons, site.assets.folder, site.startup
-    pages = ["", "index.html", *(f"lessons/{lesson.slug}/" for lesson in lessons),
-             *(f"lessons/{lesson.slug}/{notebook_name(lesson)}" for lesson in lessons),
-             *(f"lessons/{lesson.slug}/{name}" for lesson in lessons for name in (WIDGET_DATA, LATER_MATHS)
-               if (staging / "lessons" / lesson.slug / name).exists())]
+    pages = ["", "index.html", *(lesson_folder(lesson.slug) for lesson in lessons),
+             *(f"{lesson_folder(lesson.slug)}{notebook_name(lesson)}" for lesson in lessons),
+             *(f"{lesson_folder(lesson.slug)}{name}" for lesson in lessons for name in (WIDGET_DATA, LATER_MATHS)
+               if (staging / lesson_folder(lesson.slug) / name).exists())]
     asset_files = sorted(p.relative_to(staging).as_posix() for p in (staging / assets).rglob("*")
                          if p.is_file() and p.suffix not in NOT_PRECACHED)
     manifest = {"assets": assets.split("/", 1)[1], "pyodide": start.folder or "pyodide/cdn",

@@ -24,6 +24,16 @@ PYTHON_ENV_MODULE = ROOT / "static" / "js" / "shared" / "python-env.mjs"
 PYODIDE_SEAMS_MODULE = ROOT / "static" / "js" / "shared" / "pyodide-seams.mjs"
 
 
+
+def lesson_folder(slug: str) -> str:
+    """Where a lesson's page is in the site (its index.html, notebook and data files beside it)."""
+    return f"lessons/{slug}/"
+
+
+#: From a lesson page back to the site's root: the pages' and their config's URLs are relative to the page.
+PAGE_TO_ROOT = "../" * lesson_folder("slug").count("/")
+
+
 def use_py() -> None:
     """Make py/ importable (lessonpy, scaffold), once."""
     if str(PY_DIR) not in sys.path:

@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 from .lessons import Lesson, LessonError
+from ..project import PAGE_TO_ROOT, lesson_folder
 
 
 def read_course(lessons_dir: Path) -> dict:
@@ -34,11 +35,11 @@ def course_entries(course: dict, lessons: list[Lesson]) -> list[dict]:
         named.add(slug)
         lesson = built.get(slug)
         entries.append({"slug": slug, "title": item.get("title") or (lesson.title if lesson else slug),
-                        "summary": item.get("summary", ""), "href": f"lessons/{slug}/" if lesson else None})
+                        "summary": item.get("summary", ""), "href": lesson_folder(slug) if lesson else None})
     for lesson in lessons:
         if lesson.slug not in named:
             entries.append({"slug": lesson.slug, "title": lesson.title, "summary": lesson.meta.get("summary", ""),
-                            "href": f"lessons/{lesson.slug}/"})
+                            "href": lesson_folder(lesson.slug)})
     return entries
 
 
@@ -48,7 +49,7 @@ def neighbours(entries: list[dict], slug: str) -> tuple[dict | None, dict | None
     def rel(entry):
         if entry is None:
             return None
-        href = f"../../{entry['href']}" if entry["href"] else None
+        href = f"{PAGE_TO_ROOT}{entry['href']}" if entry["href"] else None
         return {"title": entry["title"] + ("" if href else " (coming)"), "href": href}
     prev = entries[index - 1] if index > 0 else None
     nxt = entries[index + 1] if index + 1 < len(entries) else None

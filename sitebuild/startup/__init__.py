@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sitebuild.compress import QUALITY, add_sidecar, sidecar_of
 from sitebuild.files import link_or_copy, sha256_file, write_json
+from sitebuild.project import PAGE_TO_ROOT
 from sitebuild.startup.boot_plan import MODULES_FILE, boot_plan, files_of, page_plan, write_modules
 from sitebuild.startup.fontcache import FontCache, build_font_cache
 from sitebuild.startup.pyodide_assets import RUNTIME_FILES, copy_into_site, prepare_pyodide, split_stdlib, split_wheels
@@ -38,8 +39,6 @@ SNAPSHOT_DETAILS_FIELDS = ("dynlibs", "handles", "loaded")
 # boots normally; "revisit": once the browser keeps it (the service worker stores it after a first visit,
 # which boots normally); "off": never (none is made).
 SNAPSHOT_MODES = ("always", "revisit", "off")
-# From a lesson page (lessons/<slug>/) to the site's root: the config's URLs are relative to the page.
-PAGE_TO_ROOT = "../../"
 
 
 @dataclass(frozen=True)
