@@ -36,7 +36,7 @@ from sitebuild.pages.math_font import STYLESHEET as MATHS_CSS
 from sitebuild.pages.math_font import stylesheet as maths_stylesheet
 from sitebuild.pages.math_font import write_math_font
 from sitebuild.pages.notebook import notebook_name, write_notebook
-from sitebuild.pages.page_copies import write_page_copies
+from sitebuild.pages.page_copies import StaleCopy, check_python_copies, write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
 from sitebuild.pages.placeholders import with_sizes
@@ -161,7 +161,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, les
     (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
-    write_page_copies(work)  # limits.js and colormaps.js from lessonpy, whatever the tree's copies say
+    write_page_copies(work)  # limits.js, colormaps.js and the widgets' index.js, whatever the tree's copies say
     if font_cache:
         (work / "mpl").mkdir()
         shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)
@@ -178,6 +178,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, les
     imported = bundle_page(opts.root, work / "js", PAGE_ENTRIES, PAGE_BUNDLE)
     page_chunks = list(dict.fromkeys(chunk for chunks in imported.values() for chunk in chunks))
     drop_bundled_sources(work / "js")
+    check_python_copies(opts.root)  # the wheel is the tree's py/: its widget limits must be the specs'
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
@@ -405,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (args.command == "serve" and args.no_build):
             build(opts)
-    except (LessonError, AssetError, BundleError, BuildError, TraceError) as exc:
+    except (LessonError, AssetError, BundleError, BuildError, TraceError, StaleCopy) as exc:
         print(f"build failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl+C: build() has already removed its staging folder

@@ -90,14 +90,32 @@ export function statusWithStop(status, stopButton) {
 }
 
 /**
- * A debounced caller of one lessonpy.course.attention.widget_payloads function. request(kwargs) schedules a call
+ * A caller of `call` (createCaller) that says on the widget's `status` line, and in its section's data-state, what the
+ * call is doing, with its Stop at the end of the line (statusWithStop). `onResult(payload)` draws the reply and
+ * returns the line that says what was computed.
+ */
+export function createStatusCaller(runtime, call, section, status, onResult) {
+  const say = (text, state) => { status.textContent = text; section.dataset.state = state; };
+  const caller = createCaller(runtime, call, {
+    onResult(payload) { say(onResult(payload), "ready"); },
+    onError(err) { say(`Python could not compute this: ${err.message ?? err}`, "error"); },
+    onBusy(busy) { if (busy) say("Computing in Python…", "busy"); },
+    onStopped() { say("Stopped. Change a setting to compute again.", "stopped"); },
+  });
+  statusWithStop(status, caller.stopButton);
+  return caller;
+}
+
+/**
+ * A debounced caller of one Python function, `call` = [module, function] (a widget's ctx.calls, from its spec).
+ * request(kwargs) schedules a call
  * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
  * newest request (its arrays, tokens and stats in one piece): replies to requests made since
  * are dropped. A call still waiting for Python (a cell is running) is cancelled by a newer one;
  * a running one is left to finish, since stopping it could cost a restart. `stopButton` stops
  * the current call.
  */
-export function createCaller(runtime, func, { delay = 150, onResult, onError, onBusy, onStopped }) {
+export function createCaller(runtime, [module, func], { delay = 150, onResult, onError, onBusy, onStopped }) {
   let timer = 0;
   let latest = 0;
   let current = null; // {controller, started} of the newest call sent
@@ -122,7 +140,7 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
     const call = { controller: new AbortController(), started: false };
     current = call;
     try {
-      const payload = await runtime.call("lessonpy.course.attention.widget_payloads", func, kwargs, {
+      const payload = await runtime.call(module, func, kwargs, {
         onStart: () => { call.started = true; },
         signal: call.controller.signal,
       });
