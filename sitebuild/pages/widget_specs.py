@@ -5,7 +5,7 @@ A spec says everything the build and the page need to know of its widget (docs/a
     label: Attention view             # the section's name (aria-label), and the loading line's
     note: a linked view of ...        # what the notebook says in the widget's place
     module: view.js                   # its JavaScript module, in its folder, and the function that makes it:
-    export: createViewWidget          #   export(ctx) -> {receive?(payload, route, cellIndex), ...}
+    export: createViewWidget          #   export(ctx) -> {receive?(payload, {note, sender}), ...}
     preload: true                     # on a first screen: bundled with widget-loader.js, not loaded on demand
     receives: attention               # the show_* payloads it shows ("attention", "lookup"), or null
     prerender: lessonpy.course.attention.widget_payloads:prerender_view   # (options, target) -> first payload

@@ -82,7 +82,9 @@ export async function init({ runtime, root, cells = null, cellIds = [], widgetsU
     const route = routeArrays(views, detail, cellIndex);
     if (!route) return;
     const widget = route.view.widget ?? (await start(route.view));
-    widget?.receive(detail, route, cellIndex);
+    // the sending cell's name as the reader sees it (cells.js keeps it): the widget says where its picture came from
+    const sender = cellIndex >= 0 ? cells?.cells?.[cellIndex]?.label ?? null : null;
+    widget?.receive(detail, { ...route, sender });
   });
   return widgets;
 }

@@ -1,7 +1,7 @@
 // Small pieces the widgets share: building DOM, decoding the build's JSON payloads, waiting for
 // Python, and calling it with a debounce that drops stale replies. No attention maths here.
 
-import { cellName, el } from "../dom.js";
+import { el } from "../dom.js";
 
 export { el }; // the widgets import it from here with the rest
 
@@ -168,11 +168,11 @@ export function createCaller(runtime, [module, func], { delay = 150, onResult, o
 
 /**
  * Say under a view whose arrays a cell sent where they came from ("Showing what Cell 3 computed.",
- * or that they cannot be drawn) and count the updates (data-updated). note: the router's, if any.
+ * or that they cannot be drawn) and count the updates (data-updated). `route` is the router's: its note, if any,
+ * and `sender`, the name of the cell that sent them as the reader sees it (null: no cell).
  */
-export function showSource(section, source, payload, note, cellIndex) {
-  const cell = cellIndex >= 0 ? document.querySelectorAll("[data-cell]")[cellIndex] : null; // page order, as cellIds
-  const label = cell ? cellName(cell) : "a cell"; // the name the cell shows
+export function showSource(section, source, payload, { note = "", sender = null } = {}) {
+  const label = sender ?? "a cell";
   const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
   source.textContent = `${what}.${note ? ` ${note}` : ""}`;
   section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);

@@ -28,9 +28,9 @@ function viewWidget({ section, spec, initial }, { stepper }) {
   source.textContent = "Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.";
   return {
     view,
-    receive(payload, { note }, cellIndex) {
+    receive(payload, route) {
       view.update(payload);
-      showSource(section, source, payload, note, cellIndex);
+      showSource(section, source, payload, route);
     },
   };
 }

@@ -16,9 +16,9 @@ export function createLookupWidget({ section, spec, initial }) {
     "Run a cell that calls show_lookup to draw your own keys, query and values here.";
   return {
     view,
-    receive(payload, { note }, cellIndex) {
+    receive(payload, route) {
       view.update(payload);
-      showSource(section, source, payload, note, cellIndex);
+      showSource(section, source, payload, route);
     },
   };
 }
