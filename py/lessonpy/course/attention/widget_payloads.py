@@ -222,14 +222,14 @@ def real_heads(model="minilm", sentence=0, target=None):
 def real_head_example(cell, title=None, target=None):
     """The picture an attention-view shows before the "your attention on a real head" cell *cell* runs (a key
     of realheads.CELL_HEADS): what the cell draws, its softmax of the featured head's scores from the stored Q
-    and K (masked for a causal model, :func:`lessonpy.models.realheads.reproduce`), beside those scores, on the cell's
+    and K (masked for a causal model, :func:`lessonpy.models.realheads.reader_attention`), beside those scores, on the cell's
     sentence. Not V and the output: (T, D) twice as JSON would add about 10 KB (gzipped) to every page view;
     the cell draws them."""
     model, job, s = realheads.CELL_HEADS[cell]
     heads = realheads.load(model)
     f = heads.featured_head(job)
-    mine, _ = realheads.reproduce(heads, s, job)
-    return build_payload(scores=realheads.featured_scores(heads, s, job), weights=mine, tokens=heads.tokens(s),
+    scores, mine = realheads.reader_attention(heads, s, job)  # the scores computed once, for both pictures
+    return build_payload(scores=scores, weights=mine, tokens=heads.tokens(s),
                          target=target, title=title or f"{heads.meta['title']}: layer {f['layer']}, head {f['head']} (from 0)")
 
 
