@@ -44,7 +44,7 @@ def test_every_spec_states_every_part_or_takes_it_from_the_one_it_is_like(name):
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_what_a_spec_names_exists(name):
     spec = SPECS[name]
-    for ref in filter(None, (spec.prerender, spec.check, *spec.calls.values())):
+    for ref in filter(None, (spec.prerender, spec.check, spec.build_options, *spec.calls.values())):
         assert callable(widget_specs.python(ref)), ref
     module = (WIDGETS_DIR / spec.module).read_text("utf-8")
     assert re.search(EXPORTED.format(spec.export), module), f"{spec.module} exports no {spec.export}"
@@ -105,6 +105,7 @@ preload: false
 receives: null
 prerender: lessonpy.course.attention.widget_payloads:prerender_lookup
 check: null
+build_options: null
 calls: {}
 limits:
   n: [1, 9]
@@ -123,12 +124,12 @@ def folder_with(tmp_path, spec: str) -> Path:
 
 @pytest.mark.parametrize("change, line, message", [
     (("check: null\n", ""), 1, "the spec has no 'check'"),
-    (("range: n}", "range: m}"), 14, "names no limit of this widget: 'm'"),
-    (("kind: int,", "kind: integer,"), 14, "needs a kind"),
+    (("range: n}", "range: m}"), 15, "names no limit of this widget: 'm'"),
+    (("kind: int,", "kind: integer,"), 15, "needs a kind"),
     (("prerender_lookup", "prerender_pie"), 7, "does not exist"),
     (("module: demo.js", "module: gone.js"), 3, "is not a file"),
     (("receives: null", "receives: figures"), 6, "receives must be one of attention, lookup"),
-    (("n: [1, 9]", "n: [9, 1]"), 11, "limit n must be [lowest, highest]"),
+    (("n: [1, 9]", "n: [9, 1]"), 12, "limit n must be [lowest, highest]"),
     (("preload: false\n", "preload: false\ncolour: red\n"), 6, "unknown part 'colour'"),
     (("note: a demo.\n", "note: [\n"), 4, "not valid YAML"),
 ])

@@ -28,7 +28,6 @@ import html
 
 import numpy as np
 
-from ..project import lessonpy
 from .lessons import CELL_ID_PATTERN, LessonError
 from .practice import Block
 from . import widget_specs
@@ -121,17 +120,13 @@ def render_widget(content: str, options: dict[str, str], env: dict) -> str:
         payload = widget_specs.prerender(spec["name"], spec["options"], target=spec["id"])
     except Exception as exc:  # a combination the options check let through
         raise LessonError(env.get("path", "?"), env.get("line", 1), f"widget {spec['id']!r}: {exc}") from None
-    if spec["name"] == "real-heads":  # the build's word, not the author's: the live files' sizes and sha256, None: left out
-        spec["options"]["live_files"] = env.get("site", {}).get("live_files")
-        spec["options"]["live_url"] = env.get("site", {}).get("live_url")  # their folder, from the page
-        # the sentence the lesson's numbers about changed heads were computed on (lessonpy.models.sentence_changes)
-        spec["options"]["live_sentence"] = lessonpy("models.live").SENTENCE
-        # MiniLM's layers and heads, for the live panel's head choices (lessonpy.models.minilm's, one definition)
-        spec["options"]["live_shape"] = [lessonpy("models.minilm").LAYERS, lessonpy("models.minilm").HEADS]
+    known = widget_specs.specs()[spec["name"]]
+    if known.build_options:  # the build's word, not the author's (a fence cannot set them): from the site it builds
+        spec["options"].update(python(known.build_options)(env.get("site", {})))
     # the data goes in the lesson's widget file (render_lesson), not into the page's HTML
     env.setdefault("widget_data", {})[spec["id"]] = {**spec, "initial": encode_payload(payload)}
     name, wid = html.escape(spec["name"]), html.escape(spec["id"])
-    kind = widget_specs.specs()[spec["name"]].label  # what the widget is; the title says what this one shows
+    kind = known.label  # what the widget is; the title says what this one shows
     label = html.escape(spec["options"].get("title") or kind)
     return (
         f'<section class="widget widget-{name}" data-widget="{name}" data-widget-id="{wid}" id="widget-{wid}" '

@@ -11,6 +11,7 @@ A spec says everything the build and the page need to know of its widget (docs/a
     prerender: lessonpy.course.attention.widget_payloads:prerender_view   # (options, target) -> first payload
     check: lessonpy.course.attention.widget_payloads:check_view           # (options, given) -> [(key, message)]
     calls: {explore: lessonpy.course.attention.widget_payloads:explore}   # what the page calls in Python
+    build_options: null               # (site) -> options the build adds, which a fence cannot set
     limits: {T: [2, 64]}              # the ranges its fences and its Python calls are held to
     options:                          # what a fence may set: kind, default, range (or a limit's name), choices
       T: {kind: int, default: 6, range: T}
@@ -42,7 +43,7 @@ SPEC = "spec.yml"
 
 #: Every part of a spec, and whether a ``like`` spec may leave it to the one it is like.
 PARTS = {"label": False, "note": False, "module": True, "export": True, "preload": True, "receives": True,
-         "prerender": True, "check": True, "calls": True, "limits": True, "options": True}
+         "prerender": True, "check": True, "calls": True, "build_options": True, "limits": True, "options": True}
 #: The show_* payloads a widget may receive, by the payload's ``view`` (lessonpy.maths.show, lessonpy.maths.lookup).
 RECEIVES = ("attention", "lookup")
 #: Option kinds, with the keys each may have besides ``kind`` and ``default``.
@@ -80,6 +81,7 @@ class WidgetSpec:
     receives: str | None
     prerender: str  # "module:function"
     check: str | None
+    build_options: str | None  # "module:function"
     calls: dict[str, str]  # {name: "module:function"}
     limits: dict[str, tuple]  # {key: (lo, hi)}
     own_limits: bool  # the limits are this spec's (not a ``like`` spec's): WIDGET_LIMITS has them under its name
@@ -200,7 +202,7 @@ def _resolve(name: str, raw: dict[str, _Spec], folder: Path) -> WidgetSpec:
         spec.fail("options and calls are 'key: value' mappings ({} for none)", ("options" if "options" in data else "calls",))
     options = {**(base.options if base else {}),
                **{key: _option(spec, key, value, limits) for key, value in (data.get("options") or {}).items()}}
-    for key in ("prerender", "check"):
+    for key in ("prerender", "check", "build_options"):
         if data.get(key) is not None:
             _python(spec, data[key], (key,), key)
     for key, ref in (data.get("calls") or {}).items():
@@ -211,7 +213,7 @@ def _resolve(name: str, raw: dict[str, _Spec], folder: Path) -> WidgetSpec:
     take = lambda part: data[part] if part in data else getattr(base, part)  # noqa: E731
     return WidgetSpec(name=name, path=spec.path, label=data["label"], note=" ".join(data["note"].split()),
                       module=module, export=take("export"), preload=bool(take("preload")), receives=take("receives"),
-                      prerender=take("prerender"), check=take("check"), calls=dict(take("calls") or {}),
+                      prerender=take("prerender"), check=take("check"), build_options=take("build_options"), calls=dict(take("calls") or {}),
                       limits=limits, own_limits="limits" in data, options=options)
 
 

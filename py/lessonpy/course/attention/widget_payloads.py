@@ -29,7 +29,7 @@ from .hand_heads import HAND_HEADS, hand_heads
 
 __all__ = ["attention_example", "explore", "heads", "real_heads", "real_head_example", "divisors", "head_counts",
            "SATURATED", "prerender_view", "prerender_explorer", "prerender_heads", "prerender_real_heads",
-           "prerender_lookup", "check_view", "check_heads"]
+           "prerender_lookup", "real_heads_build_options", "check_view", "check_heads"]
 
 #: A row whose largest weight is above this is "saturated": nearly one-hot.
 SATURATED = 0.9
@@ -287,6 +287,16 @@ def prerender_real_heads(o, target=None):
 def prerender_lookup(o, target=None):
     """The lesson's keys, values and query (its "lookup" cell), at every temperature."""
     return lookup.build_lookup_payload(**lookup.EXAMPLE, title=o.get("title"), target=target)
+
+
+def real_heads_build_options(site):
+    """What the build adds to a real-heads widget's options from the *site* it builds (build.py): the live files'
+    sizes and sha256 (None: left out) and their folder, from the page; the sentence the lesson's numbers about
+    changed heads were computed on (lessonpy.models.sentence_changes); MiniLM's layers and heads, for the live
+    panel's head choices (lessonpy.models.minilm's, one definition)."""
+    from ...models import live, minilm  # the build's: the page imports them only for the live panel
+    return {"live_files": site.get("live_files"), "live_url": site.get("live_url"), "live_sentence": live.SENTENCE,
+            "live_shape": [minilm.LAYERS, minilm.HEADS]}
 
 
 def check_view(o, given):
