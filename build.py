@@ -36,6 +36,7 @@ from sitebuild.pages.math_font import STYLESHEET as MATHS_CSS
 from sitebuild.pages.math_font import stylesheet as maths_stylesheet
 from sitebuild.pages.math_font import write_math_font
 from sitebuild.pages.notebook import notebook_name, write_notebook
+from sitebuild.pages import widget_specs
 from sitebuild.pages.page_copies import StaleCopy, check_python_copies, write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import ROOT
@@ -66,6 +67,8 @@ WIDGET_DATA = "widgets.json"
 # (sitebuild/pages/math_later.py), which maths.js fetches to typeset them as the reader nears them
 LATER_MATHS = "maths.json"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
+
+
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
 
@@ -156,6 +159,13 @@ class Site:
     startup: Startup
 
 
+def page_sheets() -> list[str]:
+    """PAGE_SHEETS, paths from css/, with each widget's own stylesheet (its spec's style, in its folder under js/)
+    right after widgets.css, which holds what they share: the cascade's order."""
+    at = PAGE_SHEETS.index("widgets.css") + 1
+    return [*PAGE_SHEETS[:at], *(f"../{sheet}" for sheet in widget_specs.stylesheets()), *PAGE_SHEETS[at:]]
+
+
 def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, lessons: list[Lesson]) -> Assets:
     """Write static files, the editor bundle, the lessonpy wheel, the maths font and its stylesheet
     (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/."""
@@ -173,7 +183,7 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, les
     shutil.copy2(temml_dist / "Temml.woff2", work / "css" / "Temml.woff2")  # Temml's primes and script capitals
     write_math_font(opts.root, opts.cache_dir, [m for lesson in lessons for m in lesson_math.rendered(lesson.tokens)],
                     work / "css" / MATH_FONT)
-    bundle_css(opts.root, work / "css", PAGE_SHEETS, PAGE_CSS)
+    bundle_css(opts.root, work / "css", page_sheets(), PAGE_CSS)
     bundle_worker(opts.root, work / "js" / "worker" / "worker.js", work / "js" / "worker" / WORKER_BUNDLE)
     imported = bundle_page(opts.root, work / "js", PAGE_ENTRIES, PAGE_BUNDLE)
     page_chunks = list(dict.fromkeys(chunk for chunks in imported.values() for chunk in chunks))

@@ -86,6 +86,30 @@ def test_like_shares_the_limits_and_adds_its_options():
     assert (steps.prerender, steps.receives) == (view.prerender, view.receives) and steps.export != view.export
 
 
+def test_each_widgets_own_stylesheet_is_bundled_right_after_what_they_share():
+    import build
+    sheets = build.page_sheets()
+    own = [f"../js/page/widgets/{spec.style}" for spec in SPECS.values() if spec.style]
+    assert own and "../js/page/widgets/heads/widget.css" in own
+    at = sheets.index("widgets.css") + 1
+    assert sheets[at:at + len(set(own))] == list(dict.fromkeys(own))
+    assert [s for s in sheets if not s.startswith("../")] == build.PAGE_SHEETS
+
+
+def test_the_widgets_own_rules_reach_the_pages_stylesheet_in_cascade_order(tmp_path):
+    import shutil
+
+    import build
+    from sitebuild.bundle import bundle_css
+    static = tmp_path / "static"
+    shutil.copytree(ROOT / "static", static, ignore=shutil.ignore_patterns("data"))
+    sheets = [s for s in build.page_sheets() if (static / "css" / s).is_file()]  # the maths' and Pygments' are made
+    bundle = bundle_css(ROOT, static / "css", sheets, "page.css").read_text("utf-8")
+    marks = [".widget-status-line{", ".heads-grid{", ".realheads-grid{", ".table-scroll"]  # widgets.css, theirs, lesson.css
+    positions = [bundle.find(mark) for mark in marks]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions), positions
+
+
 def test_the_build_refuses_a_stale_copy_of_the_limits(tmp_path):
     for path in PYTHON_COPIES:
         (tmp_path / path).parent.mkdir(parents=True)
@@ -102,6 +126,7 @@ note: a demo.
 module: demo.js
 export: createDemo
 preload: false
+style: null
 receives: null
 prerender: lessonpy.course.attention.widget_payloads:prerender_lookup
 check: null
@@ -124,13 +149,14 @@ def folder_with(tmp_path, spec: str) -> Path:
 
 @pytest.mark.parametrize("change, line, message", [
     (("check: null\n", ""), 1, "the spec has no 'check'"),
-    (("range: n}", "range: m}"), 15, "names no limit of this widget: 'm'"),
-    (("kind: int,", "kind: integer,"), 15, "needs a kind"),
-    (("prerender_lookup", "prerender_pie"), 7, "does not exist"),
+    (("range: n}", "range: m}"), 16, "names no limit of this widget: 'm'"),
+    (("kind: int,", "kind: integer,"), 16, "needs a kind"),
+    (("prerender_lookup", "prerender_pie"), 8, "does not exist"),
     (("module: demo.js", "module: gone.js"), 3, "is not a file"),
-    (("receives: null", "receives: figures"), 6, "receives must be one of attention, lookup"),
-    (("n: [1, 9]", "n: [9, 1]"), 12, "limit n must be [lowest, highest]"),
+    (("receives: null", "receives: figures"), 7, "receives must be one of attention, lookup"),
+    (("n: [1, 9]", "n: [9, 1]"), 13, "limit n must be [lowest, highest]"),
     (("preload: false\n", "preload: false\ncolour: red\n"), 6, "unknown part 'colour'"),
+    (("style: null", "style: gone.css"), 6, "style 'demo/gone.css' is not a file"),
     (("note: a demo.\n", "note: [\n"), 4, "not valid YAML"),
 ])
 def test_a_malformed_spec_is_refused_at_its_line(tmp_path, change, line, message):

@@ -7,6 +7,7 @@ A spec says everything the build and the page need to know of its widget (docs/a
     module: view.js                   # its JavaScript module, in its folder, and the function that makes it:
     export: createViewWidget          #   export(ctx) -> {receive?(payload, {note, sender}), ...}
     preload: true                     # on a first screen: bundled with widget-loader.js, not loaded on demand
+    style: null                       # its own stylesheet in its folder (widget.css), bundled into the page's
     receives: attention               # the show_* payloads it shows ("attention", "lookup"), or null
     prerender: lessonpy.course.attention.widget_payloads:prerender_view   # (options, target) -> first payload
     check: lessonpy.course.attention.widget_payloads:check_view           # (options, given) -> [(key, message)]
@@ -42,7 +43,7 @@ WIDGETS_DIR = ROOT / "static" / "js" / "page" / "widgets"
 SPEC = "spec.yml"
 
 #: Every part of a spec, and whether a ``like`` spec may leave it to the one it is like.
-PARTS = {"label": False, "note": False, "module": True, "export": True, "preload": True, "receives": True,
+PARTS = {"label": False, "note": False, "module": True, "export": True, "preload": True, "style": True, "receives": True,
          "prerender": True, "check": True, "calls": True, "build_options": True, "limits": True, "options": True}
 #: The show_* payloads a widget may receive, by the payload's ``view`` (lessonpy.maths.show, lessonpy.maths.lookup).
 RECEIVES = ("attention", "lookup")
@@ -78,6 +79,7 @@ class WidgetSpec:
     module: str  # path from WIDGETS_DIR, e.g. "attention-view/view.js"
     export: str
     preload: bool
+    style: str | None  # path from WIDGETS_DIR of its own stylesheet, e.g. "heads/widget.css"
     receives: str | None
     prerender: str  # "module:function"
     check: str | None
@@ -210,9 +212,12 @@ def _resolve(name: str, raw: dict[str, _Spec], folder: Path) -> WidgetSpec:
     module = f"{name}/{data['module']}" if "module" in data else base.module
     if not (folder / module).is_file():
         spec.fail(f"module {module!r} is not a file in {folder}", ("module",) if "module" in data else ())
+    style = (f"{name}/{data['style']}" if data["style"] else None) if "style" in data else base.style
+    if style and not (folder / style).is_file():
+        spec.fail(f"style {style!r} is not a file in {folder}", ("style",))
     take = lambda part: data[part] if part in data else getattr(base, part)  # noqa: E731
     return WidgetSpec(name=name, path=spec.path, label=data["label"], note=" ".join(data["note"].split()),
-                      module=module, export=take("export"), preload=bool(take("preload")), receives=take("receives"),
+                      module=module, export=take("export"), preload=bool(take("preload")), style=style, receives=take("receives"),
                       prerender=take("prerender"), check=take("check"), build_options=take("build_options"), calls=dict(take("calls") or {}),
                       limits=limits, own_limits="limits" in data, options=options)
 
@@ -241,6 +246,13 @@ def prerender(name: str, options: dict | None = None, target: str | None = None,
     if name not in known:
         raise ValueError(f"unknown widget {name!r}; known: {', '.join(known)}")
     return python(known[name].prerender)(dict(options or {}), target=target)
+
+
+def stylesheets(widgets: dict[str, WidgetSpec] | None = None) -> list[str]:
+    """The widgets' own stylesheets, paths from static/ (e.g. js/page/widgets/heads/widget.css), in name order: the
+    build bundles them into the page's one stylesheet right after widgets.css, which has what they share."""
+    base = WIDGETS_DIR.relative_to(ROOT / "static").as_posix()
+    return list(dict.fromkeys(f"{base}/{w.style}" for w in (widgets or specs()).values() if w.style))
 
 
 # ---------------------------------------------------------------------------- the generated copies
