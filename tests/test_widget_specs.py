@@ -157,6 +157,9 @@ def folder_with(tmp_path, spec: str) -> Path:
     (("n: [1, 9]", "n: [9, 1]"), 13, "limit n must be [lowest, highest]"),
     (("preload: false\n", "preload: false\ncolour: red\n"), 6, "unknown part 'colour'"),
     (("style: null", "style: gone.css"), 6, "style 'demo/gone.css' is not a file"),
+    (("prerender: lessonpy.course.attention.widget_payloads:prerender_lookup", "prerender: null"), 8,
+     "prerender must name a lessonpy function"),
+    (("preload: false", "preload: later"), 5, "preload must be true or false"),
     (("note: a demo.\n", "note: [\n"), 4, "not valid YAML"),
 ])
 def test_a_malformed_spec_is_refused_at_its_line(tmp_path, change, line, message):

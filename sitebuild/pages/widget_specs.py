@@ -204,8 +204,10 @@ def _resolve(name: str, raw: dict[str, _Spec], folder: Path) -> WidgetSpec:
         spec.fail("options and calls are 'key: value' mappings ({} for none)", ("options" if "options" in data else "calls",))
     options = {**(base.options if base else {}),
                **{key: _option(spec, key, value, limits) for key, value in (data.get("options") or {}).items()}}
-    for key in ("prerender", "check", "build_options"):
-        if data.get(key) is not None:
+    if "preload" in data and not isinstance(data["preload"], bool):
+        spec.fail(f"preload must be true or false, got {data['preload']!r}", ("preload",))
+    for key in ("prerender", "check", "build_options"):  # every widget has a first picture; the rest may be null
+        if key in data and (key == "prerender" or data[key] is not None):
             _python(spec, data[key], (key,), key)
     for key, ref in (data.get("calls") or {}).items():
         _python(spec, ref, ("calls", key), f"call {key}")
