@@ -36,7 +36,8 @@ from sitebuild.pages.math_font import STYLESHEET as MATHS_CSS
 from sitebuild.pages.math_font import stylesheet as maths_stylesheet
 from sitebuild.pages.math_font import write_math_font
 from sitebuild.pages.notebook import notebook_name, write_notebook
-from sitebuild.pages.page_copies import write_page_copies
+from sitebuild.pages import widget_specs
+from sitebuild.pages.page_copies import StaleCopy, check_python_copies, write_page_copies
 from sitebuild.policy import CSP
 from sitebuild.project import PAGE_TO_ROOT, ROOT, lesson_folder
 from sitebuild.pages.placeholders import with_sizes
@@ -66,6 +67,8 @@ WIDGET_DATA = "widgets.json"
 # (sitebuild/pages/math_later.py), which maths.js fetches to typeset them as the reader nears them
 LATER_MATHS = "maths.json"
 PAGE_SHEETS = [MATHS_CSS, "site.css", "widgets.css", "lesson.css", "practice.css", "pygments.css"]
+
+
 # Not kept for offline use: sidecars (the browser asks for the file).
 NOT_PRECACHED = {SIDECAR}
 
@@ -156,12 +159,19 @@ class Site:
     startup: Startup
 
 
+def page_sheets() -> list[str]:
+    """PAGE_SHEETS, paths from css/, with each widget's own stylesheet (its spec's style, in its folder under js/)
+    right after widgets.css, which holds what they share: the cascade's order."""
+    at = PAGE_SHEETS.index("widgets.css") + 1
+    return [*PAGE_SHEETS[:at], *(f"../{sheet}" for sheet in widget_specs.stylesheets()), *PAGE_SHEETS[at:]]
+
+
 def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, lessons: list[Lesson]) -> Assets:
     """Write static files, the editor bundle, the lessonpy wheel, the maths font and its stylesheet
     (cut to the lessons' formulas) and matplotlib's font cache into assets/<hash>/."""
     work = staging / "assets" / "_pending"
     shutil.copytree(opts.root / "static", work)
-    write_page_copies(work)  # limits.js and colormaps.js from lessonpy, whatever the tree's copies say
+    write_page_copies(work)  # limits.js, colormaps.js and the widgets' index.js, whatever the tree's copies say
     if font_cache:
         (work / "mpl").mkdir()
         shutil.copy2(font_cache.file, work / "mpl" / font_cache.file.name)
@@ -173,11 +183,12 @@ def build_assets(opts: Options, staging: Path, font_cache: FontCache | None, les
     shutil.copy2(temml_dist / "Temml.woff2", work / "css" / "Temml.woff2")  # Temml's primes and script capitals
     write_math_font(opts.root, opts.cache_dir, [m for lesson in lessons for m in lesson_math.rendered(lesson.tokens)],
                     work / "css" / MATH_FONT)
-    bundle_css(opts.root, work / "css", PAGE_SHEETS, PAGE_CSS)
+    bundle_css(opts.root, work / "css", page_sheets(), PAGE_CSS)
     bundle_worker(opts.root, work / "js" / "worker" / "worker.js", work / "js" / "worker" / WORKER_BUNDLE)
     imported = bundle_page(opts.root, work / "js", PAGE_ENTRIES, PAGE_BUNDLE)
     page_chunks = list(dict.fromkeys(chunk for chunks in imported.values() for chunk in chunks))
     drop_bundled_sources(work / "js")
+    check_python_copies(opts.root)  # the wheel is the tree's py/: its widget limits must be the specs'
     wheel = build_wheel(opts.root / "py", work / "py")
     digest = content_hash(work)
     work.rename(work.with_name(digest))
@@ -405,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (args.command == "serve" and args.no_build):
             build(opts)
-    except (LessonError, AssetError, BundleError, BuildError, TraceError) as exc:
+    except (LessonError, AssetError, BundleError, BuildError, TraceError, StaleCopy) as exc:
         print(f"build failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl+C: build() has already removed its staging folder

@@ -204,7 +204,7 @@ def test_the_heads_widget_has_the_heads_cells_width_heads_and_weight_names():
         if cell.id == "heads":
             break
     [body] = [body for body, options, _ in fences_of(lesson, "widget") if options.get("id") == "heads"]
-    payload = widget_payloads.prerender("heads", yaml.safe_load(body))
+    payload = widget_payloads.prerender_heads(yaml.safe_load(body))
     stats = payload["stats"]
     assert (stats["C"], stats["H"], stats["D"]) == (ns["C"], ns["H"], ns["D"])
     assert stats["param_shapes"] == {"W_qkv": list(ns["W_qkv"].shape), "W_o": list(ns["W_o"].shape)}

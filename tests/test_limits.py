@@ -38,7 +38,7 @@ def fence(tmp_path, body):
     ("attention-view", "T", lambda T: widgets.attention_example(T=T)),
 ])
 def test_a_fence_and_a_call_accept_the_same_range(tmp_path, name, key, call):
-    lo, hi = limits.WIDGET_LIMITS["view" if name == "attention-view" else name][key]
+    lo, hi = limits.WIDGET_LIMITS[name][key]
     fence(tmp_path, f"```widget {name} id=w\n{key}: {hi}\n```")
     call(hi)
     with pytest.raises(LessonError, match=f"between {lo} and {hi}"):

@@ -18,9 +18,9 @@ from sitebuild.pages.practice import parse_exercise, parse_quiz, quiz_orders
 from lesson_source import fences_of
 from sitebuild.pages.lessons import LessonError, read_lesson
 from sitebuild.pages.numbers import PLACEHOLDER, load_numbers
-from sitebuild.pages.notebook import WIDGET_NOTES, lesson_notebook, write_notebook
-from sitebuild.pages.widget_fence import OPTIONS as WIDGET_OPTIONS
+from sitebuild.pages.notebook import lesson_notebook, write_notebook
 from sitebuild.pages.widget_fence import parse_widget
+from sitebuild.pages.widget_specs import specs
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lessons" / "attention.md"
@@ -160,16 +160,12 @@ def test_a_runnable_include_is_an_ordinary_code_cell_with_the_files_text(nb, les
         assert f"`{token.meta['include']}`" in nb.cells[i - 1].source  # says which file it is
 
 
-def test_every_kind_of_widget_has_a_note():
-    assert set(WIDGET_OPTIONS) <= set(WIDGET_NOTES), "say what the new widget shows, for the notebook"
-
-
 def test_each_widget_leaves_a_note_saying_what_it_shows_on_the_page(nb, lesson):
     widgets = fences_of(lesson, "widget")
     text = markdown(nb)
     assert text.count("> **On the page:**") == len(widgets)
     for _, _, env in widgets:
-        assert WIDGET_NOTES[env["flags"][0]] in text
+        assert specs()[env["flags"][0]].note in text
 
 
 def test_the_built_site_has_the_notebook_and_the_page_links_it(built_site, lesson):

@@ -34,7 +34,7 @@ def steps_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def expected():
     """What the build drew: the fixture's seeded example, computed here in CPython."""
-    p = widgets.prerender("step-through", {"T": 5, "seed": 1})
+    p = widgets.prerender_view({"T": 5, "seed": 1})
     return {k: np.asarray(v, dtype=np.float64) for k, v in p["arrays"].items()}
 
 

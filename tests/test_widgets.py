@@ -17,6 +17,7 @@ from sweep_reference import scaling_sweep
 from lessonpy.maths.show import build_payload
 from sitebuild.pages.lessons import LessonError, read_lessons
 from sitebuild.pages.render import RenderedLesson, render_lesson
+from sitebuild.pages import widget_specs
 from sitebuild.pages.widget_fence import encode_array
 
 
@@ -170,8 +171,8 @@ def test_attention_example_is_what_show_attention_sends():
 def test_a_causal_view_is_drawn_masked_before_python_runs():
     """A "Causal attention" view of a later lesson: its build-time picture is the masked pattern (scores -inf
     above the diagonal, weights 0 there), as a cell's show_attention(scores=masked) would send it."""
-    plain = widgets.prerender("attention-view", {"T": 5, "seed": 1})["arrays"]
-    masked = widgets.prerender("attention-view", {"T": 5, "seed": 1, "causal": True})["arrays"]
+    plain = widgets.prerender_view({"T": 5, "seed": 1})["arrays"]
+    masked = widgets.prerender_view({"T": 5, "seed": 1, "causal": True})["arrays"]
     above = np.triu(np.ones((5, 5), dtype=bool), 1)
     assert np.isneginf(masked["scores"][above]).all()
     np.testing.assert_array_equal(masked["scores"][~above], plain["scores"][~above])
@@ -181,11 +182,11 @@ def test_a_causal_view_is_drawn_masked_before_python_runs():
 
 
 def test_prerender_knows_every_widget():
-    for name in widgets.WIDGETS:
-        payload = widgets.prerender(name, {})
+    for name in widget_specs.specs():
+        payload = widget_specs.prerender(name, {})
         assert "weights" in (payload["open"] if name == "real-heads" else payload["arrays"])
     with pytest.raises(ValueError, match="unknown widget"):
-        widgets.prerender("pie-chart", {})
+        widget_specs.prerender("pie-chart", {})
 
 
 def test_encode_array_writes_masked_scores_as_strings():
@@ -281,7 +282,7 @@ def test_real_heads_prerender_is_the_featured_head_as_stored_without_the_grid():
     from lessonpy.models import realheads
 
     heads = realheads.load("smollm2")
-    p = widgets.prerender("real-heads", {"model": "smollm2", "sentence": 3, "head": "induction"})
+    p = widgets.prerender_real_heads({"model": "smollm2", "sentence": 3, "head": "induction"})
     f = heads.featured_head("induction")
     assert "arrays" not in p  # the (L, H, T, T) grid comes from Python in the page
     assert (p["open"]["layer"], p["open"]["head"], p["open"]["job"]) == (f["layer"], f["head"], "induction")
@@ -289,7 +290,7 @@ def test_real_heads_prerender_is_the_featured_head_as_stored_without_the_grid():
     assert [m["name"] for m in p["models"]] == list(realheads.MODELS)
     assert p["ablation"]["heads"]  # the ablation view comes drawn with the widget...
     # ... and is not shipped where the lesson leaves the view out (Lesson 5's grid)
-    assert "ablation" not in widgets.prerender("real-heads", {"model": "smollm2", "sentence": 3, "ablation": False})
+    assert "ablation" not in widgets.prerender_real_heads({"model": "smollm2", "sentence": 3, "ablation": False})
 
 
 @pytest.mark.parametrize("cell", ["real-head-minilm", "real-head-smollm2"])

@@ -113,7 +113,7 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
     try:
         page.goto(widgets_url + LESSON)
         expect(widget(page, "view").locator(".attn-view")).to_have_attribute("data-state", "ok")
-        expected = widgets.prerender("attention-view", {"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
+        expected = widgets.prerender_view({"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
         np.testing.assert_allclose(table_values(page, "view", "weights"), expected, atol=1e-6)
         explorer = widget(page, "explorer")
         explorer.scroll_into_view_if_needed()  # a widget starts when it comes near the screen

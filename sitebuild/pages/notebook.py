@@ -30,28 +30,7 @@ from . import numbers as lesson_numbers
 from .practice import parse_exercise, parse_quiz, quiz_orders, shown_choices
 from .lessons import Lesson, LessonError, make_parser, parse_fence_info
 from .widget_fence import parse_widget
-
-#: What each widget is on the page, for the note that stands in for it in the notebook.
-WIDGET_NOTES = {
-    "attention-view": "a linked view of the arrays the cell above sent: scores, weights heatmap, output, and the "
-                      "query row you click. Here `show_attention` draws them with matplotlib under that cell.",
-    "step-through": "the same arrays one step at a time (scores, softmax, weights, output), with play and step "
-                    "controls. Here the figure under the `show_attention` cell above shows them.",
-    "dk-explorer": "sliders for the head size d_k, the temperature, the scaling and a causal mask, recomputed "
-                   "in Python at every change. Here, change the numbers in the cells above and run them again.",
-    "heads": "the attention patterns of several heads of one input side by side, with the number of heads to "
-             "choose. Here, the multi-head cell above computes them in `att`.",
-    "real-heads": "every head of a trained model (MiniLM-L6 or SmolLM2) on one sentence as a grid of small "
-                  "patterns; a click opens one with its numbers. Here, `realheads.load(\"minilm\").weights(0)` "
-                  "holds them all, shape (layers, heads, T, T).",
-    "lookup-view": "the soft dictionary lookup as a picture: the keys as points in the plane labelled with their "
-                   "values, the query as an arrow, each key's weight as the size of its dot, and a temperature slider "
-                   "from 1/64 (a hard, dict-like lookup whose Jacobian passes no gradient) to 4 (nearly the plain "
-                   "average). Here `show_lookup` draws four of those temperatures under its cell.",
-}
-
-#: The widgets that draw what a cell's ``show_attention(target=ID)`` sends.
-VIEW_WIDGETS = ("attention-view", "step-through")
+from . import widget_specs
 
 #: While a prose chunk is parsed, its ``{{ num.* }}`` placeholders are replaced by these slots, to
 #: learn which sit in maths (written 2{,}359), in text, or in code (left alone, as on the page).
@@ -126,7 +105,7 @@ def _view_settings(lesson: Lesson) -> dict[str, dict]:
         line = token.map[0] + 1
         _, flags, options = parse_fence_info(token.info, lesson.source_path, line)
         spec = parse_widget(token.content, options, {"path": lesson.source_path, "line": line, "flags": flags})
-        if spec["name"] in VIEW_WIDGETS:
+        if widget_specs.specs()[spec["name"]].receives == "attention":  # the views show_attention targets
             chosen = {key: spec["options"][key] for key in ("title", "row") if spec["options"].get(key) is not None}
             if chosen:
                 settings[spec["id"]] = chosen
@@ -247,7 +226,8 @@ class _Builder:
             self.exercise(parse_exercise(token.content, options, env))
         elif lang == "widget":
             name = flags[0] if flags else "widget"
-            note = WIDGET_NOTES.get(name, "an interactive picture.")
+            known = widget_specs.specs().get(name)  # what it is on the page: its spec's note
+            note = known.note if known else "an interactive picture."
             self.markdown(f"> **On the page:** {note}")
         else:
             self.static_code(token, lang, options)

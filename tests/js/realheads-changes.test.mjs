@@ -1,8 +1,8 @@
-// The head-change list's rules (static/js/page/widgets/realheads-changes.js): one change per head, in grid
+// The head-change list's rules (static/js/page/widgets/real-heads/realheads-changes.js): one change per head, in grid
 // order, named in the words the panel and the table caption use.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CHANGES, changeName, describeChanges, describeComparison, pickedChange, withChange } from "../../static/js/page/widgets/realheads-changes.js";
+import { CHANGES, changeName, describeChanges, describeComparison, pickedChange, withChange } from "../../static/js/page/widgets/real-heads/realheads-changes.js";
 
 test("a head changed again keeps only its last change, and the list stays in grid order", () => {
   let list = withChange([], { layer: 3, head: 4 }, "off");

@@ -302,13 +302,20 @@ def featured_scores(heads: Heads, s, job):
     return scores.astype(np.float32)
 
 
-def reproduce(heads: Heads, s, job):
-    """The reader's Step 1 attention on a featured head's shipped Q, K (plus the causal mask for a causal
-    model): returns (weights (T, T), the largest difference from the shipped pattern)."""
+def reader_attention(heads: Heads, s, job):
+    """The reader's Step 1 attention on a featured head's shipped Q, K (plus the causal mask for a causal model):
+    (its scores, :func:`featured_scores`, and their softmax, the weights), each (T, T)."""
     from ..maths.attention import softmax  # the same stable softmax the lesson builds in Step 1
 
+    scores = featured_scores(heads, s, job)
+    return scores, softmax(scores)
+
+
+def reproduce(heads: Heads, s, job):
+    """The reader's Step 1 attention on a featured head (:func:`reader_attention`): returns (weights (T, T), the
+    largest difference from the shipped pattern)."""
     f = heads.featured_head(job)
-    mine = softmax(featured_scores(heads, s, job))
+    _, mine = reader_attention(heads, s, job)
     return mine, float(np.abs(mine - heads.pattern(s, f["layer"], f["head"])).max())
 
 

@@ -8,6 +8,7 @@ it into the site, and a test keeps the repository's copy equal), so no limit has
 from __future__ import annotations
 
 import json
+import os
 
 #: Largest sequence a view draws: a 512 x 512 heatmap is already 262,144 cells.
 MAX_T = 512
@@ -33,22 +34,19 @@ FIGURES_PER_RUN = 20
 #: No newline: a one-line message stays one line.
 CUT_MARK = " … [{chars} characters not shown] … "
 
-#: The widgets' settings: what a ```widget fence may ask for and what a call from the page may
-#: ask for (the controls offer exactly these). Ranges are (lowest, highest), inclusive.
-WIDGET_LIMITS = {
-    "view": {"T": (2, 64), "d_k": (1, 512)},  # attention-view and step-through
-    "dk-explorer": {"T": (2, 32), "d_k": (4, 512), "temperature": (0.25, 4.0)},  # d_k: powers of two
-    # C up to GPT-2 small's 768 (Lesson 4's `heads` cell); H to 64 (heads of 12 channels at C = 768): a heatmap each
-    "heads": {"T": (2, 16), "C": (2, 768), "H": (1, 64)},
-    # show_lookup's keys (one dot each: past 32 the labels crowd), and the temperatures its slider spans:
-    # 1/64 is the lesson's hardest spread (scores x 64), a dict-like lookup; 4 is nearly the plain average
-    "lookup-view": {"keys": (1, 32), "temperature": (1 / 64, 4.0)},
-}
+#: The widgets' settings: what a ```widget fence may ask for and what a call from the page may ask for (the controls
+#: offer exactly these), by widget. Ranges are (lowest, highest), inclusive. Their home is each widget's spec
+#: (static/js/page/widgets/<name>/spec.yml, ``limits``); ``python3 -m sitebuild.pages.page_copies`` writes them
+#: here (widget_limits.json, package data of the wheel, so Pyodide has it); the build refuses a stale copy.
+#: (os.path, not importlib.resources: the page's first Python has only the standard library's core.)
+with open(os.path.join(os.path.dirname(__file__), "widget_limits.json"), encoding="utf-8") as _file:
+    WIDGET_LIMITS = {name: {key: tuple(r) for key, r in ranges.items()} for name, ranges in json.load(_file).items()}
 
 
-def for_page() -> dict:
-    """The limits the page needs, as plain data."""
-    widgets = {name: {key: list(r) for key, r in ranges.items()} for name, ranges in WIDGET_LIMITS.items()}
+def for_page(widget_limits: dict | None = None) -> dict:
+    """The limits the page needs, as plain data (*widget_limits*: the widgets' from their specs, else WIDGET_LIMITS)."""
+    widgets = {name: {key: list(r) for key, r in ranges.items()}
+               for name, ranges in (WIDGET_LIMITS if widget_limits is None else widget_limits).items()}
     return {
         "MAX_T": MAX_T,
         "MAX_D": MAX_D,
@@ -78,13 +76,13 @@ def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
     return text[:head] + mark + text[len(text) - tail:]
 
 
-def limits_js() -> str:
-    """The text of static/js/shared/limits.js."""
+def limits_js(widget_limits: dict | None = None) -> str:
+    """The text of static/js/shared/limits.js (*widget_limits*: as :func:`for_page`)."""
     return (
         "// Generated from py/lessonpy/runtime/limits.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
         "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
         "// this copy (which the component fixture loads straight from the repository) equal.\n"
         "export const LIMITS = Object.freeze({\n"
-        + "".join(f"  {key}: {json.dumps(value)},\n" for key, value in for_page().items())
+        + "".join(f"  {key}: {json.dumps(value)},\n" for key, value in for_page(widget_limits).items())
         + "});\n"
     )

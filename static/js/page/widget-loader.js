@@ -1,13 +1,12 @@
-// The lesson's ```widget blocks: attention-view, step-through, dk-explorer, heads, real-heads and lookup-view.
+// The lesson's ```widget blocks, each one of the widgets of widgets/<name>/ (their specs, spec.yml, give
+// widgets/index.js: each widget's module, what it receives, the Python it calls).
 // Each widget starts from the payload the build computed (so it draws before Python loads; the lesson's
 // payloads are one JSON file beside the page, {id: data}, fetched when the first widget is started),
-// then shows what Python computes: the explorer and heads call lessonpy.course.attention.widget_payloads through
-// runtime.call (arrays and numbers come back as the call's reply); the views show what cells
-// send with show_attention, and the lookup-view what they send with show_lookup.
+// then shows what Python computes: a widget calls the Python its spec names (ctx.calls, through runtime.call;
+// arrays and numbers come back as the call's reply), or shows what cells send with show_attention or show_lookup.
 //
 // Routing of show_attention and show_lookup (python's "arrays" events, re-dispatched as lesson:arrays;
-// the payload's view says which: "attention" goes to attention-view and step-through, "lookup" to
-// lookup-view, ROUTES):
+// the payload's view says which: it goes to the widgets whose spec receives that view):
 //   target=ID   -> the widget of those names with that id;
 //   no target   -> the first such widget after the cell whose run sent it, else the last one
 //                  before it (else the first on the page). An unknown target falls back to
@@ -15,24 +14,12 @@
 // Where a cell stands is the build's word, not the DOM's: the page config lists the cells in
 // page order, each widget says how many cells come before it (data-cells-before), and the
 // event's runId says which cell's run sent it (runtime.cellOf).
-import { createAttentionView } from "./components/linked.js";
 import { inIdleTime, readerMoved } from "./idle.js";
 import { PageFileError, isObject, pageFile } from "./page-file.js";
 import { Event } from "../shared/protocol.js";
 import { settled } from "../runtime/settled.js";
-import { decodePayload, el, showSource } from "./widgets/common.js";
-
-const MAKERS = {
-  "attention-view": (ctx) => createViewWidget(ctx, { stepper: false }),
-  "step-through": (ctx) => createViewWidget(ctx, { stepper: true }),
-  "dk-explorer": async (ctx) => (await import("./widgets/explorer.js")).createExplorer(ctx),
-  heads: async (ctx) => (await import("./widgets/heads.js")).createHeads(ctx),
-  "real-heads": async (ctx) => (await import("./widgets/realheads.js")).createRealHeads(ctx),
-  "lookup-view": async (ctx) => (await import("./widgets/lookup.js")).createLookupWidget(ctx),
-};
-
-/** The widgets that show each kind of "arrays" payload, by its view: show_attention's, show_lookup's. */
-const ROUTES = { attention: new Set(["attention-view", "step-through"]), lookup: new Set(["lookup-view"]) };
+import { decodePayload, el } from "./widgets/common.js";
+import { WIDGETS } from "./widgets/index.js";
 /** A far widget waits this long at most for an idle period (a page that is never idle still gets them). */
 const IDLE_TIMEOUT_MS = 2000;
 
@@ -87,15 +74,17 @@ export async function init({ runtime, root, cells = null, cellIds = [], widgetsU
   Promise.all([settled(runtime, () => cells?.chain), readerMoved()])
     .then(() => inIdleTime(startNext, { busy: () => runtime.busy, timeout: IDLE_TIMEOUT_MS }));
 
-  const routed = new Map(Object.entries(ROUTES).map(([view, names]) => [view, entries.filter((e) => names.has(e.name))]));
   document.addEventListener(`lesson:${Event.ARRAYS}`, async ({ detail }) => {
-    const views = detail && routed.get(detail.view || "attention");
-    if (!views) return;
+    const view = detail?.view || "attention";
+    const views = entries.filter((e) => WIDGETS[e.name]?.receives === view);
+    if (!views.length) return;
     const cellIndex = cellIds.indexOf(runtime.cellOf(detail.runId)); // -1: not sent by a cell
     const route = routeArrays(views, detail, cellIndex);
     if (!route) return;
     const widget = route.view.widget ?? (await start(route.view));
-    widget?.receive(detail, route, cellIndex);
+    // the sending cell's name as the reader sees it (cells.js keeps it): the widget says where its picture came from
+    const sender = cellIndex >= 0 ? cells?.cells?.[cellIndex]?.label ?? null : null;
+    widget?.receive(detail, { ...route, sender });
   });
   return widgets;
 }
@@ -104,10 +93,11 @@ export async function init({ runtime, root, cells = null, cellIds = [], widgetsU
 async function startWidget({ section, id }, runtime, specs) {
   try {
     const spec = (await specs.get())[id]; // there: hasWidgets
-    const make = MAKERS[spec.name];
-    if (!make) throw new Error(`unknown widget ${spec.name}`);
+    const known = Object.hasOwn(WIDGETS, spec.name) ? WIDGETS[spec.name] : null;
+    if (!known) throw new Error(`unknown widget ${spec.name}`);
+    const make = await known.load();
     section.querySelector(".widget-loading")?.remove();
-    const widget = await make({ section, spec, runtime, initial: decodePayload(spec.initial) });
+    const widget = await make({ section, spec, runtime, calls: known.calls, initial: decodePayload(spec.initial) });
     section.querySelector(".widget-error")?.remove(); // a retry that worked
     return { widget: { ...widget, id: spec.id, name: spec.name, section }, retry: false };
   } catch (err) {
@@ -143,26 +133,4 @@ export function routeArrays(views, payload, cellIndex) {
   }
   const note = target ? `No view is called '${target}' on this page, so it is shown here.` : "";
   return { view, note };
-}
-
-/** attention-view and step-through: the linked view, with the stepper for step-through. */
-function createViewWidget({ section, spec, initial }, { stepper }) {
-  const source = el("p", "widget-source");
-  source.setAttribute("aria-live", "polite");
-  section.append(source);
-  const view = createAttentionView(section, {
-    stepper,
-    initialRow: spec.options.row ?? undefined,
-    interval: spec.options.interval,
-  });
-  section.querySelector(".attn-view")?.removeAttribute("aria-label"); // the section already names it
-  view.update(initial);
-  source.textContent = "Showing the lesson's example, computed when the page was built. Run a cell that calls show_attention to draw your own arrays here.";
-  return {
-    view,
-    receive(payload, { note }, cellIndex) {
-      view.update(payload);
-      showSource(section, source, payload, note, cellIndex);
-    },
-  };
 }

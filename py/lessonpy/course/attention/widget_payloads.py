@@ -1,8 +1,9 @@
 """The Python side of the lesson's interactive widgets (```widget fences).
 
-The build calls :func:`prerender` in CPython to put each widget's first picture into the
-page; once Python runs in the page, the widgets call :func:`explore` and :func:`heads`
-through ``runtime.call("lessonpy.course.attention.widget_payloads", ...)``. Each call returns one payload: the arrays
+The build calls each widget's ``prerender_*`` in CPython to put its first picture into the page (the widget's
+spec, static/js/page/widgets/<name>/spec.yml, names it); once Python runs in the page, the widgets call
+:func:`explore`, :func:`heads` and :func:`real_heads` through ``runtime.call`` (their specs' ``calls``). Each call
+returns one payload: the arrays
 (typed arrays in the reply, transferred) and the stats the page prints beside them, so the
 numbers the page prints are the ones computed here. Python computes, JavaScript draws.
 
@@ -26,17 +27,15 @@ from ...runtime.limits import WIDGET_LIMITS  # the page's limits: every room may
 from . import cat_example, trained_head
 from .hand_heads import HAND_HEADS, hand_heads
 
-__all__ = ["WIDGETS", "attention_example", "explore", "heads", "real_heads", "real_head_example", "prerender",
-           "divisors", "head_counts", "SATURATED"]
-
-#: The widget names a lesson may use in a ```widget NAME fence.
-WIDGETS = ("attention-view", "step-through", "dk-explorer", "heads", "real-heads", "lookup-view")
+__all__ = ["attention_example", "explore", "heads", "real_heads", "real_head_example", "divisors", "head_counts",
+           "SATURATED", "prerender_view", "prerender_explorer", "prerender_heads", "prerender_real_heads",
+           "prerender_lookup", "real_heads_build_options", "check_view", "check_heads"]
 
 #: A row whose largest weight is above this is "saturated": nearly one-hot.
 SATURATED = 0.9
 
 #: What each widget (and a call from the page) may ask for: lessonpy.runtime.limits, shared with the page.
-VIEW, EXPLORER, HEADS = (WIDGET_LIMITS[name] for name in ("view", "dk-explorer", "heads"))
+VIEW, EXPLORER, HEADS = (WIDGET_LIMITS[name] for name in ("attention-view", "dk-explorer", "heads"))
 
 
 def tokens_for(T):
@@ -223,14 +222,14 @@ def real_heads(model="minilm", sentence=0, target=None):
 def real_head_example(cell, title=None, target=None):
     """The picture an attention-view shows before the "your attention on a real head" cell *cell* runs (a key
     of realheads.CELL_HEADS): what the cell draws, its softmax of the featured head's scores from the stored Q
-    and K (masked for a causal model, :func:`lessonpy.models.realheads.reproduce`), beside those scores, on the cell's
+    and K (masked for a causal model, :func:`lessonpy.models.realheads.reader_attention`), beside those scores, on the cell's
     sentence. Not V and the output: (T, D) twice as JSON would add about 10 KB (gzipped) to every page view;
     the cell draws them."""
     model, job, s = realheads.CELL_HEADS[cell]
     heads = realheads.load(model)
     f = heads.featured_head(job)
-    mine, _ = realheads.reproduce(heads, s, job)
-    return build_payload(scores=realheads.featured_scores(heads, s, job), weights=mine, tokens=heads.tokens(s),
+    scores, mine = realheads.reader_attention(heads, s, job)  # the scores computed once, for both pictures
+    return build_payload(scores=scores, weights=mine, tokens=heads.tokens(s),
                          target=target, title=title or f"{heads.meta['title']}: layer {f['layer']}, head {f['head']} (from 0)")
 
 
@@ -253,32 +252,80 @@ def real_heads_prerender(model="minilm", sentence=0, job=None, target=None, abla
 
 
 # -----------------------------------------------------------------------------
-# the build's side
+# the build's side: each widget's spec (static/js/page/widgets/<name>/spec.yml) names its prerender, which the build
+# calls with the fence's validated options for the picture drawn before Python loads, and its check, which says
+# what two options together get wrong: [(option, message)], filling in what follows (T from the tokens)
 
 
-def prerender(name, options=None, target=None):
-    """The first payload of widget *name* with validated *options*, computed at build time."""
-    o = dict(options or {})
-    if name in ("attention-view", "step-through"):
-        if o.get("example") == "cat":  # the lesson's hand-built "the cat sat because it was warm"
-            return cat_example.payload(title=o.get("title"), target=target)
-        if o.get("example") == "trained-head":  # the head the "train-head" cell trains
-            return trained_head.payload(title=o.get("title"), target=target)
-        if o.get("example") in realheads.CELL_HEADS:  # a trained head, before its cell runs
-            return real_head_example(o["example"], title=o.get("title"), target=target)
-        return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
-                                 tokens=o.get("tokens"), title=o.get("title"), target=target,
-                                 causal=o.get("causal", False))
-    if name == "dk-explorer":
-        return explore(d_k=o.get("d_k", 64), scale=o.get("scale", True),
-                       temperature=o.get("temperature", 1.0), causal=o.get("causal", False),
-                       T=o.get("T", 8), seed=o.get("seed", 0), target=target)
-    if name == "heads":
-        return heads(n_head=o.get("heads", 4), C=o.get("C", 48), T=o.get("T", 8),
-                     seed=o.get("seed", 0), target=target)
-    if name == "real-heads":
-        return real_heads_prerender(model=o.get("model", "minilm"), sentence=o.get("sentence", 0),
-                                    job=o.get("head"), target=target, ablation_view=o.get("ablation", True))
-    if name == "lookup-view":  # the lesson's keys, values and query (its "lookup" cell), at every temperature
-        return lookup.build_lookup_payload(**lookup.EXAMPLE, title=o.get("title"), target=target)
-    raise ValueError(f"unknown widget {name!r}; known: {', '.join(WIDGETS)}")
+def prerender_view(o, target=None):
+    """attention-view's and step-through's first picture: the seeded example, or the one *o*["example"] names."""
+    if o.get("example") == "cat":  # the lesson's hand-built "the cat sat because it was warm"
+        return cat_example.payload(title=o.get("title"), target=target)
+    if o.get("example") == "trained-head":  # the head the "train-head" cell trains
+        return trained_head.payload(title=o.get("title"), target=target)
+    if o.get("example") in realheads.CELL_HEADS:  # a trained head, before its cell runs
+        return real_head_example(o["example"], title=o.get("title"), target=target)
+    return attention_example(T=o.get("T", 6), d_k=o.get("d_k", 8), seed=o.get("seed", 0),
+                             tokens=o.get("tokens"), title=o.get("title"), target=target,
+                             causal=o.get("causal", False))
+
+
+def prerender_explorer(o, target=None):
+    return explore(d_k=o.get("d_k", 64), scale=o.get("scale", True), temperature=o.get("temperature", 1.0),
+                   causal=o.get("causal", False), T=o.get("T", 8), seed=o.get("seed", 0), target=target)
+
+
+def prerender_heads(o, target=None):
+    return heads(n_head=o.get("heads", 4), C=o.get("C", 48), T=o.get("T", 8), seed=o.get("seed", 0), target=target)
+
+
+def prerender_real_heads(o, target=None):
+    return real_heads_prerender(model=o.get("model", "minilm"), sentence=o.get("sentence", 0), job=o.get("head"),
+                                target=target, ablation_view=o.get("ablation", True))
+
+
+def prerender_lookup(o, target=None):
+    """The lesson's keys, values and query (its "lookup" cell), at every temperature."""
+    return lookup.build_lookup_payload(**lookup.EXAMPLE, title=o.get("title"), target=target)
+
+
+def real_heads_build_options(site):
+    """What the build adds to a real-heads widget's options from the *site* it builds (build.py): the live files'
+    sizes and sha256 (None: left out) and their folder, from the page; the sentence the lesson's numbers about
+    changed heads were computed on (lessonpy.models.sentence_changes); MiniLM's layers and heads, for the live
+    panel's head choices (lessonpy.models.minilm's, one definition)."""
+    from ...models import live, minilm  # the build's: the page imports them only for the live panel
+    return {"live_files": site.get("live_files"), "live_url": site.get("live_url"), "live_sentence": live.SENTENCE,
+            "live_shape": [minilm.LAYERS, minilm.HEADS]}
+
+
+def check_view(o, given):
+    """attention-view's and step-through's options together (*given*: the keys the fence set); sets T."""
+    problems = []
+    if o.get("tokens") is not None:
+        if "T" in given and len(o["tokens"]) != o["T"]:
+            problems.append(("tokens", f"tokens has {len(o['tokens'])} words but T is {o['T']}"))
+        lo, hi = VIEW["T"]
+        if not lo <= len(o["tokens"]) <= hi:
+            problems.append(("tokens", f"tokens needs {lo} to {hi} words, got {len(o['tokens'])}"))
+        o["T"] = len(o["tokens"])
+    example = o.get("example", "seeded")
+    if example != "seeded" and (o.get("tokens") is not None or "T" in given):
+        what = "a real head's" if example in realheads.CELL_HEADS else f"the {example}"
+        problems.append(("example", f"{what} example brings its own tokens; drop tokens and T"))
+    if example == "cat":
+        o["T"] = len(cat_example.SENTENCE)
+    elif example == "trained-head":
+        o["T"] = trained_head.T
+    if o.get("causal") and example != "seeded":
+        problems.append(("causal", f"causal masks the seeded example; the {example} example brings its own pattern"))
+    if o.get("row") is not None and o["row"] >= o["T"]:
+        problems.append(("row", f"row {o['row']} is past the last position ({o['T'] - 1})"))
+    return problems
+
+
+def check_heads(o, given):
+    """The heads widget's options together: C must split into the heads."""
+    if o["C"] % o["heads"]:
+        return [("heads", f"C={o['C']} does not split into {o['heads']} heads; choose one of {head_counts(o['C'])}")]
+    return []

@@ -5,11 +5,14 @@
 
 /**
  * Put `region` (a sideways-scrolling element, already in the page) in a frame with the cue, or use the frame it
- * came in (the build writes one around a lesson's table: a lesson's block must be there to be sized); returns it.
+ * came in (the build writes one around a lesson's table: a lesson's block must be there to be sized). Returns
+ * {frame, release()}: release stops following the region and removes the frame it made, with the region in it
+ * (a component's destroy), so no observer holds a removed table.
  */
 export function withScrollCue(region) {
   let frame = region.parentElement;
-  if (!frame?.classList.contains("attn-scroll-frame")) {
+  const made = !frame?.classList.contains("attn-scroll-frame");
+  if (made) {
     frame = document.createElement("div");
     frame.className = "attn-scroll-frame";
     region.replaceWith(frame);
@@ -21,15 +24,25 @@ export function withScrollCue(region) {
     if (frame.dataset.more !== more) frame.dataset.more = more;
   };
   region.addEventListener("scroll", update, { passive: true });
+  const observers = [];
   if (typeof ResizeObserver !== "undefined") {
     const sizes = new ResizeObserver(update);
     sizes.observe(region);
     const watchChildren = () => { for (const child of region.children) sizes.observe(child); };
     watchChildren();
-    new MutationObserver(() => { watchChildren(); update(); }).observe(region, { childList: true });
+    const children = new MutationObserver(() => { watchChildren(); update(); });
+    children.observe(region, { childList: true });
+    observers.push(sizes, children);
   }
   update();
-  return frame;
+  return {
+    frame,
+    release() {
+      region.removeEventListener("scroll", update);
+      for (const observer of observers.splice(0)) observer.disconnect();
+      if (made) frame.remove();
+    },
+  };
 }
 
 /** The lesson's own wide tables (the build's `.table-scroll` regions, sitebuild/pages/render.py) get the cue too. */

@@ -16,6 +16,11 @@ const PHASES = [
 ];
 const MAX_STEPS_PER_PHASE = 32; // long sequences advance several rows per step
 
+/** The phase (an index of PHASES: scores, softmax, output) of step `step`, 1 … 3 × `perPhase` (0 is before any). */
+export function phaseOf(step, perPhase) {
+  return Math.floor((step - 1) / perPhase);
+}
+
 /**
  * createStepper(view, {container, interval}) -> {play, pause, stepForward, stepBack, goTo, reset, state, destroy}
  * view needs size(), tokens(), arrays() (checked), qkDivisor(), store, setReveal({scores, weights, out} | null)
@@ -73,7 +78,7 @@ export function createStepper(view, options = {}) {
     if (!T()) return "No data to step through yet.";
     if (step >= n) return `Step ${n} of ${n}: all done. Every output row is a weighted mix of value rows.`;
     if (step === 0) return `Step 0 of ${n}: nothing computed yet. Press Play or Next.`;
-    const phase = Math.floor((step - 1) / perPhase());
+    const phase = phaseOf(step, perPhase());
     const rows = Math.min(T(), ((step - 1) % perPhase() + 1) * rowsPerStep());
     const tokens = view.tokens();
     const first = rows - rowsPerStep();
@@ -88,9 +93,8 @@ export function createStepper(view, options = {}) {
     if (step === 0) return { ...base, kind: "start" };
     // done: the selected row's q·k, for any row the reader picks
     if (step >= total()) return { ...base, kind: "score", row: view.store.get() ?? T() - 1 };
-    const phase = Math.floor((step - 1) / perPhase());
-    const kind = ["score", "softmax", "output"][phase];
-    return { ...base, kind, row: Math.max(0, reveal[PHASES[phase].key] - 1) };
+    const kind = ["score", "softmax", "output"][phaseOf(step, perPhase())];
+    return { ...base, kind, row: Math.max(0, reveal[PHASES[phaseOf(step, perPhase())].key] - 1) };
   }
 
   function apply() {
@@ -107,8 +111,7 @@ export function createStepper(view, options = {}) {
       });
       view.setReveal(reveal);
       if (step > 0) {
-        const phase = Math.floor((step - 1) / per);
-        view.select(Math.max(0, reveal[PHASES[phase].key] - 1));
+        view.select(Math.max(0, reveal[PHASES[phaseOf(step, per)].key] - 1));
       }
     }
     slider.max = String(n);

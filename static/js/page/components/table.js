@@ -39,7 +39,7 @@ export function describeRow(tokens, rowWeights, i) {
  */
 export function createTable(container, options = {}) {
   const opts = { caption: "Matrix", rowHeader: "row", colHeader: "column", digits: 3, ...options };
-  const wrap = tableRegion(container, opts.caption);
+  const { wrap, cue } = tableRegion(container, opts.caption);
   let state = null;
   let selected = null;
   const render = whenShown(wrap, build);
@@ -118,7 +118,7 @@ export function createTable(container, options = {}) {
       if (state.rows > MAX_FULL_ROWS) { render(); return; }
       markRow(wrap, selected); // full table: move the highlight without rebuilding
     },
-    destroy() { wrap.remove(); },
+    destroy() { cue.release(); wrap.remove(); },
   };
 }
 
@@ -130,8 +130,8 @@ function tableRegion(container, caption) {
   wrap.setAttribute("role", "region");
   wrap.setAttribute("aria-label", caption);
   container.appendChild(wrap);
-  withScrollCue(wrap); // a phone scrolls a wide table: its edges say so
-  return wrap;
+  const cue = withScrollCue(wrap); // a phone scrolls a wide table: its edges say so
+  return { wrap, cue };
 }
 
 /**
@@ -170,7 +170,7 @@ function markRow(wrap, row) {
  */
 export function createListTable(container, options = {}) {
   const opts = { caption: "List", columns: [], digits: 3, ...options };
-  const wrap = tableRegion(container, opts.caption);
+  const { wrap, cue } = tableRegion(container, opts.caption);
   let rows = null;
   let caption = opts.caption;
   let selected = null;
@@ -228,7 +228,7 @@ export function createListTable(container, options = {}) {
       selected = Number.isInteger(row) ? row : null;
       markRow(wrap, selected);
     },
-    destroy() { wrap.remove(); },
+    destroy() { cue.release(); wrap.remove(); },
   };
 }
 

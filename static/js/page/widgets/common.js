@@ -1,7 +1,7 @@
 // Small pieces the widgets share: building DOM, decoding the build's JSON payloads, waiting for
 // Python, and calling it with a debounce that drops stale replies. No attention maths here.
 
-import { cellName, el } from "../dom.js";
+import { el } from "../dom.js";
 
 export { el }; // the widgets import it from here with the rest
 
@@ -90,14 +90,32 @@ export function statusWithStop(status, stopButton) {
 }
 
 /**
- * A debounced caller of one lessonpy.course.attention.widget_payloads function. request(kwargs) schedules a call
+ * A caller of `call` (createCaller) that says on the widget's `status` line, and in its section's data-state, what the
+ * call is doing, with its Stop at the end of the line (statusWithStop). `onResult(payload)` draws the reply and
+ * returns the line that says what was computed.
+ */
+export function createStatusCaller(runtime, call, section, status, onResult) {
+  const say = (text, state) => { status.textContent = text; section.dataset.state = state; };
+  const caller = createCaller(runtime, call, {
+    onResult(payload) { say(onResult(payload), "ready"); },
+    onError(err) { say(`Python could not compute this: ${err.message ?? err}`, "error"); },
+    onBusy(busy) { if (busy) say("Computing in Python…", "busy"); },
+    onStopped() { say("Stopped. Change a setting to compute again.", "stopped"); },
+  });
+  statusWithStop(status, caller.stopButton);
+  return caller;
+}
+
+/**
+ * A debounced caller of one Python function, `call` = [module, function] (a widget's ctx.calls, from its spec).
+ * request(kwargs) schedules a call
  * `delay` ms later (a newer request replaces it); onResult(payload) gets only the reply to the
  * newest request (its arrays, tokens and stats in one piece): replies to requests made since
  * are dropped. A call still waiting for Python (a cell is running) is cancelled by a newer one;
  * a running one is left to finish, since stopping it could cost a restart. `stopButton` stops
  * the current call.
  */
-export function createCaller(runtime, func, { delay = 150, onResult, onError, onBusy, onStopped }) {
+export function createCaller(runtime, [module, func], { delay = 150, onResult, onError, onBusy, onStopped }) {
   let timer = 0;
   let latest = 0;
   let current = null; // {controller, started} of the newest call sent
@@ -122,7 +140,7 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
     const call = { controller: new AbortController(), started: false };
     current = call;
     try {
-      const payload = await runtime.call("lessonpy.course.attention.widget_payloads", func, kwargs, {
+      const payload = await runtime.call(module, func, kwargs, {
         onStart: () => { call.started = true; },
         signal: call.controller.signal,
       });
@@ -150,11 +168,11 @@ export function createCaller(runtime, func, { delay = 150, onResult, onError, on
 
 /**
  * Say under a view whose arrays a cell sent where they came from ("Showing what Cell 3 computed.",
- * or that they cannot be drawn) and count the updates (data-updated). note: the router's, if any.
+ * or that they cannot be drawn) and count the updates (data-updated). `route` is the router's: its note, if any,
+ * and `sender`, the name of the cell that sent them as the reader sees it (null: no cell).
  */
-export function showSource(section, source, payload, note, cellIndex) {
-  const cell = cellIndex >= 0 ? document.querySelectorAll("[data-cell]")[cellIndex] : null; // page order, as cellIds
-  const label = cell ? cellName(cell) : "a cell"; // the name the cell shows
+export function showSource(section, source, payload, { note = "", sender = null } = {}) {
+  const label = sender ?? "a cell";
   const what = payload.error ? `${label} sent arrays that cannot be drawn` : `Showing what ${label} computed`;
   source.textContent = `${what}.${note ? ` ${note}` : ""}`;
   section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);

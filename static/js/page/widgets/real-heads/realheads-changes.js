@@ -4,8 +4,8 @@
 // what the model then says: the cosine of the embeddings of the reader's sentence and one they type to compare
 // with, then a few fixed others, as trained and with the changes. This file holds the controls, the list and the
 // table; Python computes every number (lessonpy.models.live.heads, `compare`).
-import { createListTable } from "../components/table.js";
-import { el, labelled, num } from "./common.js";
+import { createListTable } from "../../components/table.js";
+import { el, labelled, num } from "../common.js";
 
 /** What a reader may do to a head: the value sent to Python ("off", or a factor for its scores) and its words. */
 export const CHANGES = [

@@ -5,17 +5,17 @@
 // whose projections are random and untrained (the widget says so): the first few, and the rest on
 // "Show all", since dozens of near-identical random patterns teach nothing more than four.
 // Python (lessonpy.course.attention.widget_payloads.heads) computes all of it; this draws what comes back.
-import { createHeatmap } from "../components/heatmap.js";
-import { createSelectionStore } from "../components/linked.js";
-import { createTable } from "../components/table.js";
-import { createCaller, el, labelled, num, pythonNote, statusWithStop, watchPython } from "./common.js";
+import { createHeatmap } from "../../components/heatmap.js";
+import { createSelectionStore } from "../../components/linked.js";
+import { createTable } from "../../components/table.js";
+import { createStatusCaller, el, labelled, num, pythonNote, watchPython } from "../common.js";
 
 const shape = (dims) => `(${dims.join(", ")})`;
 const int = (n) => n.toLocaleString("en");
 /** Random heads drawn until the reader asks for all of them. */
 const RANDOM_SHOWN = 4;
 
-export function createHeads({ section, spec, runtime, initial }) {
+export function createHeads({ section, spec, runtime, calls, initial }) {
   const o = spec.options;
   const controls = el("div", "widget-controls");
   const select = el("select");
@@ -108,21 +108,11 @@ export function createHeads({ section, spec, runtime, initial }) {
     store.broadcast();
   }
 
-  const caller = createCaller(runtime, "heads", {
-    onResult(payload) {
-      const s = payload.stats;
-      render(payload);
-      status.textContent = `Computed in Python: ${s.H} head${s.H > 1 ? "s" : ""} of size ${s.D}.`;
-      section.dataset.state = "ready";
-    },
-    onError(err) {
-      status.textContent = `Python could not compute this: ${err.message ?? err}`;
-      section.dataset.state = "error";
-    },
-    onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
-    onStopped() { status.textContent = "Stopped. Change a setting to compute again."; section.dataset.state = "stopped"; },
+  const caller = createStatusCaller(runtime, calls.heads, section, status, (payload) => {
+    const s = payload.stats;
+    render(payload);
+    return `Computed in Python: ${s.H} head${s.H > 1 ? "s" : ""} of size ${s.D}.`;
   });
-  statusWithStop(status, caller.stopButton);
   select.addEventListener("change", () => caller.request({ n_head: Number(select.value), C: o.C, T: o.T, seed: o.seed, target: spec.id }));
 
   watchPython(runtime, (state) => {

@@ -2,14 +2,14 @@
 // computed in Python (lessonpy.course.attention.widget_payloads.explore, debounced); this only shows the numbers and
 // arrays that come back: score range and spread, each row's entropy against log T, and the
 // scores / weights pictures sliding from soft to one-hot.
-import { createAttentionView } from "../components/linked.js";
-import { withScrollCue } from "../components/scrollcue.js";
-import { LIMITS } from "../../shared/limits.js";
-import { createCaller, el, labelled, num, pythonNote, statusWithStop, watchPython } from "./common.js";
+import { createAttentionView } from "../../components/linked.js";
+import { withScrollCue } from "../../components/scrollcue.js";
+import { LIMITS } from "../../../shared/limits.js";
+import { createStatusCaller, el, labelled, num, pythonNote, watchPython } from "../common.js";
 
 const log2 = Math.log2;
 
-export function createExplorer({ section, spec, runtime, initial }) {
+export function createExplorer({ section, spec, runtime, calls, initial }) {
   const o = spec.options;
   const controls = el("fieldset", "widget-controls");
   controls.append(el("legend", "", "Settings"));
@@ -112,21 +112,11 @@ export function createExplorer({ section, spec, runtime, initial }) {
     entropy.tHead.append(head);
   }
 
-  const caller = createCaller(runtime, "explore", {
-    onResult(payload) {
-      const s = payload.stats;
-      render(payload);
-      status.textContent = `Computed in Python: d_k = ${s.d_k}, ${s.scale ? "scaled by 1/√d_k" : "not scaled"}, temperature ${s.temperature}${s.causal ? ", causal mask" : ""}.`;
-      section.dataset.state = "ready";
-    },
-    onError(err) {
-      status.textContent = `Python could not compute this: ${err.message ?? err}`;
-      section.dataset.state = "error";
-    },
-    onBusy(busy) { if (busy) { status.textContent = "Computing in Python…"; section.dataset.state = "busy"; } },
-    onStopped() { status.textContent = "Stopped. Change a setting to compute again."; section.dataset.state = "stopped"; },
+  const caller = createStatusCaller(runtime, calls.explore, section, status, (payload) => {
+    const s = payload.stats;
+    render(payload);
+    return `Computed in Python: d_k = ${s.d_k}, ${s.scale ? "scaled by 1/√d_k" : "not scaled"}, temperature ${s.temperature}${s.causal ? ", causal mask" : ""}.`;
   });
-  statusWithStop(status, caller.stopButton);
   for (const input of inputs) {
     input.addEventListener("input", () => { showSettings(); caller.request(settings()); });
   }

@@ -9,12 +9,12 @@
 // SmolLM2's grid. The live panel runs MiniLM on the reader's sentence, with the heads they changed
 // (realheads-changes.js) and what the model then says; the sentence menu then names the reader's sentence.
 // Data that fail (the grid's file, the ablation view's entry) say so in words, and the rest keeps working.
-import { createHeadGrid } from "../components/headgrid.js";
-import { createHeadStrip } from "../components/headstrip.js";
-import { createAttentionView } from "../components/linked.js";
-import { createListTable, createTable, tokenName } from "../components/table.js";
-import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "./common.js";
-import { lineAround } from "../line.js";
+import { createHeadGrid } from "../../components/headgrid.js";
+import { createHeadStrip } from "../../components/headstrip.js";
+import { createAttentionView } from "../../components/linked.js";
+import { createListTable, createTable, tokenName } from "../../components/table.js";
+import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "../common.js";
+import { lineAround } from "../../line.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
@@ -65,7 +65,7 @@ function headWeights(weights, { layer, head }) {
   return { shape: [T, T], dtype: "float32", data: weights.data.subarray(start, start + T * T) };
 }
 
-export function createRealHeads({ section, spec, runtime, initial }) {
+export function createRealHeads({ section, spec, runtime, calls, initial }) {
   const models = initial.models;
   const controls = el("div", "widget-controls");
   const modelSelect = el("select");
@@ -256,7 +256,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
     rendered = true;
   }
 
-  const caller = createCaller(runtime, "real_heads", {
+  const caller = createCaller(runtime, calls.grid, {
     delay: 0,
     onResult(reply) {
       render(reply);
@@ -371,7 +371,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
       const { signal } = controller;
       try {
         say("Waiting for Python…", "busy");
-        const files = await runtime.call("lessonpy.models.live", "files", {}, { signal });
+        const files = await runtime.call(...calls.live_files, {}, { signal });
         const sources = new Set();
         const notes = []; // what the reader should know of the files: a bad kept copy replaced, a browser that keeps nothing
         for (const { name, path } of files) {
@@ -394,7 +394,7 @@ export function createRealHeads({ section, spec, runtime, initial }) {
         const asked = changes.list();
         say(asked.length ? `Running MiniLM's forward pass in Python with ${asked.length} changed head${asked.length === 1 ? "" : "s"}…`
           : "Running MiniLM's forward pass in Python…", "running");
-        const reply = await runtime.call("lessonpy.models.live", "heads",
+        const reply = await runtime.call(...calls.live_heads,
           { text: input.value, target: spec.id, cell: spec.options.forward ?? null, changes: asked, compare: changes.compareText() }, { signal });
         if (payload.model !== "minilm") open = { layer: Infinity, head: Infinity }; // else the open head stays open
         render(reply);

@@ -2,8 +2,8 @@
 // from what the build computed for the lesson's example (lessonpy.maths.lookup.EXAMPLE), so the picture
 // is there before Python loads, and shows what a cell's show_lookup(..., target=ID) sends. The
 // temperature slider steps along the payload's grid: it never calls Python.
-import { createLookupView } from "../components/lookupview.js";
-import { el, showSource } from "./common.js";
+import { createLookupView } from "../../components/lookupview.js";
+import { el, showSource } from "../common.js";
 
 export function createLookupWidget({ section, spec, initial }) {
   const source = el("p", "widget-source");
@@ -16,9 +16,9 @@ export function createLookupWidget({ section, spec, initial }) {
     "Run a cell that calls show_lookup to draw your own keys, query and values here.";
   return {
     view,
-    receive(payload, { note }, cellIndex) {
+    receive(payload, route) {
       view.update(payload);
-      showSource(section, source, payload, note, cellIndex);
+      showSource(section, source, payload, route);
     },
   };
 }

@@ -6,8 +6,8 @@
 // with the widget: asked of Python when it came near, it arrived as the reader read, and pushed the page down.
 // A bar's head name is a button that opens that head in the grid above (onOpen). Data that cannot be drawn (a
 // page whose entry lacks them, or has them malformed) leave this view to a sentence; the rest of the widget works.
-import { createListTable } from "../components/table.js";
-import { el, num } from "./common.js";
+import { createListTable } from "../../components/table.js";
+import { el, num } from "../common.js";
 
 const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
 
