@@ -183,6 +183,8 @@ COST_TS = (128, 256, 512, 1024, 2048)
 COST_D = 64
 #: SmolLM2-135M's attention (its config.json) and the "kv-cache" cell's sequence: 2048 tokens, 16-bit
 SMOLLM2_KV = {"layers": 30, "heads": 9, "kv_heads": 3, "D": 64, "T": 2048}
+#: the rest of SmolLM2-135M's config.json: vocabulary, width, MLP width; embeddings tied to the output layer
+SMOLLM2_REST = {"vocab": 49152, "C": 576, "mlp": 1536}
 
 
 def averaging():
@@ -346,9 +348,23 @@ def cost_numbers():
         "cost_gpt2_T": str(gpt2_T),
         "cost_gpt2_heads": str(L * H),
         "cost_gpt2_mib": f"{L * H * weights_mib(gpt2_T, 4):.0f}",
+        # grouped-query attention's saving: W_K and W_V for 3 key/value heads instead of 9
+        "smollm2_params": smollm2_params(),
+        "gqa_params_saved": smollm2_params(smol["heads"]) - smollm2_params(),
+        "gqa_params_saved_pct": f"{(smollm2_params(smol['heads']) - smollm2_params()) / smollm2_params():.1%}",
         "kv_shared_mib": f"{kv_cache_mib(smol['layers'], smol['kv_heads'], smol['D'], smol['T']):.0f}",
         "kv_own_mib": f"{kv_cache_mib(smol['layers'], smol['heads'], smol['D'], smol['T']):.0f}",
     }
+
+
+def smollm2_params(kv_heads=SMOLLM2_KV["kv_heads"]):
+    """SmolLM2-135M's parameters with *kv_heads* key/value heads: tied token embeddings, and per layer W_Q and
+    W_O (C x C), W_K and W_V (C x kv_heads * D), a SwiGLU MLP (three C x mlp matrices), two RMSNorm gains; a
+    final RMSNorm. No biases."""
+    L, D = SMOLLM2_KV["layers"], SMOLLM2_KV["D"]
+    V, C, M = SMOLLM2_REST["vocab"], SMOLLM2_REST["C"], SMOLLM2_REST["mlp"]
+    layer = 2 * C * C + 2 * C * kv_heads * D + 3 * C * M + 2 * C
+    return V * C + L * layer + C
 
 
 def kv_cache_mib(layers, kv_heads, D, T, nbytes=2):
