@@ -78,8 +78,8 @@ class Tolerance:
     """How far a right attention answer computed in float *dtype* can lie from the float64 reference.
 
     Each scaled score is within γ_n·max(|Q| @ |K|ᵀ) / √d_k of its exact value (n = d_k + SCORE_ROUNDINGS, plus
-    *roundings* more when Q and K are themselves products, as a decode step's q = x @ W_q is: then Q and K are the
-    sizes |x| @ |W|). Storing a score near 1e5 in float32 alone moves it by up to ±0.004 (half its spacing
+    2·*projected* when Q, K and V are themselves products of *projected* multiply-adds each, as a decode step's
+    q = x @ W_q is: then Q and K are the sizes |x| @ |W|, and V's own roundings join the output's). Storing a score near 1e5 in float32 alone moves it by up to ±0.004 (half its spacing
     there), and its d_k + SCORE_ROUNDINGS roundings at that size by ±0.13 at worst. A change δ_j in the scores
     changes weight j by the factor exp(δ_j − Σ_k w_k·δ_k), at most exp(2·max|δ|), so at 1e5 a right float32
     weight may be off by up to 30 % (typically under 1 %), at ordinary scores by about 1e-5. Then come np.exp
@@ -89,18 +89,18 @@ class Tolerance:
     checks catch is nan, uniform or off by far more.
     """
 
-    def __init__(self, Q: np.ndarray, K: np.ndarray, dtype: np.dtype, roundings: int = 0):
+    def __init__(self, Q: np.ndarray, K: np.ndarray, dtype: np.dtype, projected: int = 0):
         T, d_k = Q.shape
         largest = float((np.abs(Q) @ np.abs(K).T).max()) / np.sqrt(d_k)
         score_float = dtype if largest < float(np.finfo(dtype).max) else COARSEST_FLOAT
         self.weights_rtol = self.product_rtol = 0.0
         for scores_u, u in ((unit_roundoff(score_float), unit_roundoff(dtype)),
                             (unit_roundoff(np.float64), unit_roundoff(np.float64))):
-            score_error = gamma(d_k + SCORE_ROUNDINGS + roundings, scores_u) * largest
+            score_error = gamma(d_k + SCORE_ROUNDINGS + 2 * projected, scores_u) * largest
             weights_rtol = float(np.expm1(2 * score_error)) + gamma(2 * EXP_ULPS + T + 1, u)
             self.weights_rtol += weights_rtol
-            # weights @ V: V rounded (and its own product's roundings), T multiply-adds
-            self.product_rtol += weights_rtol + gamma(T + 1 + roundings // 2, u)
+            # weights @ V: V rounded (after its own projection's multiply-adds), T multiply-adds
+            self.product_rtol += weights_rtol + gamma(T + 1 + projected, u)
         self.atol = float(np.finfo(dtype).tiny)  # np.exp(...) below it underflows to 0 (or a subnormal)
 
     def weights(self, got: np.ndarray, want: np.ndarray) -> bool:

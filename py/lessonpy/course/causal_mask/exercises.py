@@ -171,7 +171,7 @@ def decode_step(ns: dict) -> Iterator[dict]:
             yield fail(f"after {shown}, the cache should hold each token's key x_t @ W_k and value x_t @ W_v, the "
                        "newest as the last row, the earlier rows unchanged")
             return
-        tol = Tolerance(Q_size[t:t + 1], K_size[:t + 1], dtype, roundings=2 * C)
+        tol = Tolerance(Q_size[t:t + 1], K_size[:t + 1], dtype, projected=C)
         row = _causal_reference(Q_all, K_all)[t:t + 1]
         if not tol.product(np.asarray(out_t, dtype=float)[None], row[:, :t + 1], V_all[:t + 1], V_size[:t + 1]):
             mistake = _decode_mistake(np.asarray(out_t, dtype=float), t, Q_all[t], K_all, V_all, tol, V_size)
