@@ -61,7 +61,6 @@ CELL_PRINTS = {
     "cat-break": ["cat_flat", "cat_sat_cat", "cat_sat_sat"],
     "permute": ["cat_weight"],
     "cost": ["cost_mib_first", "cost_mib_last", "cost_gpt2_share", "cost_gpt2_mib"],
-    "kv-cache": ["kv_shared_mib", "kv_own_mib"],
 }
 CELL_PRINTS.update(realheads.CELL_PRINTS)  # the "Real heads" section's cells
 CELL_PRINTS.update(trained_it.CELL_PRINTS)  # the hand-built "it -> cat" asked of the trained models
@@ -181,8 +180,6 @@ AVG_VALUES = np.array([[1.0, 0.0], [3.0, 2.0], [5.0, 1.0], [7.0, 5.0]])
 
 COST_TS = (128, 256, 512, 1024, 2048)
 COST_D = 64
-#: SmolLM2-135M's attention (its config.json) and the "kv-cache" cell's sequence: 2048 tokens, 16-bit
-SMOLLM2_KV = {"layers": 30, "heads": 9, "kv_heads": 3, "D": 64, "T": 2048}
 
 
 def averaging():
@@ -330,12 +327,11 @@ def worked_example_numbers():
 
 
 def cost_numbers():
-    """Cells "cost" and "kv-cache": memory and multiply-adds, counted (timings would measure the machine too)."""
+    """Cell "cost": memory and multiply-adds, counted (timings would measure the machine too)."""
     L, H, C = GPT2["n_layer"], GPT2["n_head"], GPT2["n_embd"]
     gpt2_T = GPT2["block_size"]
     t2 = 2 * gpt2_T**2 * C  # every head's scores and blend in one layer (H * D = C)
     rest = 12 * gpt2_T * C**2  # per token: W_q, W_k, W_v, W_o (4C^2) and the MLP (8C^2)
-    smol = SMOLLM2_KV
     return {
         "cost_T_first": str(COST_TS[0]), "cost_T_last": str(COST_TS[-1]), "cost_d": str(COST_D),
         "cost_mib_first": f"{weights_mib(COST_TS[0], 4):.2f}",
@@ -346,11 +342,4 @@ def cost_numbers():
         "cost_gpt2_T": str(gpt2_T),
         "cost_gpt2_heads": str(L * H),
         "cost_gpt2_mib": f"{L * H * weights_mib(gpt2_T, 4):.0f}",
-        "kv_shared_mib": f"{kv_cache_mib(smol['layers'], smol['kv_heads'], smol['D'], smol['T']):.0f}",
-        "kv_own_mib": f"{kv_cache_mib(smol['layers'], smol['heads'], smol['D'], smol['T']):.0f}",
     }
-
-
-def kv_cache_mib(layers, kv_heads, D, T, nbytes=2):
-    """The "kv-cache" cell's function: keys and values of T tokens in every layer, nbytes per number."""
-    return 2 * layers * kv_heads * D * T * nbytes / 2**20

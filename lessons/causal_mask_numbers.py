@@ -89,6 +89,20 @@ def numbers() -> dict:
     return out | smollm2()
 
 
+#: What SmolLM2-135M's config.json adds to the shipped data's shapes (layers, heads, key/value heads, head size):
+#: its vocabulary and its MLP's width. Its token embeddings are tied to the output layer.
+SMOLLM2_VOCAB, SMOLLM2_MLP = 49152, 1536
+
+
+def smollm2_params(layers: int, heads: int, kv_heads: int, D: int) -> int:
+    """SmolLM2-135M's parameters with *kv_heads* key/value heads: the tied token embeddings, and per layer W_Q
+    and W_O (C x C), W_K and W_V (C x kv_heads * D), a SwiGLU MLP (three C x SMOLLM2_MLP matrices), two RMSNorm
+    gains; a final RMSNorm. No biases."""
+    C = heads * D
+    layer = 2 * C * C + 2 * C * kv_heads * D + 3 * C * SMOLLM2_MLP + 2 * C
+    return SMOLLM2_VOCAB * C + layers * layer + C
+
+
 def smollm2() -> dict:
     """Cell "smollm2-gqa": two of SmolLM2's query heads that share one key/value head, decoded with a cache."""
     smol = realheads.Heads.load("smollm2")
@@ -109,4 +123,13 @@ def smollm2() -> dict:
             "smol_bound": f"{realheads.WEIGHT_ERROR + realheads.QK_ERROR:.3f}",
             "smol_cache_bytes": per_token, "smol_cache_T": CACHE_T,
             "smol_cache_mib": f"{per_token * CACHE_T / 2**20:.0f}",
-            "smol_cache_mib_all": f"{per_token * CACHE_T / 2**20 * group:.0f}"}
+            "smol_cache_mib_all": f"{per_token * CACHE_T / 2**20 * group:.0f}"} | gqa_saving(smol)
+
+
+def gqa_saving(smol) -> dict:
+    """What grouped-query attention saves of SmolLM2's parameters: W_K and W_V for its key/value heads instead of
+    one per query head."""
+    shape = (smol.layers, smol.heads, smol.meta["kv_heads"], smol.head_dim)
+    params, full = smollm2_params(*shape), smollm2_params(smol.layers, smol.heads, smol.heads, smol.head_dim)
+    return {"smollm2_params": params, "gqa_params_saved": full - params,
+            "gqa_params_saved_pct": f"{(full - params) / params:.1%}"}

@@ -484,7 +484,7 @@ def test_attention_names_scipy_softmax_without_an_axis():
 def test_float32_weights_at_large_scores_differ_from_float64_and_still_pass():
     """Why the tolerance depends on the float and the scores: at 1e5, float32 weights are off by ~1e-3."""
     from lessonpy.maths.attention import softmax as softmax_of  # keeps float32 float32
-    from lessonpy.course.attention.exercises import LARGE_SCORE, _Tolerance, _probes, _with_offsets
+    from lessonpy.course.attention.exercises import LARGE_SCORE, Tolerance as _Tolerance, _probes, _with_offsets
     from lessonpy.maths.answers import float_of as _float_of
     rng = np.random.default_rng(0)
     Q, K = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))

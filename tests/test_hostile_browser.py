@@ -78,7 +78,7 @@ def test_a_widgets_file_of_the_wrong_shape_is_a_failed_download_and_a_reload_rec
 
 CODE_WITH_CRS = "a = 1\r\nb = 2\rc = a + b\r\nprint(c)\r"
 CODE_AS_KEPT = "a = 1\nb = 2\nc = a + b\nprint(c)\n"
-FAR = "kv-cache"  # the lesson's last cell: its editor is not built while Python starts (lazy-editor.js)
+FAR = "cost"  # the lesson's last cell: its editor is not built while Python starts (lazy-editor.js)
 
 
 def test_carriage_returns_set_through_the_editor_become_newlines_everywhere_the_text_goes(browser, site_url):

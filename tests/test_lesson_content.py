@@ -371,13 +371,3 @@ def test_the_gpt2_layer_share_is_the_t_squared_part_of_every_multiply_add():
     assert lesson_numbers.numbers()["cost_gpt2_share"] == f"{share:.0%}"
     half = lesson_numbers.numbers()["cost_half_T"]
     assert 2 * half**2 * C == 12 * half * C**2
-
-
-def test_the_kv_cache_cell_uses_smollm2s_shape_from_the_shipped_data():
-    from lessonpy.models import realheads
-
-    smol = realheads.Heads.load("smollm2")
-    kv = lesson_numbers.SMOLLM2_KV
-    assert (smol.layers, smol.heads, smol.meta["kv_heads"], smol.head_dim) == (
-        kv["layers"], kv["heads"], kv["kv_heads"], kv["D"])
-    assert kv["heads"] // kv["kv_heads"] == 3  # the text's "a third"

@@ -158,7 +158,7 @@ def test_run_shows_the_output_of_numpy_code(page):
     name = cell(page, "setup").locator(".cell-name").text_content()  # the name the cell shows, and its group's
     expect(page.get_by_role("group", name=name, exact=True)).to_have_attribute("data-cell", "setup")
     expect(cell(page, "setup").get_by_role("log", name=f"Output of {name}")).to_contain_text("sum = [3 5 7]")
-    expect(cell(page, "kv-cache").get_by_role("log")).to_have_count(0)
+    expect(cell(page, "cost").get_by_role("log")).to_have_count(0)
 
 
 def test_last_expression_is_shown_like_a_notebook(page):

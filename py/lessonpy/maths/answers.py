@@ -9,23 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from .grading import CheckFailed
+from .tolerance import float_of
 
 
 def shape_of(value) -> tuple | None:
     shape = getattr(value, "shape", None)
     return tuple(shape) if shape is not None else None
-
-
-#: The coarsest float a right answer is judged by. An answer may compute in float32 and return
-#: float64 (x.astype(float)), so no answer is held to more than float32's precision; a coarser
-#: float it returns (float16) widens the tolerance further.
-COARSEST_FLOAT = np.dtype(np.float32)
-
-
-def float_of(*values) -> np.dtype:
-    """The least precise float among the dtypes of *values* and COARSEST_FLOAT."""
-    floats = [v.dtype for v in values if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "f"]
-    return max(floats + [COARSEST_FLOAT], key=lambda dtype: np.finfo(dtype).eps)
 
 
 def out_and_weights(got) -> tuple[np.ndarray, np.ndarray, np.dtype]:

@@ -57,7 +57,8 @@ def numbers(data=None):
     """The lesson's numbers about the ablation: ``ablation_baseline_loss`` and ``_accuracy`` (top-1, as a
     percentage), ``ablation_top<i>_layer``/``_head``/``_increase`` for the 3 most harmful heads, and for the best
     head of each of the tests :data:`EXAMPLE_TESTS` and ``duplicate``, ``ablation_<test>_layer``/``_head``/
-    ``_increase``/``_rank``/``_accuracy`` (and the same for the test's runner-up, ``ablation_<test>_runner_up_...``); ``ablation_over_1`` heads raise it by more than 1 nat, ``ablation_over_01``
+    ``_increase``/``_rank``/``_accuracy`` (and the same for the test's runner-up, ``ablation_<test>_runner_up_...``,
+    and for the induction test's third head, ``ablation_induction_third_...`` with its test ``_score``); ``ablation_over_1`` heads raise it by more than 1 nat, ``ablation_over_01``
     by more than 0.1; ``ablation_predictions`` predictions counted (all draws)."""
     data = data or load()
     rise, order = increases(data), ranked(data)
@@ -73,6 +74,11 @@ def numbers(data=None):
     for test in (*EXAMPLE_TESTS, "duplicate"):
         for which, key in (("best", f"ablation_{test}"), ("runner_up", f"ablation_{test}_runner_up")):
             out.update(head_numbers(key, tests[test][which]["layer"], tests[test][which]["head"], data))
+    # the induction test's third head: knocked out it costs more than the runner-up (copying is not one head's)
+    induction = head_tests.load()["models"][data["model"]]["tests"]["induction"]["scores"]
+    layer, head = head_tests.nth(induction, 3)
+    out.update(head_numbers("ablation_induction_third", layer, head, data))
+    out["ablation_induction_third_score"] = f"{induction[layer, head]:.2f}"
     return out
 
 

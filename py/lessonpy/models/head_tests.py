@@ -120,6 +120,13 @@ def summary(table, chance_score, thresholds=THRESHOLDS):
             "chance": chance_score, "above": {t: int((table > t).sum()) for t in thresholds}}
 
 
+def nth(table, n):
+    """(layer, head) of the *n*-th best head of *table* (L, H), 1 for the best."""
+    table = np.asarray(table)
+    order = np.argsort(table, axis=None, kind="stable")[::-1]
+    return tuple(map(int, np.unravel_index(order[n - 1], table.shape)))
+
+
 def rank(table, layer, head):
     """1 for the best head of *table* (L, H), 2 for the runner-up, ..."""
     table = np.asarray(table)

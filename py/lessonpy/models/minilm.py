@@ -51,7 +51,8 @@ def forward(W, ids, knock=None):
 
     knock changes heads on the way: {(layer, head): change}. "off" knocks the
     head out: its output is zeros, so the layer's output projection gets
-    nothing from it (BERT's head_mask does the same). A number multiplies the
+    nothing from it (as head_mask did for BERT in transformers 4.x; version 5
+    removed it). A number multiplies the
     head's scores before the softmax: 0 gives every key the same weight, 2 a
     sharper pattern; "weights" then holds the changed pattern."""
     ids = np.asarray(ids)

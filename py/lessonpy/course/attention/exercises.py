@@ -5,7 +5,7 @@ Each check takes the namespace the reader's code ran in and yields ``ok(message)
 is wrong in the reader's terms and, where a common mistake explains it, which mistake:
 the checks compare against the plausible wrong answers, not only against the right one.
 Answers are compared within the rounding error of the float type they were computed in
-(see "precision" below), so a float32 answer passes and a wrong one still fails.
+(:mod:`lessonpy.maths.tolerance`), so a float16 or float32 answer passes and a wrong one still fails.
 """
 
 from __future__ import annotations
@@ -15,39 +15,10 @@ from collections.abc import Iterator
 import numpy as np
 
 from ...maths.attention import softmax
-from ...maths.answers import float_of, out_and_weights, returned, shape_of
+from ...maths.answers import out_and_weights, returned, shape_of
 from ...maths.grading import CheckFailed, call, fail, ok, require_function
+from ...maths.tolerance import Tolerance, copied
 
-
-
-# ---------------------------------------------------------------------------- precision
-
-#: Units in the last place one np.exp may be off: numpy's SIMD exp is not correctly rounded,
-#: only accurate to a few ulp.
-EXP_ULPS = 4
-
-
-def _unit_roundoff(dtype) -> float:
-    """u: one rounding to *dtype* changes a value by at most this fraction of it."""
-    return float(np.finfo(dtype).eps) / 2
-
-
-def _gamma(n: int, u: float) -> float:
-    """γ_n: the relative error of n roundings in a row (Higham, Accuracy and Stability of
-    Numerical Algorithms, §3.1); a sum of n products is within γ_n·Σ|terms| of its exact value,
-    whatever the order of its additions."""
-    return n * u / (1 - n * u)
-
-
-def _within(got: np.ndarray, want: np.ndarray, bound) -> bool:
-    """*got* has *want*'s shape and lies within *bound* of it everywhere (a nan never does)."""
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= bound))
-
-
-def _copied(got, want: np.ndarray) -> bool:
-    """*got* holds *want*'s values, each rounded at most once to *got*'s float type."""
-    u = _unit_roundoff(float_of(got))
-    return _within(np.asarray(got, dtype=float), want, u * np.abs(want))
 
 
 # ---------------------------------------------------------------------------- a. the parameter budget
@@ -151,13 +122,13 @@ def _split_values_mistake(got: list, qkv: np.ndarray, H: int) -> str:
     names = "qkv"
     for i, name in enumerate(names):
         for j, other in enumerate(_reference_split(qkv, H)):
-            if i != j and _copied(got[i], other):
+            if i != j and copied(got[i], other):
                 return (f"{name} holds what should be {names[j]}: the fused projection's output is "
                         "q, k, v side by side along the last axis, in that order")
 
     def matches(mistake):
         wrong = _reference_split(qkv, H, mistake=mistake)
-        return wrong is not None and all(_copied(g, w) for g, w in zip(got, wrong))
+        return wrong is not None and all(copied(g, w) for g, w in zip(got, wrong))
     if matches("positions"):
         return ("right shape but wrong values: you split along axis 1, the positions; q, k and v sit side by side "
                 "along the last axis: np.split(qkv, 3, axis=-1)")
@@ -224,7 +195,7 @@ def split_qkv(ns: dict) -> Iterator[dict]:
             if shape_of(part) != (B, H, T, C // H):
                 yield fail(_split_shape_mistake(name, shape_of(part), B, T, C, H))
                 return
-        if not all(_copied(g, r) for g, r in zip(got, _reference_split(qkv, H))):
+        if not all(copied(g, r) for g, r in zip(got, _reference_split(qkv, H))):
             yield fail(f"{shown}: {_split_values_mistake(got, qkv, H)}")
             return
         yield ok(f"{shown}: q, k and v have shape {(B, H, T, C // H)} and the right values")
@@ -242,49 +213,9 @@ LARGE_SCORE = 1e5
 #: last entry (−0.5) all lie at least LARGE_SCORE / 2 below it, so a softmax shifted by any of
 #: them still exponentiates about +LARGE_SCORE / 2 or more. Its length is the checks' T.
 KEY_OFFSETS = (-1.0, 1.0, 0.0, 1.0, -0.5)
-#: Roundings in one scaled score besides its d_k multiply-adds: Q and K rounded to the reader's
-#: float, √d_k and the division by it (or d_k ** -0.25 on each side), and the shift (z − max, or
-#: the addition in a logsumexp).
-SCORE_ROUNDINGS = 6
 #: T = d_k = d_v of the square Q, K, V an answer that raised is run on again: there Q @ K and
 #: V @ weights run, so the mistake shows in the values.
 SQUARE = 6
-
-
-class _Tolerance:
-    """How far a right answer computed in float *dtype* can lie from the float64 reference.
-
-    Derived from bounds on the rounding error, not picked: each scaled score is within
-    γ_n·max(|Q| @ |K|ᵀ) / √d_k of its exact value (n = d_k + SCORE_ROUNDINGS). Storing a score
-    near 1e5 in float32 alone moves it by up to ±0.004 (half its spacing there), and its
-    d_k + SCORE_ROUNDINGS roundings at that size by ±0.13 at worst. A change δ_j in the scores changes
-    weight j by the factor exp(δ_j − Σ_k w_k·δ_k), at most exp(2·max|δ|), so at 1e5 a right
-    float32 weight may be off by up to 30 % (typically under 1 %), at ordinary scores by about
-    1e-5. Then come np.exp (EXP_ULPS ulp), the sum of a row's T terms and the division. The
-    float64 reference errs too, so its bound is added. Every wrong answer the probes catch is
-    nan, uniform or off by far more.
-    """
-
-    def __init__(self, Q: np.ndarray, K: np.ndarray, dtype: np.dtype):
-        T, d_k = Q.shape
-        largest = float((np.abs(Q) @ np.abs(K).T).max()) / np.sqrt(d_k)
-        self.weights_rtol = self.product_rtol = 0.0
-        for u in (_unit_roundoff(dtype), _unit_roundoff(np.float64)):
-            score_error = _gamma(d_k + SCORE_ROUNDINGS, u) * largest
-            weights_rtol = float(np.expm1(2 * score_error)) + _gamma(2 * EXP_ULPS + T + 1, u)
-            self.weights_rtol += weights_rtol
-            self.product_rtol += weights_rtol + _gamma(T + 1, u)  # weights @ V: V rounded, T multiply-adds
-        self.atol = float(np.finfo(dtype).tiny)  # np.exp(...) below it underflows to 0 (or a subnormal)
-
-    def weights(self, got: np.ndarray, want: np.ndarray) -> bool:
-        return _within(got, want, self.weights_rtol * np.abs(want) + self.atol)
-
-    def sums_to_one(self, weights: np.ndarray) -> bool:
-        return self.weights(weights.sum(axis=-1), np.ones(len(weights)))
-
-    def product(self, got: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-        """*got* is a @ b, one of them the weights (known to weights_rtol), the other V."""
-        return _within(got, a @ b, self.product_rtol * (np.abs(a) @ np.abs(b)) + self.atol)
 
 
 def _named_factor(c: float, T: int, d_k: int, d_v: int) -> str:
@@ -358,7 +289,7 @@ def _score_slips(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> Iterator[tuple[
            "you applied a causal mask: this exercise's attention has none, every query attends to every key")
 
 
-def _fitted_scale(weights: np.ndarray, raw: np.ndarray, tol: _Tolerance) -> float | None:
+def _fitted_scale(weights: np.ndarray, raw: np.ndarray, tol: Tolerance) -> float | None:
     """The s for which weights == softmax(raw / s) row by row, if some s fits."""
     if np.any(weights <= 0):
         return None
@@ -372,7 +303,7 @@ def _fitted_scale(weights: np.ndarray, raw: np.ndarray, tol: _Tolerance) -> floa
     return s if tol.weights(weights, softmax(raw / s)) else None
 
 
-def _scaled_after_softmax(weights: np.ndarray, Q, K, V, tol: _Tolerance) -> str | None:
+def _scaled_after_softmax(weights: np.ndarray, Q, K, V, tol: Tolerance) -> str | None:
     """The mistake when every row of weights sums to the same c ≠ 1: a softmax multiplied by c."""
     T, d_k = Q.shape
     sums = weights.sum(axis=-1)
@@ -389,7 +320,7 @@ def _scaled_after_softmax(weights: np.ndarray, Q, K, V, tol: _Tolerance) -> str 
     return None
 
 
-def _weights_mistake(weights: np.ndarray, Q, K, V, tol: _Tolerance) -> str:
+def _weights_mistake(weights: np.ndarray, Q, K, V, tol: Tolerance) -> str:
     """Why the weights are not softmax(Q Kᵀ / √d_k) row by row, naming the mistake where we can."""
     d_k = Q.shape[1]
     z = Q @ K.T / np.sqrt(d_k)
@@ -411,7 +342,7 @@ def _weights_mistake(weights: np.ndarray, Q, K, V, tol: _Tolerance) -> str:
     return "the weights differ from softmax(Q Kᵀ / √d_k) taken along each row"
 
 
-def _out_mistake(out: np.ndarray, weights: np.ndarray, V: np.ndarray, d_k: int, tol: _Tolerance) -> str:
+def _out_mistake(out: np.ndarray, weights: np.ndarray, V: np.ndarray, d_k: int, tol: Tolerance) -> str:
     """Why out is not weights @ V, for the right *weights*."""
     if tol.product(out, weights.T, V):
         return ("you multiplied by weights.T: row i of weights already holds query i's weights over the keys, "
@@ -432,7 +363,7 @@ def _crash_mistake(func) -> str | None:
         out, weights, dtype = out_and_weights(call(func, Q.copy(), K.copy(), V.copy()))
     except (CheckFailed, TypeError, ValueError):
         return None
-    tol = _Tolerance(Q, K, dtype)
+    tol = Tolerance(Q, K, dtype)
     if tol.weights(weights, softmax(Q @ K / np.sqrt(SQUARE))):
         return ("Q @ K pairs each query with K's columns, not with the keys: transpose K, "
                 "Q @ K.T (or K.swapaxes(-1, -2)), so that score[i, j] is query i against key j")
@@ -450,6 +381,13 @@ def _crash_mistake(func) -> str | None:
 OVERFLOW = (f"overflow: with scores near {LARGE_SCORE:,.0f} np.exp returns inf (float64 overflows past 709, "
             "np.longdouble past about 11,356) and inf / inf is nan — subtract each row's max before np.exp "
             "(the softmax does not change)")
+FLOAT16 = (f"float16 cannot hold scores near {LARGE_SCORE:,.0f}: its largest number is {{largest:,.0f}}, so the "
+           "scores themselves are inf before any softmax. Your softmax may well be right; compute in float32 or "
+           "float64, as the exercise asks")
+ABS_MAX = ("underflow: you subtracted each row's largest absolute score (np.abs(z).max()), not its largest score: in "
+           f"a row whose scores all lie near −{LARGE_SCORE:,.0f} that shifts them down by another "
+           f"{LARGE_SCORE:,.0f}, np.exp gives 0 everywhere, and 0 / 0 is nan. The max itself may be negative: "
+           "z - z.max(axis=-1, keepdims=True)")
 UNDERFLOW = ("underflow: you subtracted the largest score of the whole array (z.max()), not each row's own: in a row "
              "whose scores all lie far below it np.exp gives 0 everywhere, and 0 / 0 is nan. Subtract each row's "
              "max: z - z.max(axis=-1, keepdims=True)")
@@ -478,16 +416,24 @@ def _probes(T: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
             (f"with one query's scores ±{LARGE_SCORE:,.0f} apart", ones, np.resize(KEY_OFFSETS, T))]
 
 
-def _nan_mistake(probe: int, weights: np.ndarray) -> str:
-    """Which mistake a nan in the weights of probe number *probe* of _probes shows."""
+def _nan_mistake(probe: int, weights: np.ndarray, scores: np.ndarray, dtype: np.dtype) -> str:
+    """Which mistake a nan in the weights of probe number *probe* of _probes (whose scaled scores are *scores*)
+    shows, for an answer that computed ordinary scores in *dtype*."""
+    if scores.max() > np.finfo(dtype).max:
+        return FLOAT16.format(largest=float(np.finfo(dtype).max))
     if probe == 0:
         return OVERFLOW
-    if probe == 1:  # the top row survived a shift that suited it alone: the whole array's max
+    if probe == 1:  # the top row survived a shift that suited it alone
+        with np.errstate(all="ignore"):
+            shifted = np.exp(scores - np.abs(scores).max(axis=-1, keepdims=True))
+            by_abs_max = shifted / shifted.sum(axis=-1, keepdims=True)
+        if np.array_equal(np.isnan(weights).all(axis=-1), np.isnan(by_abs_max).all(axis=-1)):
+            return ABS_MAX
         return UNDERFLOW if np.all(np.isfinite(weights[0])) else ONE_SHIFT
     return ROW_STATISTIC
 
 
-def _finite_but_wrong(where: str, weights: np.ndarray, expected: np.ndarray, tol: _Tolerance) -> str:
+def _finite_but_wrong(where: str, weights: np.ndarray, expected: np.ndarray, tol: Tolerance) -> str:
     """Why finite weights at large scores are wrong."""
     uniform = np.full(len(weights), 1 / len(weights))
     if any(tol.weights(w, uniform) and not tol.weights(e, uniform) for w, e in zip(weights, expected)):
@@ -509,17 +455,20 @@ def _with_offsets(Q: np.ndarray, K: np.ndarray, rows: np.ndarray, keys: np.ndarr
     return Q, K
 
 
-def _large_scores_mistake(func, Q, K, V) -> str | None:
-    """None if the reader's softmax survives every probe of _probes, else what goes wrong."""
+def _large_scores_mistake(func, Q, K, V, dtype: np.dtype) -> str | None:
+    """None if the reader's softmax survives every probe of _probes, else what goes wrong (*dtype*: the float
+    the answer computed ordinary scores in)."""
     d_k = Q.shape[1]
     for probe, (where, rows, keys) in enumerate(_probes(Q.shape[0])):
         Qp, Kp = _with_offsets(Q, K, rows, keys)
         with np.errstate(all="ignore"):
-            _, weights, dtype = out_and_weights(call(func, Qp.copy(), Kp.copy(), V.copy(), shown=f"attention(Q, K, V) {where}"))
+            _, weights, returned_dtype = out_and_weights(
+                call(func, Qp.copy(), Kp.copy(), V.copy(), shown=f"attention(Q, K, V) {where}"))
+        scores = Qp @ Kp.T / np.sqrt(d_k)
         if not np.all(np.isfinite(weights)):
-            return _nan_mistake(probe, weights)
-        expected = softmax(Qp @ Kp.T / np.sqrt(d_k))
-        tol = _Tolerance(Qp, Kp, dtype)
+            return _nan_mistake(probe, weights, scores, dtype)
+        tol = Tolerance(Qp, Kp, returned_dtype)
+        expected = softmax(scores)
         if not tol.weights(weights, expected):
             return _finite_but_wrong(where, weights, expected, tol)
     return None
@@ -541,7 +490,7 @@ def attention(ns: dict) -> Iterator[dict]:
     out, weights, dtype = returned(got, shown, T, d_k, d_v)
     yield ok(f"shapes: out {(T, d_v)}, weights {(T, T)}")
 
-    tol = _Tolerance(Q, K, dtype)
+    tol = Tolerance(Q, K, dtype)
     if not tol.sums_to_one(weights):
         yield fail(_weights_mistake(weights, Q, K, V, tol))
         return
@@ -558,7 +507,7 @@ def attention(ns: dict) -> Iterator[dict]:
         yield fail(_out_mistake(out, expected, V, d_k, tol))
 
     # Only a right softmax is worth probing with large scores: otherwise that message would be noise.
-    mistake = _large_scores_mistake(func, Q, K, V)
+    mistake = _large_scores_mistake(func, Q, K, V, dtype)
     if mistake:
         yield fail(mistake)
     else:
