@@ -33,6 +33,9 @@ BLOCK_DTYPES = {
 }
 #: where each tensor's bytes start (a multiple of this from the start of the data)
 ALIGN = 32
+#: a Q4_1 byte's two weights before scaling, (2, 256): its low nibble (weights 0-15 of a block) and its high one
+#: (16-31). Looking them up is 4 times faster in NumPy than masking, shifting and converting (measured).
+NIBBLES = np.stack([np.arange(256) & 15, np.arange(256) >> 4]).astype(np.float32)
 
 
 class WeightsFileError(ValueError):
@@ -55,12 +58,18 @@ def dequantise(dtype: str, raw, shape) -> np.ndarray:
     if dtype == "F32":
         return np.frombuffer(raw, dtype="<f4").reshape(shape)
     blocks = np.frombuffer(raw, dtype=BLOCK_DTYPES[dtype])  # (n_blocks,)
-    d = blocks["d"].astype(np.float32)[:, None]  # (n_blocks, 1)
+    n = len(blocks)
     if dtype == "Q8_0":
-        return (blocks["qs"].astype(np.float32) * d).reshape(shape)
-    low, high = blocks["qs"] & np.uint8(0x0F), blocks["qs"] >> np.uint8(4)  # weights 0-15, 16-31 of each block
-    q = np.concatenate([low, high], axis=1).astype(np.float32)  # (n_blocks, 32)
-    return (d * q + blocks["m"].astype(np.float32)[:, None]).reshape(shape)
+        q = blocks["qs"].astype(np.float32)  # (n_blocks, 32)
+    else:
+        q = np.empty((n, 2, BLOCK // 2), dtype=np.float32)  # (n_blocks, low/high nibbles, 16)
+        for half in (0, 1):
+            np.take(NIBBLES[half], blocks["qs"], out=q[:, half])
+        q = q.reshape(n, BLOCK)  # weights 0-15, then 16-31
+    q *= blocks["d"].astype(np.float32)[:, None]  # in place: no second array of the tensor's size
+    if dtype == "Q4_1":
+        q += blocks["m"].astype(np.float32)[:, None]
+    return q.reshape(shape)
 
 
 class QuantisedFile:

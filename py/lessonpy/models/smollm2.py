@@ -171,7 +171,8 @@ def attend(q, k, v, start=0, attention=None):
     k_h, v_h = np.repeat(k, H // G, axis=-3), np.repeat(v, H // G, axis=-3)  # query head i uses kv head i // (H/G)
     if attention is None:
         future = np.triu(np.ones((T, start + T), dtype=bool), k=start + 1)  # (T, S): key after the query
-        scores = q @ k_h.swapaxes(-1, -2) / np.sqrt(D)  # (..., H, T, S)
+        # a float32 scale: NumPy's float64 sqrt(D) would turn the rest of the pass into float64 (every weight cast)
+        scores = q @ k_h.swapaxes(-1, -2) / np.float32(np.sqrt(D))  # (..., H, T, S)
         weights = softmax(np.where(future, -np.inf, scores))
         return weights @ v_h, weights
     if q.ndim != 3:
@@ -220,7 +221,7 @@ def unembed(m, x):
     return np.concatenate([h @ rows.T for _, rows in m.unembedding()], axis=-1)
 
 
-def forward(m, ids, knock=None, keep=("weights",), attention=None, logits="all"):
+def forward(m, ids, knock=None, keep=("weights", "q", "k", "v"), attention=None, logits="all"):
     """Run the decoder on token ids (T,), or a batch (B, T). Returns float32 arrays, with a leading B for a
     batch: ``logits`` (T, V), or (V,) of the last position only with logits="last" (a ninth of the pass's time
     saved when only the next token matters); and each of :func:`block`'s arrays that *keep* names, stacked over
