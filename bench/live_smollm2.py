@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     in_cpython = run(folder)
     in_cpython["peak_bytes"] = tracemalloc.get_traced_memory()[1]  # NumPy's arrays, the file's bytes among them
     tracemalloc.stop()
-    print("CPython:", json.dumps({k: round(v, 3) for k, v in in_cpython.items()}))
+    print("CPython:", json.dumps(in_cpython))
     if args.pyodide:
         done = subprocess.run([node_and_version()[0], str(ROOT / "bench" / "live_smollm2.mjs"), str(pyodide_dist()), str(ROOT / "py"),
                                str(folder), str(ROOT / "bench" / "live_smollm2_timing.py")],

@@ -10,28 +10,39 @@ sys.path.insert(0, "/home/pyodide")  # Pyodide: lessonpy copied there (CPython: 
 from lessonpy.models import smollm2  # noqa: E402
 
 
-def timed(fn):
-    start = time.perf_counter()
+try:
+    from node_cpu import seconds as cpu_seconds  # Pyodide under Node: the process's CPU time (live_smollm2.mjs)
+except ImportError:
+    cpu_seconds = time.process_time  # CPython: this process's
+#: wall and CPU seconds of each step: on a shared machine the CPU time is the figure that does not depend on the load
+FIGURES = {}
+
+
+def timed(name, fn):
+    wall, cpu = time.perf_counter(), cpu_seconds()
     out = fn()
-    return time.perf_counter() - start, out
+    FIGURES[name] = {"wall": round(time.perf_counter() - wall, 3), "cpu": round(cpu_seconds() - cpu, 3)}
+    return out
 
 
 def run(folder=smollm2.FOLDER, steps=4):
-    load, (W, tokenizer) = timed(lambda: smollm2.load(folder))
+    W, tokenizer = timed("load", lambda: smollm2.load(folder))
     ids = (tokenizer.encode("The cat sat on the mat because it was tired. " * 4))[:32]
-    first, _ = timed(lambda: smollm2.forward(W, ids))
-    tokenize, _ = timed(lambda: tokenizer.encode("A new text to tokenise, every word of it unseen so far."))
-    nxt, _ = timed(lambda: smollm2.forward(W, ids))
-    last, _ = timed(lambda: smollm2.forward(W, ids, keep=(), logits="last"))
+    timed("first_forward_32", lambda: smollm2.forward(W, ids))
+    timed("tokenize", lambda: tokenizer.encode("A new text to tokenise, every word of it unseen so far."))
+    timed("next_forward_32", lambda: smollm2.forward(W, ids))
+    timed("forward_32_last_logits_only", lambda: smollm2.forward(W, ids, keep=(), logits="last"))
     cache = smollm2.empty_cache(W)
     for token in ids[:8]:  # a prompt of 8 through the cache, then time the steps after it
         _, cache = smollm2.decode_step(W, token, cache)
-    start = time.perf_counter()
-    for token in ids[8:8 + steps]:
-        _, cache = smollm2.decode_step(W, token, cache)
-    step = time.perf_counter() - start
-    return {"tokens": len(ids), "load": load, "first_forward": first, "next_forward": nxt, "tokenize": tokenize,
-            "forward_last_logits_only": last, "decode_step": step / steps}
+
+    def steps_():
+        nonlocal cache
+        for token in ids[8:8 + steps]:
+            _, cache = smollm2.decode_step(W, token, cache)
+
+    timed(f"{steps}_decode_steps", steps_)
+    return {"tokens": len(ids), **FIGURES}
 
 
 json.dumps(run()) if sys.platform == "emscripten" else None  # the Node script reads this value
