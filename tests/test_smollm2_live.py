@@ -214,3 +214,17 @@ def test_bpe_merges_the_earliest_learned_pair_first_and_maps_every_byte():
     assert tok.encode("ab ab<|endoftext|>c") == [5, 4, 5, 0, 3]  # " ab": a+b (rank 1) before Ġ+a (rank 3)
     assert tok.decode(tok.encode("ab ab<|endoftext|>c")) == "ab ab<|endoftext|>c"
     assert tok.encode("a\x1db") == [1, 2]  # a byte with no token is dropped, as the reference drops it
+
+
+def test_the_live_files_cache_folder_changes_with_the_conversion_the_format_and_the_brotli_rule(tmp_path, monkeypatch):
+    from sitebuild import compress
+    from sitebuild.realheads import smollm2_live
+
+    first = smollm2_live.live_dir(tmp_path)
+    assert first.parent.name == "smollm2-live"
+    for module, name, value in ((smollm2_live, "FORMAT", "changed"), (smollm2_live, "FILE_FORMAT", "smollm2-live/2"),
+                                (compress, "QUALITY", compress.QUALITY - 1)):
+        with monkeypatch.context() as patch:
+            patch.setattr(module, name, value)
+            assert smollm2_live.live_dir(tmp_path) != first, name
+    assert smollm2_live.live_dir(tmp_path) == first

@@ -9,7 +9,8 @@ The weights are anything with the methods of :class:`LiveWeights`: ``layer(i)`` 
 float32, PyTorch's (out, in) layout, Q and K rows in Hugging Face's order), ``embed(ids)``, ``output_norm()``,
 ``unembedding()`` (the tied matrix in chunks of rows) and the hyper-parameters as attributes. The page's
 :class:`LiveWeights` keeps GGUF's 4-bit blocks (:mod:`lessonpy.models.quantised`) and dequantises one layer at a
-time, so a forward pass holds ~120 MB, not the 540 MB of the whole model in float32; the build's
+time, so a pass holds the 97 MB of blocks and at most about 140 MB of float32 (measured in Pyodide:
+docs/speed.md), not the 540 MB of the whole model in float32; the build's
 ``sitebuild.realheads.smollm2.Model`` holds all of it dequantised. Both run the same functions below.
 
 The reader's own functions can replace the lesson's (``attention=``, ``decode_step=``): their results are
