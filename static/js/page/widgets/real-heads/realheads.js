@@ -32,11 +32,13 @@ const JOBS = {
   previous: "previous token",
   next: "next token",
   same: "same word",
-  first: "first token (sink)",
+  first: "first token (sink)", // a causal model's: the one key every query sees (jobName: an encoder's is [CLS])
   last: "last token",
   induction: "induction",
 };
-const jobName = (job) => JOBS[job] ?? job;
+/** A job's words; in an encoder (not *causal*) every query sees every token, so its first-token heads park on the
+ *  [CLS] marker, not on a sink that only the first token can be. */
+const jobName = (job, causal) => (job === "first" && !causal ? "first token ([CLS])" : JOBS[job] ?? job);
 /** The model whose heads the ablation view knocks out (lessonpy.models.ablation). */
 const ABLATED_MODEL = "smollm2";
 /** Why a model's grid data did not load, in the reader's words, by the class Python raised (lessonpy.models.realheads):
@@ -119,7 +121,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
     describe: (head) => {
       const f = featuredAt(payload.featured, head);
       const c = changedAt(payload.changes, head);
-      return `${headName(head)}${f ? `: the ${jobName(f.job)} head` : ""}${c ? ` (${changeName(c.change)})` : ""}`;
+      return `${headName(head)}${f ? `: the ${jobName(f.job, payload.causal)} head` : ""}${c ? ` (${changeName(c.change)})` : ""}`;
     },
   });
   view.store.subscribe((row) => { table?.select(row); showStrip(); });
@@ -169,7 +171,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
     featuredList.textContent = "";
     for (const f of payload.featured) {
       const item = el("li");
-      const button = el("button", "realheads-featured-head", `${jobName(f.job)}: ${headName(f)}`);
+      const button = el("button", "realheads-featured-head", `${jobName(f.job, payload.causal)}: ${headName(f)}`);
       button.type = "button";
       button.dataset.layer = String(f.layer);
       button.dataset.head = String(f.head);
@@ -200,7 +202,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
     if (follow && payload.model === "minilm") live?.pick(open);
     const f = featuredAt(payload.featured, open);
     const name = `${payload.title}, ${headName(open)} (counted from 0)`;
-    openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job)} head` : ""}`;
+    openHeading.textContent = `Open: ${name}${f ? `, its ${jobName(f.job, payload.causal)} head` : ""}`;
     view.update({ view: "attention", title: null, tokens: payload.tokens, arrays: { weights }, causal: payload.causal }); // a causal model's future is grey
     table?.destroy();
     details.querySelector(".attn-table-host")?.remove();
