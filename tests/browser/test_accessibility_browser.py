@@ -11,8 +11,8 @@ from browser import BOOT_TIMEOUT_MS
 from lesson_checks import course_lessons
 
 pytestmark = pytest.mark.browser
-LESSONS = course_lessons(Path(__file__).resolve().parent.parent / "lessons")
-AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+LESSONS = course_lessons(Path(__file__).resolve().parents[2] / "lessons")
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 RUN_AXE = """async () => {
   const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } });
   return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,

@@ -1,4 +1,4 @@
-"""What Lesson 5 (lessons/causal-mask.md) shows beyond what every lesson gets (tests/test_every_lesson_browser.py):
+"""What Lesson 5 (lessons/causal-mask.md) shows beyond what every lesson gets (tests/browser/test_every_lesson_browser.py):
 its pictures are the causal ones its text describes."""
 
 from __future__ import annotations

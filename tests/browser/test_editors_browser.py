@@ -13,9 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, CODE, LOOP, RUN_TIMEOUT_MS, paste_code, wait_looping
-from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
-    LESSON, cell, editor_code, fresh_context, original_code, python_status, wait_done,
-)
+from held_editors import WALK_THROUGH, built, open_held
+from pages import LESSON, Cell, python_status
 
 pytestmark = pytest.mark.browser
 
@@ -23,55 +22,13 @@ FAR = "cat"  # a cell several screens below the top of the lesson
 COUNTER = "n_far = globals().get('n_far', 0) + 1\nprint('far run', n_far)"
 
 
-class HeldEditors:
-    """Hold back CodeMirror's script in a page until release(); after it, the script goes through. The page may
-    not have asked for it yet when the test releases it (editor.js, which imports it, is fetched only when the
-    first editor is wanted): a request that came after release() was held for ever, a flaky test."""
-
-    def __init__(self, page):
-        self.routes = []
-        self.released = False
-        page.route("**/vendor/codemirror.js", self._hold)
-
-    def _hold(self, route):
-        if self.released:
-            route.continue_()
-        else:
-            self.routes.append(route)
-
-    def release(self):
-        self.released = True
-        for route in self.routes:
-            route.continue_()
-        self.routes.clear()
-
-
-def built(holder):
-    """Wait until CodeMirror, let go, has built the editor in `holder` (a cell, or one editor's holder).
-    A focus the stand-in held moves to the editor as it is built, in the same task; what takes the time
-    is CodeMirror's script arriving, compiling and running on a busy renderer: 0.3 s here on an idle
-    renderer, 2.4 s with its CPU throttled tenfold (Emulation.setCPUThrottlingRate, load 13), so past an
-    expect's 5 s at load 12-15 on two cores. It may take as long as a run may, as in paste_code."""
-    expect(holder.locator(".cm-editor")).to_have_count(1, timeout=RUN_TIMEOUT_MS)
-
-
-def open_held(context, url, wait_python=True):
-    page = context.new_page()
-    held = HeldEditors(page)
-    page.goto(url + LESSON)
-    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=BOOT_TIMEOUT_MS)
-    if wait_python:
-        expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-    return page, held
-
-
 def save_edits(context, url, edits):
     """Edit cells in a tab of their own, as a reader did on an earlier visit (saved in this browser)."""
     page = context.new_page()
     page.goto(url + LESSON)
     for cell_id, code in edits.items():
-        paste_code(cell(page, cell_id), code)
-        expect(cell(page, cell_id).get_by_role("button", name="Reset")).to_be_visible()
+        paste_code(Cell(page, cell_id).locator, code)
+        expect(Cell(page, cell_id).locator.get_by_role("button", name="Reset")).to_be_visible()
     page.close()
 
 
@@ -90,19 +47,19 @@ def bring_to_centre(locator):
 
 
 def standin(page, cell_id):
-    return cell(page, cell_id).locator("pre.code-standin")
+    return Cell(page, cell_id).locator.locator("pre.code-standin")
 
 
 def test_a_far_cell_runs_by_run_and_by_keys_before_any_editor_exists(fresh_context, site_url):
     save_edits(fresh_context, site_url, {FAR: COUNTER})
     page, held = open_held(fresh_context, site_url)
-    far = cell(page, FAR)
+    far = Cell(page, FAR).locator
     viewport = page.viewport_size["height"]
     assert far.bounding_box()["y"] > 2 * viewport, "the cell starts well below the fold"
     expect(page.locator(".cm-editor")).to_have_count(0)  # CodeMirror has not even loaded
     expect(standin(page, FAR)).to_contain_text("print('far run', n_far)")  # the saved edit, shown
     far.get_by_role("button", name="Run").click()
-    out = wait_done(page, FAR)
+    out = Cell(page, FAR).wait_done()
     expect(far).to_have_attribute("data-status", "ok")
     expect(out).to_contain_text("far run 1")
     index = page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).index", FAR)
@@ -114,16 +71,16 @@ def test_a_far_cell_runs_by_run_and_by_keys_before_any_editor_exists(fresh_conte
     # each key waits for the run before it to end, not only for its printed line.
     page.keyboard.press("Shift+Enter")
     expect(out).to_contain_text("far run 2", timeout=RUN_TIMEOUT_MS)
-    wait_done(page, FAR)
+    Cell(page, FAR).wait_done()
     page.keyboard.press("Control+Enter")
     expect(out).to_contain_text("far run 3", timeout=RUN_TIMEOUT_MS)
-    wait_done(page, FAR)
+    Cell(page, FAR).wait_done()
     expect(page.locator(".cm-editor")).to_have_count(0)
     # CodeMirror arrives: the focused stand-in becomes an editor with the same code, focused.
     held.release()
     built(far)
     expect(far.locator(".cm-content")).to_be_focused()
-    assert editor_code(page, FAR) == COUNTER
+    assert Cell(page, FAR).code() == COUNTER
     page.keyboard.press("Shift+Enter")
     expect(out).to_contain_text("far run 4", timeout=RUN_TIMEOUT_MS)
 
@@ -132,7 +89,7 @@ def test_clicking_a_stand_in_gives_the_editor_with_the_caret_where_the_click_was
     page, held = open_held(fresh_context, site_url, wait_python=False)
     target = standin(page, FAR)
     # Click just before the first "np." of the cell's code.
-    original = original_code(page, FAR)
+    original = Cell(page, FAR).original()
     offset = original.index("np.")
     point = """(pre, offset) => {
       const text = pre.querySelector("code").firstChild; // the stand-in's code is one text node
@@ -153,49 +110,35 @@ def test_clicking_a_stand_in_gives_the_editor_with_the_caret_where_the_click_was
     assert 0 < box["y"] < page.viewport_size["height"]
     page.mouse.click(box["x"], box["y"])
     held.release()
-    built(cell(page, FAR))
-    expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
+    built(Cell(page, FAR).locator)
+    expect(Cell(page, FAR).locator.locator(".cm-content")).to_be_focused()
     expect(standin(page, FAR)).to_have_count(0)
     page.keyboard.type("EDIT")
-    assert editor_code(page, FAR) == original[:offset] + "EDIT" + original[offset:]
-    expect(cell(page, FAR).get_by_role("button", name="Reset")).to_be_visible()
+    assert Cell(page, FAR).code() == original[:offset] + "EDIT" + original[offset:]
+    expect(Cell(page, FAR).locator.get_by_role("button", name="Reset")).to_be_visible()
 
 
 def test_tabbing_into_a_stand_in_gives_the_editor(fresh_context, site_url):
     page, held = open_held(fresh_context, site_url, wait_python=False)
-    cell(page, FAR).locator(".cell-editor").scroll_into_view_if_needed()
+    Cell(page, FAR).locator.locator(".cell-editor").scroll_into_view_if_needed()
     # Back from the cell's Run button to its code, as a keyboard reader goes.
-    cell(page, FAR).get_by_role("button", name="Run").focus()
+    Cell(page, FAR).locator.get_by_role("button", name="Run").focus()
     page.keyboard.press("Shift+Tab")
     expect(standin(page, FAR)).to_be_focused()
     held.release()
-    built(cell(page, FAR))
-    expect(cell(page, FAR).locator(".cm-content")).to_be_focused()
+    built(Cell(page, FAR).locator)
+    expect(Cell(page, FAR).locator.locator(".cm-content")).to_be_focused()
     page.keyboard.press("Control+End")
     page.keyboard.type("  # typed")
-    assert editor_code(page, FAR) == original_code(page, FAR) + "  # typed"
+    assert Cell(page, FAR).code() == Cell(page, FAR).original() + "  # typed"
     # the system's theme switched to dark while the page is open: the code's colours follow (site.css --syn-*;
     # fixed light colours left `import` at a contrast of 2.0 on the dark background)
     page.keyboard.press("Control+Home")  # the first line, `import numpy as np`, in CodeMirror's drawn lines
-    keyword = cell(page, FAR).locator(".cm-content span", has_text=re.compile(r"^import$")).first
+    keyword = Cell(page, FAR).locator.locator(".cm-content span", has_text=re.compile(r"^import$")).first
     expect(keyword).to_have_css("color", "rgb(122, 31, 162)")  # #7a1fa2
     page.emulate_media(color_scheme="dark")
     expect(keyword).to_have_css("color", "rgb(215, 166, 255)")  # #d7a6ff, 4.5:1 or more on the dark --code-bg
     page.emulate_media(color_scheme="light")
-
-
-WALK_THROUGH = """async (holder) => {
-  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const step = innerHeight / 2;
-  holder.scrollIntoView({ block: "start" });
-  await frames();
-  for (let seen = step; seen < holder.getBoundingClientRect().height; seen += step) {
-    scrollBy(0, step);
-    await frames();
-  }
-  holder.scrollIntoView({ block: "end" });
-  await frames();
-}"""
 
 
 def open_every_fold(page):
@@ -270,20 +213,20 @@ def test_an_editor_built_off_screen_keeps_its_height_until_it_has_measured_in_vi
 def test_reset_and_other_tabs_edits_reach_cells_whose_editor_was_never_built(fresh_context, site_url):
     save_edits(fresh_context, site_url, {FAR: "mine = 1"})
     page, held = open_held(fresh_context, site_url, wait_python=False)
-    far = cell(page, FAR)
+    far = Cell(page, FAR).locator
     expect(far.locator(CODE)).to_have_text("mine = 1")
     # Another tab (its editors built) edits the cell: this tab's stand-in follows.
     other = fresh_context.new_page()
     other.goto(site_url + LESSON)
-    paste_code(cell(other, FAR), "theirs = 2")
+    paste_code(Cell(other, FAR).locator, "theirs = 2")
     expect(far.locator(CODE)).to_have_text("theirs = 2")
-    assert editor_code(page, FAR) == "theirs = 2"
+    assert Cell(page, FAR).code() == "theirs = 2"
     # Reset on the stand-in brings the lesson's code back, saved for the other tab too.
     far.get_by_role("button", name="Reset").click()
     expect(far.get_by_role("button", name="Reset")).to_be_hidden()
-    assert editor_code(page, FAR) == original_code(page, FAR)
-    expect(cell(other, FAR).locator(".cm-content")).to_contain_text(original_code(other, FAR).splitlines()[0])
-    assert editor_code(other, FAR) == original_code(other, FAR)
+    assert Cell(page, FAR).code() == Cell(page, FAR).original()
+    expect(Cell(other, FAR).locator.locator(".cm-content")).to_contain_text(Cell(other, FAR).original().splitlines()[0])
+    assert Cell(other, FAR).code() == Cell(other, FAR).original()
     expect(page.locator(".cm-editor")).to_have_count(0)  # all of it without CodeMirror in this tab
     held.release()
 
@@ -293,17 +236,17 @@ def test_stop_replays_cells_whose_editor_was_never_built(fresh_context, plain_si
         "setup": "kept = 41", "scores": "kept += 1\n" + LOOP, "softmax": "print('kept is', kept)"})
     page, _held = open_held(fresh_context, plain_site_url)
     assert page.evaluate("crossOriginIsolated") is False  # Stop restarts Python and replays
-    cell(page, "setup").get_by_role("button", name="Run").click()
-    wait_done(page, "setup")
-    scores = cell(page, "scores")
+    Cell(page, "setup").locator.get_by_role("button", name="Run").click()
+    Cell(page, "setup").wait_done()
+    scores = Cell(page, "scores").locator
     scores.get_by_role("button", name="Run").click()
     wait_looping(scores)
     scores.get_by_role("button", name="Stop").click()
     expect(scores).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     expect(scores.locator(".cell-output")).to_contain_text("re-ran Cell")
-    cell(page, "softmax").get_by_role("button", name="Run").click()
-    expect(wait_done(page, "softmax")).to_contain_text("kept is 41")
+    Cell(page, "softmax").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "softmax").wait_done()).to_contain_text("kept is 41")
     expect(page.locator(".cm-editor")).to_have_count(0)
 
 
@@ -360,10 +303,10 @@ def test_an_editor_the_reader_scrolls_to_while_python_computes_waits_for_the_run
     page = fresh_context.new_page()
     page.goto(site_url + LESSON)
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-    scores = cell(page, "scores")
+    scores = Cell(page, "scores").locator
     scores.get_by_role("button", name="Run").click()
     wait_looping(scores)
-    far = cell(page, FAR)
+    far = Cell(page, FAR).locator
     far.scroll_into_view_if_needed()
     page.wait_for_timeout(2000)  # idle time enough to build it, were Python not computing
     expect(standin(page, FAR)).to_have_count(1)

@@ -1,6 +1,6 @@
 """Every lesson course.yml lists that has a page, as a reader meets it in Chromium with Pyodide, with no
 test code of its own: the page boots, and every cell, the needs=page ones included (only the page can run
-them: tests/test_every_lesson.py runs the others in CPython, the build under Node), runs top to bottom and
+them: tests/unit/test_every_lesson.py runs the others in CPython, the build under Node), runs top to bottom and
 prints the numbers the text quotes (the numbers module's CELL_PRINTS, as CPython's numpy gave the text);
 then, run again from the last to the first, each prints the same."""
 
@@ -12,10 +12,10 @@ import pytest
 from browser import BOOT_TIMEOUT_MS, protocol_errors
 from lesson_checks import course_lessons, missing_prints
 from playwright.sync_api import expect
-from test_lesson_browser import run_cell
+from pages import Cell
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = course_lessons(ROOT / "lessons")
 
 
@@ -43,10 +43,10 @@ def test_every_cell_runs_in_the_page_prints_what_the_text_quotes_and_the_same_wh
         [cell.id, cell.code] for cell in lesson.cells]
     first = {}
     for cell in lesson.cells:
-        text = first[cell.id] = run_cell(page, cell.id)
+        text = first[cell.id] = Cell(page, cell.id).run_as_written()
         assert " first: this cell builds on " not in text, f"cell {cell.id} needed earlier cells: they should have run"
     problems = missing_prints(lesson, first)  # Pyodide's numpy must print what CPython's numpy gave the text
     assert not problems, "\n\n".join(problems)
     changed = [f"{lesson.source_path}:{cell.line}: cell {cell.id!r}" for cell in reversed(lesson.cells)
-               if run_cell(page, cell.id) != first[cell.id]]
+               if Cell(page, cell.id).run_as_written() != first[cell.id]]
     assert not changed, "these cells print something else when run again after the later ones:\n" + "\n".join(changed)

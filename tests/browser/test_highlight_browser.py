@@ -7,8 +7,8 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS
+from pages import LESSON, wait_cells_ready
 
-from test_page_browser import LESSON, fresh_context, wait_cells_ready  # noqa: F401 - fresh_context is a fixture
 
 pytestmark = pytest.mark.browser
 

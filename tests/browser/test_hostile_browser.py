@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from browser import LINE_CHARS
 from lessonpy.runtime.limits import MESSAGE_CHARS
-from test_page_browser import LESSON, cell, run, wait_cells_ready
+from pages import LESSON, Cell, wait_cells_ready
 
 pytestmark = pytest.mark.browser
 
@@ -24,9 +24,9 @@ def test_an_exception_class_named_by_ten_million_characters_gives_one_short_stat
     try:
         page = context.new_page()
         page.goto(site_url + LESSON)
-        output = run(page, "average", "raise type('E' * 10**7, (Exception,), {})()")
-        expect(cell(page, "average")).to_have_attribute("data-status", "error")
-        state = cell(page, "average").locator(".cell-state").text_content()
+        output = Cell(page, "average").run("raise type('E' * 10**7, (Exception,), {})()")
+        expect(Cell(page, "average").locator).to_have_attribute("data-status", "error")
+        state = Cell(page, "average").locator.locator(".cell-state").text_content()
         assert len(state) <= LINE_CHARS, len(state)
         assert re.fullmatch(r"E{100,}…: see the output below\.", state), state[:80]
         # the class's name as Python cut it (MESSAGE_CHARS, in the middle) is in the output, in its whole length
@@ -104,8 +104,8 @@ def test_carriage_returns_set_through_the_editor_become_newlines_everywhere_the_
         page.reload()
         wait_cells_ready(page)
         assert page.evaluate(code_of, FAR) == CODE_AS_KEPT
-        cell(page, FAR).locator(".cm-content, pre.code-standin").first.click()  # the editor is built: the same text
-        expect(cell(page, FAR).locator(".cm-content")).to_have_count(1)
+        Cell(page, FAR).locator.locator(".cm-content, pre.code-standin").first.click()  # the editor is built: the same text
+        expect(Cell(page, FAR).locator.locator(".cm-content")).to_have_count(1)
         assert page.evaluate(code_of, FAR) == CODE_AS_KEPT
         button = page.get_by_role("button", name="Download with my edits")
         expect(button).to_be_enabled()

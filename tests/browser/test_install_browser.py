@@ -9,8 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS
-from test_page_browser import fresh_context, open_lesson, run  # noqa: F401 - a fixture
-from test_preload_browser import boot_context  # noqa: F401 - a fixture
+from pages import Cell, open_lesson
 
 pytestmark = pytest.mark.browser
 
@@ -68,9 +67,9 @@ def test_matplotlib_and_its_dependencies_unpack_without_python_as_python_would(b
     boot, context = boot_context
     page = open_lesson(context, site_url)
     assert page.evaluate("lessonPage.runtime.info.boot.from") == boot
-    expect(run(page, "setup", REFUSE)).to_contain_text("refusing")
+    expect(Cell(page, "setup").run(REFUSE)).to_contain_text("refusing")
     # The idle preload, or else this run's imports, install the packages; either way without Python's unpack.
-    out = run(page, "scores", COMPARE)
+    out = Cell(page, "scores").run(COMPARE)
     expect(out).to_contain_text("same True True True", timeout=RUN_TIMEOUT_MS)
 
 
@@ -111,4 +110,4 @@ def test_a_normal_boot_unpacks_numpy_without_python_as_python_would(fresh_contex
     steps = [name for name, _ in page.evaluate("lessonPage.runtime.timings")]
     unpacked = [name for name in steps if name.startswith("numpy-") and name.endswith(".whl unpacked")]
     assert len(unpacked) == 1 and steps.index(unpacked[0]) < steps.index("python up"), steps
-    expect(run(page, "setup", COMPARE_NUMPY)).to_contain_text("numpy same True True", timeout=RUN_TIMEOUT_MS)
+    expect(Cell(page, "setup").run(COMPARE_NUMPY)).to_contain_text("numpy same True True", timeout=RUN_TIMEOUT_MS)

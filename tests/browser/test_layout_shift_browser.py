@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS
-from test_page_browser import LESSON, python_status, wait_done
+from pages import LESSON, Cell, python_status
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +89,7 @@ def test_loading_a_first_run_and_scrolling_through_shift_nothing(browser, site_u
         expect(page.locator("body")).to_have_attribute("data-cells", "ready")
         first = page.locator("[data-cell]").first
         first.get_by_role("button", name="Run").click()
-        expect(wait_done(page, first.get_attribute("data-cell"))).not_to_be_empty()
+        expect(Cell(page, first.get_attribute("data-cell")).wait_done()).not_to_be_empty()
         page.evaluate(SCROLL_THROUGH)
         cls, window = cumulative_layout_shift(page.evaluate("layoutShifts"))
         assert cls <= MOST_CLS, f"{size}: CLS {cls:.3f}, its shifts:\n{explain(window)}"

@@ -1,6 +1,6 @@
 """The attention lesson as a reader meets it: the text states the computed numbers, the maths is typeset
 with MathML, the module's code can be copied, the cat example and the real heads draw what they should.
-Every cell running in Pyodide and printing what the text quotes: tests/test_every_lesson_browser.py."""
+Every cell running in Pyodide and printing what the text quotes: tests/browser/test_every_lesson_browser.py."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import attention_numbers as lesson_numbers
 from playwright.sync_api import expect
 
 from sitebuild.pages.numbers import format_value
+from pages import Cell
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSON = "lessons/attention/"
 DONE = re.compile(r"^(ok|error|stopped)$")
 
@@ -43,19 +44,6 @@ def page(context, site_url):
 @pytest.fixture(scope="module")
 def numbers():
     return {k: format_value(k, v) for k, v in lesson_numbers.numbers().items()}
-
-
-def run_cell(page, cell_id: str) -> str:
-    """Press the cell's Run button as a reader does; wait for it to finish; return its output text."""
-    box = page.locator(f'[data-cell="{cell_id}"]')
-    fold = page.locator(f'details:has([data-cell="{cell_id}"])')
-    if fold.count() and not fold.evaluate("d => d.open"):  # a folded cell (fold="...") or an aside: open it first
-        fold.locator(":scope > summary").click()
-    box.get_by_role("button", name="Run").click()
-    expect(box).to_have_attribute("data-status", DONE, timeout=60_000)
-    text = printed(box)
-    assert box.get_attribute("data-status") == "ok", f"cell {cell_id} failed:\n{text}"
-    return text
 
 
 def test_the_text_states_the_computed_numbers(page, numbers):
@@ -149,7 +137,6 @@ def weights_by_label(page, view_id):
 
 
 def test_the_cat_example_shows_it_finding_cat_and_breaks_when_the_reader_edits_it(page, numbers):
-    from test_page_browser import set_code
 
     box = page.locator('[data-cell="cat"]')
     view = page.locator("#widget-cat-view")
@@ -172,7 +159,7 @@ def test_the_cat_example_shows_it_finding_cat_and_breaks_when_the_reader_edits_i
     original = page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).code", "cat")
     line = "[3, 3],      # pronoun"
     assert original.count(line) == 1
-    set_code(page, "cat", original.replace(line, "[0, 0],      # pronoun"))
+    Cell(page, "cat").set_code(original.replace(line, "[0, 0],      # pronoun"))
     run_cat()
     flat = weights_by_label(page, "cat-view")["it"]
     assert {f"{v:.3f}" for v in flat.values()} == {numbers["cat_flat"]}
@@ -232,7 +219,7 @@ def test_your_attention_on_a_real_head_prints_what_the_text_says_and_draws_besid
     view = page.locator(f"#widget-{view_id}")
     view.scroll_into_view_if_needed()
     before = view.get_attribute("data-updated") or "0"
-    text = run_cell(page, cell_id)
+    text = Cell(page, cell_id).run_as_written()
     expect(view).not_to_have_attribute("data-updated", before, timeout=60_000)
     printed = re.search(r"largest difference from the model's pattern: (\d\.\d{4})", text)
     key = cell_id.replace("-", "_")

@@ -10,8 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS
-from test_lesson_browser import run_cell
-from test_page_browser import python_status
+from pages import Cell, python_status
 
 pytestmark = pytest.mark.browser
 
@@ -73,7 +72,7 @@ def test_lesson_4s_smollm2_cell_as_written_keeps_the_future_grey(lesson):
     view.scroll_into_view_if_needed()
     expect_masked(view, causal=True)  # the build's picture
     expect(view.locator(".attn-facts")).to_contain_text("the 120 scores above the diagonal are −∞")
-    run_cell(page, "real-head-smollm2")
+    Cell(page, "real-head-smollm2").run_as_written()
     expect(view.locator(".widget-source")).to_contain_text("Showing what Cell")  # now the reader's arrays
     expect_masked(view, causal=True)
     expect(view.locator(".attn-facts")).to_contain_text("the 120 scores above the diagonal are −∞")
@@ -96,7 +95,7 @@ def test_every_show_cell_draws_words_and_no_false_alarm(lesson):
         expect_words_and_no_alarm(view, causal)  # the build's picture
         expect_masked(view, causal)
         if not view.locator(".widget-source").inner_text().startswith("Showing what Cell"):
-            run_cell(page, cell_id)
+            Cell(page, cell_id).run_as_written()
         expect(view.locator(".widget-source")).to_contain_text("Showing what Cell")
         expect_words_and_no_alarm(view, causal)
         expect_masked(view, causal)

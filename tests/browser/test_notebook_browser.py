@@ -15,7 +15,7 @@ from sitebuild.pages.lessons import read_lesson
 from sitebuild.pages.notebook import lesson_notebook
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSON = "lessons/attention/"
 
 

@@ -8,74 +8,10 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, CODE, LOOP, RUN_TIMEOUT_MS, paste_code, protocol_errors, wait_looping
+from browser import BOOT_TIMEOUT_MS, CODE, LOOP, protocol_errors, wait_looping
+from pages import LESSON, Cell, open_lesson, python_status, wait_cells_ready
 
 pytestmark = pytest.mark.browser
-LESSON = "lessons/attention/"
-DONE = re.compile(r"^(ok|error|stopped)$")
-
-
-def open_lesson(context, base_url):
-    """Open the lesson in a new tab and wait until Python says it is ready."""
-    page = context.new_page()
-    page.goto(base_url + LESSON)
-    expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-    return page
-
-
-def python_status(page):
-    """The page's Python status line (in the header: widgets have status lines of their own)."""
-    return page.get_by_role("banner").get_by_role("status")
-
-
-def cell(page, cell_id):
-    return page.locator(f'[data-cell="{cell_id}"]')
-
-
-def set_code(page, cell_id, code):
-    """Replace a cell's code the way a reader pastes it in."""
-    paste_code(cell(page, cell_id), code)
-
-
-def wait_cells_ready(page):
-    """Wait until the page's cells have their editors and saved edits. Right after a goto or a
-    reload a loaded machine can take longer than Playwright's default 5 s to get there, so this
-    waits as long as a boot may take."""
-    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=BOOT_TIMEOUT_MS)
-
-
-def editor_code(page, cell_id):
-    """The exact text in a cell's editor (inner_text of CodeMirror's lines drops newlines)."""
-    wait_cells_ready(page)
-    return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).code", cell_id)
-
-
-def original_code(page, cell_id):
-    wait_cells_ready(page)
-    return page.evaluate("id => lessonPage.cells.cells.find(c => c.id === id).original", cell_id)
-
-
-def wait_done(page, cell_id, timeout=RUN_TIMEOUT_MS):
-    expect(cell(page, cell_id)).to_have_attribute("data-status", DONE, timeout=timeout)
-    return cell(page, cell_id).locator(".cell-output")
-
-
-def run(page, cell_id, code=None):
-    """Optionally set the code, press Run, wait for the result, return the output locator."""
-    if code is not None:
-        set_code(page, cell_id, code)
-    cell(page, cell_id).get_by_role("button", name="Run").click()
-    return wait_done(page, cell_id)
-
-
-@pytest.fixture()
-def fresh_context(browser):
-    """A browser context of the test's own: empty storage, cold Python."""
-    ctx = browser.new_context()
-    yield ctx
-    ctx.close()
-
-
 @pytest.fixture(scope="module")
 def context(browser, site_url):
     ctx = browser.new_context()
@@ -102,7 +38,7 @@ def test_every_message_of_a_run_is_one_protocol_js_defines(page):
     code = ("import sys\nimport numpy as np\nimport matplotlib.pyplot as plt\nfrom lessonpy.maths.show import show_attention\n"
             "print('out'); print('err', file=sys.stderr)\nplt.plot([0, 1])\n"
             "show_attention(weights=np.eye(2))\nshow_attention(weights=np.ones((2, 2)))")
-    out = run(page, "setup", code)
+    out = Cell(page, "setup").run(code)
     expect(out.locator("img.out-figure")).to_have_count(1)
     expect(out.locator(".out-error")).to_contain_text("sums to 2")
     assert protocol_errors(page) == []
@@ -124,7 +60,7 @@ def test_python_cannot_send_the_page_an_event_the_protocol_does_not_define(page)
     and the reader's cell says why; the page never gets it."""
     assert page.evaluate("lessonPage.runtime.checkProtocol") is True  # under test, every message is checked
     page.evaluate(COUNT_ARRAYS)
-    out = run(page, "setup", MALFORMED_EMIT)
+    out = Cell(page, "setup").run(MALFORMED_EMIT)
     expect(out.locator(".out-error")).to_contain_text("event arrays has fields the protocol does not define: colour")
     assert page.evaluate("window.arraysSeen") == 0
     assert protocol_errors(page) == []
@@ -139,7 +75,7 @@ def test_a_readers_page_checks_only_what_python_sends(fresh_context, site_url):
     page.evaluate("lessonPage.runtime.worker.onmessage({data: {type: 'show-error', runId: null, message: 'x'}})")
     assert protocol_errors(page) == []  # not checked on a reader's page
     page.evaluate(COUNT_ARRAYS)
-    out = run(page, "setup", MALFORMED_EMIT)
+    out = Cell(page, "setup").run(MALFORMED_EMIT)
     expect(out.locator(".out-error")).to_contain_text("does not define: colour")
     assert page.evaluate("window.arraysSeen") == 0
 
@@ -151,52 +87,52 @@ def test_status_says_ready_and_page_is_isolated(page):
 
 
 def test_run_shows_the_output_of_numpy_code(page):
-    out = run(page, "setup", "import numpy as np\nprint('sum =', np.arange(6).reshape(2, 3).sum(axis=0))")
+    out = Cell(page, "setup").run("import numpy as np\nprint('sum =', np.arange(6).reshape(2, 3).sum(axis=0))")
     expect(out).to_contain_text("sum = [3 5 7]")
-    expect(cell(page, "setup")).to_have_attribute("data-status", "ok")
+    expect(Cell(page, "setup").locator).to_have_attribute("data-status", "ok")
     # the output is a log named after its cell, made at its first output (cells.js): a cell never run has none
-    name = cell(page, "setup").locator(".cell-name").text_content()  # the name the cell shows, and its group's
+    name = Cell(page, "setup").locator.locator(".cell-name").text_content()  # the name the cell shows, and its group's
     expect(page.get_by_role("group", name=name, exact=True)).to_have_attribute("data-cell", "setup")
-    expect(cell(page, "setup").get_by_role("log", name=f"Output of {name}")).to_contain_text("sum = [3 5 7]")
-    expect(cell(page, "kv-cache").get_by_role("log")).to_have_count(0)
+    expect(Cell(page, "setup").locator.get_by_role("log", name=f"Output of {name}")).to_contain_text("sum = [3 5 7]")
+    expect(Cell(page, "kv-cache").locator.get_by_role("log")).to_have_count(0)
 
 
 def test_last_expression_is_shown_like_a_notebook(page):
-    out = run(page, "setup", "import numpy as np\nnp.eye(2).sum()")
+    out = Cell(page, "setup").run("import numpy as np\nnp.eye(2).sum()")
     expect(out.locator(".out-value")).to_have_text("np.float64(2.0)")
 
 
 def test_shift_enter_runs_the_cell(page):
-    set_code(page, "scores", "print('shifted', 6 * 7)")
+    Cell(page, "scores").set_code("print('shifted', 6 * 7)")
     page.keyboard.press("Shift+Enter")
-    expect(wait_done(page, "scores")).to_contain_text("shifted 42")
-    assert "\n" not in cell(page, "scores").locator(".cm-content").inner_text().strip()  # no newline typed
+    expect(Cell(page, "scores").wait_done()).to_contain_text("shifted 42")
+    assert "\n" not in Cell(page, "scores").locator.locator(".cm-content").inner_text().strip()  # no newline typed
 
 
 def test_ctrl_enter_runs_the_cell(page):
-    set_code(page, "scores", "print('ctrl', 2 ** 10)")
+    Cell(page, "scores").set_code("print('ctrl', 2 ** 10)")
     page.keyboard.press("Control+Enter")
-    expect(wait_done(page, "scores")).to_contain_text("ctrl 1024")
+    expect(Cell(page, "scores").wait_done()).to_contain_text("ctrl 1024")
 
 
 def test_exception_shows_a_traceback_of_the_readers_code_only(page):
-    out = run(page, "softmax", "def f(n):\n    return 1 / n\n\nf(0)")
+    out = Cell(page, "softmax").run("def f(n):\n    return 1 / n\n\nf(0)")
     error = out.locator(".out-error")
     expect(error).to_contain_text("ZeroDivisionError: division by zero")
     expect(error).to_contain_text('Cell "softmax", line 4')
     expect(error).to_contain_text('Cell "softmax", line 2, in f')
     text = error.inner_text()
     assert "pyodide" not in text.lower() and "lessonpy" not in text and "_pyodide" not in text
-    expect(cell(page, "softmax")).to_have_attribute("data-status", "error")
+    expect(Cell(page, "softmax").locator).to_have_attribute("data-status", "error")
 
 
 def test_syntax_error_points_at_the_line(page):
-    out = run(page, "softmax", "x = (1,\ny = 2")
+    out = Cell(page, "softmax").run("x = (1,\ny = 2")
     expect(out.locator(".out-error")).to_contain_text("SyntaxError")
 
 
 def test_output_is_text_never_html(page):
-    out = run(page, "output", "print('<b id=\"injected\">bold</b>')")
+    out = Cell(page, "output").run("print('<b id=\"injected\">bold</b>')")
     expect(out).to_contain_text('<b id="injected">bold</b>')
     assert page.locator("#injected").count() == 0
 
@@ -205,14 +141,14 @@ def test_stdout_streams_while_the_cell_runs(page):
     # The loop outlasts any wait below however loaded the machine is; Stop ends it.
     code = ("import time\nprint('first', flush=True)\nt = time.time()\n"
             "while time.time() - t < 120:\n    pass\nprint('second')")
-    set_code(page, "output", code)
-    cell(page, "output").get_by_role("button", name="Run").click()
-    out = cell(page, "output").locator(".cell-output")
+    Cell(page, "output").set_code(code)
+    Cell(page, "output").locator.get_by_role("button", name="Run").click()
+    out = Cell(page, "output").locator.locator(".cell-output")
     expect(out).to_contain_text("first", timeout=60_000)
-    expect(cell(page, "output")).to_have_attribute("data-status", "running")  # seen before the run ended
+    expect(Cell(page, "output").locator).to_have_attribute("data-status", "running")  # seen before the run ended
     assert "second" not in out.inner_text()
-    cell(page, "output").get_by_role("button", name="Stop").click()
-    out = wait_done(page, "output")
+    Cell(page, "output").locator.get_by_role("button", name="Stop").click()
+    out = Cell(page, "output").wait_done()
     expect(out).to_contain_text("first")  # what streamed stays
     expect(out.locator(".out-error")).to_have_text("Stopped.")
 
@@ -220,9 +156,9 @@ def test_stdout_streams_while_the_cell_runs(page):
 def test_matplotlib_figure_appears_under_the_cell(page):
     code = ("import matplotlib.pyplot as plt\nimport numpy as np\n"
             "plt.imshow(np.arange(16).reshape(4, 4))\nplt.title('weights')")
-    set_code(page, "output", code)
-    cell(page, "output").get_by_role("button", name="Run").click()
-    out = wait_done(page, "output", timeout=120_000)  # the first import loads matplotlib: slow
+    Cell(page, "output").set_code(code)
+    Cell(page, "output").locator.get_by_role("button", name="Run").click()
+    out = Cell(page, "output").wait_done(timeout=120_000)  # the first import loads matplotlib: slow
     figure = out.get_by_role("img")
     expect(figure).to_have_count(1)
     expect(figure).to_have_attribute("alt", re.compile("Figure 1"))
@@ -235,7 +171,7 @@ def test_matplotlib_figure_appears_under_the_cell(page):
     assert "font cache" not in out.inner_text()
     # Pyodide's matplotlib documents its artists' set() when asked (lessonpy.runtime.artist_set_docs), as matplotlib would
     # and matplotlib took the build's property lists for its docstrings instead of writing them (the same module)
-    out = run(page, "output", "import inspect, matplotlib.lines as lines, matplotlib.pyplot as plt\n"
+    out = Cell(page, "output").run("import inspect, matplotlib.lines as lines, matplotlib.pyplot as plt\n"
                               "import lessonpy.runtime.artist_set_docs as docs\n"
                               "print(type(lines.Line2D.__dict__['set']).__name__)\n"
                               "print('color' in inspect.signature(lines.Line2D.set).parameters)\n"
@@ -247,12 +183,12 @@ def test_matplotlib_figure_appears_under_the_cell(page):
 
 def test_lessonpy_is_installed_without_micropip_which_a_cell_can_still_import(page):
     # The lesson's wheel is unpacked at start-up; micropip loads only when a cell asks for it.
-    out = run(page, "setup", "import sys\nprint('micropip' in sys.modules)\n"
+    out = Cell(page, "setup").run("import sys\nprint('micropip' in sys.modules)\n"
                              "import importlib.metadata as md\nprint(md.version('lessonpy'))")
     expect(out).to_contain_text("False")
     expect(out).to_contain_text(re.compile(r"\d+\.\d+"))
-    out = run(page, "setup", "import micropip\nprint(micropip.__name__, callable(micropip.install))")
-    expect(cell(page, "setup")).to_have_attribute("data-status", "ok")
+    out = Cell(page, "setup").run("import micropip\nprint(micropip.__name__, callable(micropip.install))")
+    expect(Cell(page, "setup").locator).to_have_attribute("data-status", "ok")
     expect(out).to_contain_text("micropip True")
 
 
@@ -260,33 +196,33 @@ def test_a_package_loaded_on_demand_is_found_without_rereading_the_standard_libr
     # Pyodide's loadPackage ends with importlib.invalidate_caches(), which re-reads the zip's directory once
     # per package imported from it; the worker has it look only for the files an install adds.
     page = open_lesson(fresh_context, site_url)
-    run(page, "setup", "import zipimport\nzip_reads = []\n_read = zipimport.zipimporter.invalidate_caches\n"
+    Cell(page, "setup").run("import zipimport\nzip_reads = []\n_read = zipimport.zipimporter.invalidate_caches\n"
                        "zipimport.zipimporter.invalidate_caches = lambda self: (zip_reads.append(self.archive), _read(self))[1]")
-    out = run(page, "setup", "import micropip, packaging.version\nprint(micropip.__name__, len(zip_reads))\n"
+    out = Cell(page, "setup").run("import micropip, packaging.version\nprint(micropip.__name__, len(zip_reads))\n"
                              "zipimport.zipimporter.invalidate_caches = _read")
     expect(out).to_contain_text("micropip 0")
 
 
 def test_stop_interrupts_an_endless_loop_and_the_next_run_works(page):
-    run(page, "setup", "kept = 'still here'")
-    set_code(page, "scores", LOOP)
-    cell(page, "scores").get_by_role("button", name="Run").click()
-    wait_looping(cell(page, "scores"))
-    cell(page, "scores").get_by_role("button", name="Stop").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
+    Cell(page, "setup").run("kept = 'still here'")
+    Cell(page, "scores").set_code(LOOP)
+    Cell(page, "scores").locator.get_by_role("button", name="Run").click()
+    wait_looping(Cell(page, "scores").locator)
+    Cell(page, "scores").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "stopped", timeout=10_000)
     # Interrupted in place: the namespace survived, no restart was needed.
-    out = run(page, "scores", "print(kept)")
+    out = Cell(page, "scores").run("print(kept)")
     expect(out).to_contain_text("still here")
 
 
 def test_running_a_later_cell_first_runs_what_it_needs(fresh_context, site_url):
     pg = open_lesson(fresh_context, site_url)
-    out = run(pg, "output")
+    out = Cell(pg, "output").run()
     expect(out).to_contain_text("output shape: (4, 8)")
     # the warm-up's two cells, then Step 1's three before "output"
     expect(out.locator(".out-hint")).to_contain_text("Ran Cell 1, Cell 2, Cell 3, Cell 4, Cell 5 first")
     for earlier in ("average", "running", "setup", "scores", "softmax"):
-        expect(cell(pg, earlier)).to_have_attribute("data-status", "ok")
+        expect(Cell(pg, earlier).locator).to_have_attribute("data-status", "ok")
     assert "NameError" not in out.inner_text()
 
 
@@ -294,21 +230,21 @@ def test_edits_survive_a_reload_and_reset_restores_the_original(fresh_context, s
     pg = fresh_context.new_page()
     pg.goto(site_url + LESSON)
     wait_cells_ready(pg)
-    original = original_code(pg, "scores")
-    assert editor_code(pg, "scores") == original
-    set_code(pg, "scores", "my_edit = 123  # keep me")
-    reset = cell(pg, "scores").get_by_role("button", name="Reset")
+    original = Cell(pg, "scores").original()
+    assert Cell(pg, "scores").code() == original
+    Cell(pg, "scores").set_code("my_edit = 123  # keep me")
+    reset = Cell(pg, "scores").locator.get_by_role("button", name="Reset")
     expect(reset).to_be_visible()
     pg.reload()
     wait_cells_ready(pg)
-    expect(cell(pg, "scores").locator(CODE)).to_contain_text("my_edit = 123  # keep me")
-    cell(pg, "scores").get_by_role("button", name="Reset").click()
-    expect(cell(pg, "scores").get_by_role("button", name="Reset")).to_be_hidden()
-    assert editor_code(pg, "scores") == original
+    expect(Cell(pg, "scores").locator.locator(CODE)).to_contain_text("my_edit = 123  # keep me")
+    Cell(pg, "scores").locator.get_by_role("button", name="Reset").click()
+    expect(Cell(pg, "scores").locator.get_by_role("button", name="Reset")).to_be_hidden()
+    assert Cell(pg, "scores").code() == original
     pg.reload()
     wait_cells_ready(pg)
-    expect(cell(pg, "scores").locator(CODE)).to_contain_text("row i holds query i")
-    assert editor_code(pg, "scores") == original
+    expect(Cell(pg, "scores").locator.locator(CODE)).to_contain_text("row i holds query i")
+    assert Cell(pg, "scores").code() == original
 
 
 def test_no_request_leaves_the_local_server(fresh_context, site_url):
@@ -324,11 +260,11 @@ def test_no_request_leaves_the_local_server(fresh_context, site_url):
 
     fresh_context.route("**/*", guard)
     pg = open_lesson(fresh_context, site_url)
-    run(pg, "output")
+    Cell(pg, "output").run()
     code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
-    set_code(pg, "output", code)
-    cell(pg, "output").get_by_role("button", name="Run").click()
-    wait_done(pg, "output", timeout=120_000)
+    Cell(pg, "output").set_code(code)
+    Cell(pg, "output").locator.get_by_role("button", name="Run").click()
+    Cell(pg, "output").wait_done(timeout=120_000)
     outside = [u for u in seen if urlparse(u).hostname not in ("127.0.0.1", "localhost")
                and not u.startswith(("data:", "blob:"))]
     assert seen, "the route guard saw no requests at all"
@@ -337,19 +273,19 @@ def test_no_request_leaves_the_local_server(fresh_context, site_url):
 
 
 def test_an_output_flood_is_capped_and_the_page_stays_usable(page):
-    out = run(page, "output", "for i in range(300_000):\n    print('line', i)\nprint('finished')")
+    out = Cell(page, "output").run("for i in range(300_000):\n    print('line', i)\nprint('finished')")
     expect(out).to_contain_text(re.compile(r"\[output (cut|truncated)"))
-    expect(cell(page, "output")).to_have_attribute("data-status", "ok")
+    expect(Cell(page, "output").locator).to_have_attribute("data-status", "ok")
     # The page still answers quickly: the next run works and shows its output.
-    out = run(page, "output", "print('after the flood')")
+    out = Cell(page, "output").run("print('after the flood')")
     expect(out).to_contain_text("after the flood")
     assert len(out.inner_text()) < 1000
 
 
 def test_a_cell_that_exits_keeps_python_alive(page):
-    out = run(page, "output", "import sys\nsys.exit('bye')")
+    out = Cell(page, "output").run("import sys\nsys.exit('bye')")
     expect(out.locator(".out-error")).to_contain_text("SystemExit")
-    out = run(page, "output", "print('still alive')")
+    out = Cell(page, "output").run("print('still alive')")
     expect(out).to_contain_text("still alive")
 
 
@@ -364,24 +300,24 @@ def test_stop_while_a_figure_renders_leaves_no_figure_behind(page):
             "            pass\n\n"
             "plt.figure().add_artist(Endless())\n"
             "print('drawn', flush=True)")
-    set_code(page, "output", code)
-    cell(page, "output").get_by_role("button", name="Run").click()
-    out = cell(page, "output").locator(".cell-output")
+    Cell(page, "output").set_code(code)
+    Cell(page, "output").locator.get_by_role("button", name="Run").click()
+    out = Cell(page, "output").locator.locator(".cell-output")
     expect(out).to_contain_text("drawn", timeout=120_000)  # the first import loads matplotlib: slow
-    expect(cell(page, "output")).to_have_attribute("data-status", "running")  # still rendering
-    cell(page, "output").get_by_role("button", name="Stop").click()
-    out = wait_done(page, "output")
-    expect(cell(page, "output")).to_have_attribute("data-status", "stopped")
+    expect(Cell(page, "output").locator).to_have_attribute("data-status", "running")  # still rendering
+    Cell(page, "output").locator.get_by_role("button", name="Stop").click()
+    out = Cell(page, "output").wait_done()
+    expect(Cell(page, "output").locator).to_have_attribute("data-status", "stopped")
     expect(out.locator(".out-error")).to_have_text("Stopped.")  # no frames of the page's machinery
     expect(out.get_by_role("img")).to_have_count(0)
     # The figure was closed: the next, unrelated run does not draw it again.
-    out = run(page, "output", "print('next')")
+    out = Cell(page, "output").run("print('next')")
     expect(out).to_contain_text("next")
     expect(out.get_by_role("img")).to_have_count(0)
 
 
 def test_input_says_the_page_cannot_ask_for_input(page):
-    out = run(page, "output", "name = input('Your name? ')")
+    out = Cell(page, "output").run("name = input('Your name? ')")
     expect(out.locator(".out-error")).to_contain_text(
         "input() is not supported in this page: there is no keyboard prompt here. "
         "Set the value in the code instead, e.g. name = 'Ada'")
@@ -389,9 +325,9 @@ def test_input_says_the_page_cannot_ask_for_input(page):
 
 
 def test_plt_show_draws_the_figure_without_agg_warning(page):
-    set_code(page, "output", "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nprint('shown')")
-    cell(page, "output").get_by_role("button", name="Run").click()
-    out = wait_done(page, "output", timeout=120_000)
+    Cell(page, "output").set_code("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nprint('shown')")
+    Cell(page, "output").locator.get_by_role("button", name="Run").click()
+    out = Cell(page, "output").wait_done(timeout=120_000)
     expect(out).to_contain_text("shown")
     expect(out.get_by_role("img")).to_have_count(1)
     assert "non-interactive" not in out.inner_text() and "Warning" not in out.inner_text()

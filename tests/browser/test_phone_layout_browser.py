@@ -7,10 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, open_tables
-from test_page_browser import LESSON
+from pages import LESSON, PHONE
 
 pytestmark = pytest.mark.browser
-PHONE = {"width": 390, "height": 844}
 
 #: Every table of the page that does not fit the screen, and whether a cue says so: its scrolling region's frame
 #: shows the shade on the side with more (scrollcue.js), and its caption ends inside what can be seen.

@@ -12,35 +12,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from lesson_source import exercise_fences, exercise_fences_text
+from lesson_source import exercise_fences
 from browser import BOOT_TIMEOUT_MS, CODE, RUN_TIMEOUT_MS, paste_code, protocol_errors
 from sitebuild.pages.practice import parse_exercise
+from practice_site import LESSON, exercise, solution_of
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "practice" / "practice.md"
-LESSON = "lessons/practice/"
-
-
-def practice_source() -> str:
-    """The fixture lesson: its quizzes, then the attention lesson's exercises verbatim."""
-    return FIXTURE.read_text(encoding="utf-8") + "\n" + exercise_fences_text()
-
-
-@pytest.fixture(scope="module")
-def practice_url(tmp_path_factory):
-    import build
-    from sitebuild.server import serve_in_thread
-
-    tmp = tmp_path_factory.mktemp("practice")
-    (tmp / "lessons").mkdir()
-    (tmp / "lessons" / "practice.md").write_text(practice_source(), encoding="utf-8")
-    site = build.build(build.Options(lessons_dir=tmp / "lessons", out_dir=tmp / "site", log=lambda *_: None))
-    server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
-    yield url
-    server.shutdown()
-
-
+ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def context(browser):
     ctx = browser.new_context()
@@ -72,10 +50,6 @@ def quiz(page, quiz_id):
     return page.locator(f'[data-quiz="{quiz_id}"]')
 
 
-def exercise(page, name):
-    return page.get_by_role("region", name=re.compile(name))
-
-
 def set_code(ex, code):
     """Replace an exercise's code the way a reader pastes it in."""
     paste_code(ex, code)
@@ -92,11 +66,6 @@ def starter_of(ident: str) -> str:
     """An exercise's starter code, from its fence in the lesson."""
     [body] = [body for name, body, _ in exercise_fences() if name == ident]
     return parse_exercise(body, {"id": ident}, {"path": "?", "line": 1})["starter"]
-
-
-def solution_of(ex) -> str:
-    """The exercise's solution, as its (hidden) panel holds it and "Use this code" puts it in the editor."""
-    return ex.locator(".exercise-solution pre").evaluate("pre => pre.textContent")
 
 
 # ---------------------------------------------------------------------------- quiz

@@ -11,10 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, printed, wait_until
-from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
-    LESSON, cell, fresh_context, open_lesson, python_status, run, set_code, wait_done,
-)
-from test_snapshot_browser import patch_config
+from pages import LESSON, Cell, open_lesson, python_status
 
 pytestmark = pytest.mark.browser
 
@@ -101,7 +98,7 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
     assert not [url for url in requests if MATPLOTLIB_WHEEL.search(url)]
     assert page.evaluate("lessonPage.runtime.background.size") == 0
 
-    out = run(page, "output")  # runs the five cells it builds on first
+    out = Cell(page, "output").run()  # runs the five cells it builds on first
     expect(out).to_contain_text("output shape")
     reply = page.evaluate("lessonPage.preload")  # the promise: waits for the whole preload
     assert "matplotlib" in reply["loaded"]
@@ -114,9 +111,9 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
     assert set(preloads[1:]) == {("preload", True)}, posted
     # Nothing of the preload is the reader's: pyplot is imported, but not into their names, and their
     # next figure is Figure 1, alone under its cell.
-    out = run(page, "scores", "import sys\nprint('names', 'plt' in globals(), 'matplotlib.pyplot' in sys.modules)")
+    out = Cell(page, "scores").run("import sys\nprint('names', 'plt' in globals(), 'matplotlib.pyplot' in sys.modules)")
     expect(out).to_contain_text("names False True")
-    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint(plt.get_fignums())")
+    out = Cell(page, "scores").run("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint(plt.get_fignums())")
     expect(out).to_contain_text("[1]")
     expect(out.get_by_role("img")).to_have_count(1)
     expect(out.get_by_role("img")).to_have_attribute("alt", re.compile("Figure 1 "))
@@ -124,19 +121,6 @@ def test_nothing_is_preloaded_before_the_first_output(fresh_context, site_url):
     wheels = wheel_requests(requests)
     assert {"matplotlib", "pillow", "fonttools"} <= {name.split("-")[0] for name in wheels}, wheels
     assert set(wheels.values()) == {1}, wheels
-
-
-@pytest.fixture(params=["start", "snapshot"])
-def boot_context(request, browser, site_url):
-    """A fresh context whose Python boots normally, or restores the build's snapshot on this first visit
-    (as a build with --snapshot always does; no service worker, so nothing is kept)."""
-    if request.param == "start":
-        ctx = browser.new_context()
-    else:
-        ctx = browser.new_context(service_workers="block")
-        patch_config(ctx, site_url, lambda spec: spec.update(fetch="always"))
-    yield request.param, ctx
-    ctx.close()
 
 
 def test_a_figure_asked_for_during_the_download_installs_from_its_bytes(boot_context, site_url):
@@ -147,15 +131,15 @@ def test_a_figure_asked_for_during_the_download_installs_from_its_bytes(boot_con
     gate = WheelGate(context)
     page = open_lesson(context, site_url)
     assert page.evaluate("lessonPage.runtime.info.boot.from") == boot
-    run(page, "setup", "kept = 'still here'")
+    Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
-    set_code(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
-    cell(page, "scores").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    Cell(page, "scores").set_code("import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    Cell(page, "scores").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "running")
     page.wait_for_timeout(1000)  # time for a second request of the wheel, were one made
     assert gate.seen == 1
     gate.release()
-    out = wait_done(page, "scores")
+    out = Cell(page, "scores").wait_done()
     expect(out).to_contain_text("still here")
     expect(out.get_by_role("img")).to_have_count(1)
     assert page.evaluate("lessonPage.preload") is not None  # its installs found the packages there
@@ -166,19 +150,19 @@ def test_a_figure_asked_for_during_the_download_installs_from_its_bytes(boot_con
 def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(fresh_context, site_url):
     gate = WheelGate(fresh_context)
     page = open_lesson(fresh_context, site_url)
-    run(page, "setup", "kept = 'still here'")
+    Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
     # The preload is under way (its download held back): a run does not wait for it.
-    out = run(page, "scores", "print(kept)")
+    out = Cell(page, "scores").run("print(kept)")
     expect(out).to_contain_text("still here")
     assert page.evaluate("lessonPage.runtime.background.size") == 1  # the preload still waits for its download
     generation = page.evaluate("lessonPage.runtime.generation")
-    set_code(page, "softmax", "while True:\n    pass")
-    cell(page, "softmax").get_by_role("button", name="Run").click()
-    expect(cell(page, "softmax")).to_have_attribute("data-status", "running")
-    cell(page, "softmax").get_by_role("button", name="Stop").click()
-    expect(cell(page, "softmax")).to_have_attribute("data-status", "stopped", timeout=10_000)
-    expect(run(page, "scores", "print(kept)")).to_contain_text("still here")
+    Cell(page, "softmax").set_code("while True:\n    pass")
+    Cell(page, "softmax").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "softmax").locator).to_have_attribute("data-status", "running")
+    Cell(page, "softmax").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "softmax").locator).to_have_attribute("data-status", "stopped", timeout=10_000)
+    expect(Cell(page, "scores").run("print(kept)")).to_contain_text("still here")
     # interrupted in place: the same interpreter (a restart's replay would bring `kept` back too)
     assert page.evaluate("lessonPage.runtime.generation") == generation
 
@@ -191,7 +175,7 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
 def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_context, site_url):
     gate = WheelGate(fresh_context)
     page = open_lesson(fresh_context, site_url)
-    run(page, "setup")
+    Cell(page, "setup").run()
     wait_until(page, lambda: gate.held, "the preload's download of matplotlib")
     page.get_by_role("button", name=RESTART).click()
     expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
@@ -199,7 +183,7 @@ def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_con
     # The old worker's download (held) was given up. The new interpreter downloads the rests once it has settled
     # (preload.js, "restarted"), which is not held: a size of 1 just after the restart can be that one.
     wait_until(page, lambda: page.evaluate("lessonPage.runtime.background.size") == 0, "no download left")
-    expect(run(page, "output")).to_contain_text("output shape")
+    expect(Cell(page, "output").run()).to_contain_text("output shape")
     gate.release()  # the old worker's request: nobody waits for it any more
 
 
@@ -213,18 +197,18 @@ def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_pla
     wheel = WheelGate(context_without_sw)
     fonts = WheelGate(context_without_sw, pattern=FONT_CACHE)
     page = open_lesson(context_without_sw, site_url)
-    run(page, "setup", "kept = 'still here'")
+    Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: wheel.held, "the preload's download of matplotlib")
     generation = page.evaluate("lessonPage.runtime.generation")
-    set_code(page, "scores", "import matplotlib\nprint('the code ran')")
-    cell(page, "scores").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
+    Cell(page, "scores").set_code("import matplotlib\nprint('the code ran')")
+    Cell(page, "scores").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "running")
     if phase == "install":
         wheel.release()
         wait_until(page, lambda: page.evaluate("lessonPage.runtime.background.size") == 0, "the download's end")
-    cell(page, "scores").get_by_role("button", name="Stop").click()
-    out = wait_done(page, "scores")
-    expect(cell(page, "scores")).to_have_attribute("data-status", "stopped")
+    Cell(page, "scores").locator.get_by_role("button", name="Stop").click()
+    out = Cell(page, "scores").wait_done()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "stopped")
     assert "the code ran" not in out.inner_text()
     assert page.evaluate("lessonPage.runtime.generation") == generation  # interrupted in place, not restarted
 
@@ -232,7 +216,7 @@ def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_pla
     fonts.release()
     assert page.evaluate("lessonPage.preload") is not None  # the preload completed
     assert wheel.seen == 1  # the run's install read the download's bytes
-    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    out = Cell(page, "scores").run("import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
     expect(out).to_contain_text("still here")
     expect(out.get_by_role("img")).to_have_count(1)
     assert page.evaluate("lessonPage.runtime.generation") == generation
@@ -245,35 +229,35 @@ def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_insta
     # boot is held here, so that install is under way until it is released.
     gate = WheelGate(context_without_sw, pattern=FONT_CACHE)
     page = open_lesson(context_without_sw, site_url)
-    run(page, "setup", "kept = 'still here'")
+    Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: gate.held, "the font cache's fetch")
     installing = "lessonPage.runtime.inflight?.type === 'preload' && lessonPage.runtime.inflight.fields.packages[0]"
     wait_until(page, lambda: page.evaluate(installing) == "matplotlib", "the install of matplotlib")
-    set_code(page, "setup", "print('the code ran')\nwhile True:\n    pass")  # a cell with nothing to run first
-    cell(page, "setup").get_by_role("button", name="Run").click()
-    expect(cell(page, "setup")).to_have_attribute("data-status", "queued")  # "Waiting…"
-    cell(page, "setup").get_by_role("button", name="Stop").click()
-    expect(cell(page, "setup")).to_have_attribute("data-status", "cancelled")
-    assert "the code ran" not in printed(cell(page, "setup"))
+    Cell(page, "setup").set_code("print('the code ran')\nwhile True:\n    pass")  # a cell with nothing to run first
+    Cell(page, "setup").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "setup").locator).to_have_attribute("data-status", "queued")  # "Waiting…"
+    Cell(page, "setup").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "setup").locator).to_have_attribute("data-status", "cancelled")
+    assert "the code ran" not in printed(Cell(page, "setup").locator)
     # A cell whose earlier cells run first: the first of them waits, and a Stop cancels both, saying so.
-    cell(page, "output").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "queued")
-    cell(page, "output").get_by_role("button", name="Stop").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "cancelled")
-    expect(cell(page, "output")).to_have_attribute("data-status", "cancelled")
-    expect(cell(page, "output").locator(".cell-state")).to_have_text("Cancelled.")
-    expect(cell(page, "output").locator(".cell-output")).to_have_text(
+    Cell(page, "output").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "queued")
+    Cell(page, "output").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "cancelled")
+    expect(Cell(page, "output").locator).to_have_attribute("data-status", "cancelled")
+    expect(Cell(page, "output").locator.locator(".cell-state")).to_have_text("Cancelled.")
+    expect(Cell(page, "output").locator.locator(".cell-output")).to_have_text(
         "Cancelled while Cell 4, which this cell builds on, was waiting to run.")
     assert page.evaluate("lessonPage.runtime.inflight?.type") == "preload"  # the install goes on
 
     gate.release()
     reply = page.evaluate("lessonPage.preload")
     assert "matplotlib" in reply["loaded"]  # the install was not cut short
-    cell(page, "setup").get_by_role("button", name="Run").click()
-    expect(cell(page, "setup")).to_have_attribute("data-status", "running")
-    cell(page, "setup").get_by_role("button", name="Stop").click()
-    expect(cell(page, "setup")).to_have_attribute("data-status", "stopped", timeout=10_000)
-    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
+    Cell(page, "setup").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "setup").locator).to_have_attribute("data-status", "running")
+    Cell(page, "setup").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "setup").locator).to_have_attribute("data-status", "stopped", timeout=10_000)
+    out = Cell(page, "scores").run("import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
     expect(out).to_contain_text("still here")
     expect(out.get_by_role("img")).to_have_count(1)
 
@@ -286,16 +270,16 @@ def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_i
     page = open_lesson(context_without_sw, site_url)
     page.evaluate("lessonPage.runtime.installDeadlineMs = 3000")
     generation = page.evaluate("lessonPage.runtime.generation")
-    run(page, "setup", "kept = 'still here'")
+    Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: gate.held, "the font cache's fetch")
     installing = "lessonPage.runtime.inflight?.type === 'preload' && lessonPage.runtime.inflight.fields.packages[0]"
     wait_until(page, lambda: page.evaluate(installing) == "matplotlib", "the install of matplotlib")
-    set_code(page, "scores", "print(kept)")
-    cell(page, "scores").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "queued")  # "Waiting…" behind the install
-    out = wait_done(page, "scores", timeout=BOOT_TIMEOUT_MS)
+    Cell(page, "scores").set_code("print(kept)")
+    Cell(page, "scores").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "queued")  # "Waiting…" behind the install
+    out = Cell(page, "scores").wait_done(timeout=BOOT_TIMEOUT_MS)
     expect(out).to_contain_text("still here")  # run after the restart, on the replayed variables
-    expect(cell(page, "scores")).to_have_attribute("data-status", "ok")
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "ok")
     assert page.evaluate("lessonPage.runtime.generation") > generation
     assert page.evaluate("lessonPage.preload") is None  # given up with its interpreter
     expect(python_status(page)).to_contain_text(

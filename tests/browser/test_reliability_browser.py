@@ -12,10 +12,8 @@ from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, CODE, LINE_CHARS, LOOP, RUN_TIMEOUT_MS, paste_code, printed, wait_looping, wait_until
 from lessonpy.runtime.limits import FIGURES_PER_RUN, MESSAGE_CHARS, OUTPUT_CHARS
-from test_page_browser import (  # noqa: F401 - fresh_context is a fixture
-    cell, editor_code, fresh_context, open_lesson, python_status, run, set_code, wait_done,
-)
-from test_practice_browser import exercise, practice_url  # noqa: F401 - practice_url is a fixture
+from pages import Cell, open_lesson, python_status
+from practice_site import exercise
 
 pytestmark = pytest.mark.browser
 
@@ -56,16 +54,16 @@ def boots(page) -> int:
 def start(page, cell_id, code):
     """Set the code, press Run, and wait until Python is running it: for code that says when its loop has begun
     (LOOP, STUBBORN), until it has."""
-    set_code(page, cell_id, code)
-    cell(page, cell_id).get_by_role("button", name="Run").click()
-    expect(cell(page, cell_id)).to_have_attribute("data-status", "running")
+    Cell(page, cell_id).set_code(code)
+    Cell(page, cell_id).locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, cell_id).locator).to_have_attribute("data-status", "running")
     if code.startswith(LOOP_START):
-        wait_looping(cell(page, cell_id))
+        wait_looping(Cell(page, cell_id).locator)
 
 
 def stop(page, cell_id, status="stopped"):
-    cell(page, cell_id).get_by_role("button", name="Stop").click()
-    expect(cell(page, cell_id)).to_have_attribute("data-status", status, timeout=15_000)
+    Cell(page, cell_id).locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, cell_id).locator).to_have_attribute("data-status", status, timeout=15_000)
 
 
 def isolated(shared_page):
@@ -77,7 +75,7 @@ def isolated(shared_page):
 
 def name(page, cell_id) -> str:
     """The name the cell shows ("Cell 3"), the one the page's messages call it by."""
-    return cell(page, cell_id).locator(".cell-name").text_content()  # far cells are skipped: not innerText
+    return Cell(page, cell_id).locator.locator(".cell-name").text_content()  # far cells are skipped: not innerText
 
 
 def named_cells_are_on_the_page(page, message: str) -> list[str]:
@@ -100,14 +98,14 @@ def ready(page):
 def test_a_stopped_workers_late_error_never_touches_the_new_python(shared):
     pg = shared
     before = boots(pg)
-    run(pg, "setup", "kept = 41")
+    Cell(pg, "setup").run("kept = 41")
     start(pg, "scores", STUBBORN)
     pg.evaluate("() => { window.oldWorker = lessonPage.runtime.worker; }")
     stop(pg, "scores")
     pg.evaluate(LATE_EVENTS)  # while the new interpreter boots
     ready(pg)
     pg.evaluate(LATE_EVENTS)  # and once it is ready
-    out = run(pg, "softmax", "print('kept is', kept)")
+    out = Cell(pg, "softmax").run("print('kept is', kept)")
     expect(out).to_contain_text("kept is 41")
     expect(python_status(pg)).to_have_attribute("data-state", "ready")
     assert boots(pg) - before == 1
@@ -120,7 +118,7 @@ def test_a_stopped_worker_that_runs_on_cannot_take_the_next_stop(shared):
     pg = shared
     if not pg.isolated:
         pytest.skip("without cross-origin isolation there is no interrupt buffer: every Stop restarts Python")
-    run(pg, "setup", "kept = 'once'")
+    Cell(pg, "setup").run("kept = 'once'")
     start(pg, "scores", STUBBORN)
     pg.evaluate("() => { window.oldBuffer = lessonPage.runtime.interruptBuffer; }")
     stop(pg, "scores")
@@ -131,7 +129,7 @@ def test_a_stopped_worker_that_runs_on_cannot_take_the_next_stop(shared):
     stop(pg, "softmax")
     ready(pg)
     assert boots(pg) == before  # stopped in place, by its own buffer
-    expect(run(pg, "output", "print('kept is', kept)")).to_contain_text("kept is once")
+    expect(Cell(pg, "output").run("print('kept is', kept)")).to_contain_text("kept is once")
 
 
 @pytest.fixture(scope="module", params=["isolated", "plain"])
@@ -157,17 +155,17 @@ def shared(request, browser):
 ])
 def test_stop_ends_the_code_and_keeps_the_readers_variables(shared, code):
     pg = shared
-    run(pg, "setup", "kept = 'survived'")
+    Cell(pg, "setup").run("kept = 'survived'")
     before = boots(pg)
     start(pg, "scores", code)
     stop(pg, "scores")
-    assert editor_code(pg, "scores") == code  # nothing of the reader's code is lost
+    assert Cell(pg, "scores").code() == code  # nothing of the reader's code is lost
     ready(pg)
     assert boots(pg) - before <= 1  # an interrupt in place, or exactly one restart
     if not pg.isolated or code == STUBBORN:
         assert boots(pg) - before == 1
-        expect(cell(pg, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran Cell")
-    out = run(pg, "softmax", "print('kept is', kept)")
+        expect(Cell(pg, "scores").locator.locator(".out-hint")).to_contain_text("Python restarted and re-ran Cell")
+    out = Cell(pg, "softmax").run("print('kept is', kept)")
     expect(out).to_contain_text("kept is survived")
 
 
@@ -180,42 +178,42 @@ def test_an_interrupt_that_took_while_the_page_was_busy_is_no_restart(shared):
     pg = shared
     if not pg.isolated:
         pytest.skip("without cross-origin isolation every Stop restarts Python")
-    run(pg, "setup", "kept = 'in place'")
+    Cell(pg, "setup").run("kept = 'in place'")
     before = boots(pg)
     start(pg, "scores", LOOP)
-    cell(pg, "scores").get_by_role("button", name="Stop").click()
+    Cell(pg, "scores").locator.get_by_role("button", name="Stop").click()
     pg.evaluate("() => { const t = performance.now(); while (performance.now() - t < 3000); }")
-    expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped")
+    expect(Cell(pg, "scores").locator).to_have_attribute("data-status", "stopped")
     pg.wait_for_timeout(3000)  # the ping's own wait, were it to end in a restart
     ready(pg)
     assert boots(pg) == before
-    expect(cell(pg, "scores")).not_to_contain_text("restart")
-    expect(run(pg, "softmax", "print('kept is', kept)")).to_contain_text("kept is in place")
+    expect(Cell(pg, "scores").locator).not_to_contain_text("restart")
+    expect(Cell(pg, "softmax").run("print('kept is', kept)")).to_contain_text("kept is in place")
 
 
 def test_a_fatal_error_restarts_once_and_says_what_was_rerun(shared):
     pg = shared
-    run(pg, "setup", "kept = 'after the crash'")
+    Cell(pg, "setup").run("kept = 'after the crash'")
     before = boots(pg)
-    out = run(pg, "scores", "import os\nos._exit(1)")
+    out = Cell(pg, "scores").run("import os\nos._exit(1)")
     expect(out.locator(".out-error")).to_contain_text("Python crashed")
     expect(out.locator(".out-error")).to_contain_text("re-ran Cell", timeout=BOOT_TIMEOUT_MS)
     ready(pg)
-    out = run(pg, "softmax", "print(kept)")
+    out = Cell(pg, "softmax").run("print(kept)")
     expect(out).to_contain_text("after the crash")
     assert boots(pg) - before == 1
 
 
 def test_stop_twice_is_one_stop(shared):
     pg = shared
-    run(pg, "setup", "kept = 'twice'")
+    Cell(pg, "setup").run("kept = 'twice'")
     before = boots(pg)
     start(pg, "scores", STUBBORN)
     # Two presses before the page can react: the second must add nothing.
-    cell(pg, "scores").locator(".cell-stop").evaluate("b => { b.click(); b.click(); }")
-    expect(cell(pg, "scores")).to_have_attribute("data-status", "stopped", timeout=15_000)
+    Cell(pg, "scores").locator.locator(".cell-stop").evaluate("b => { b.click(); b.click(); }")
+    expect(Cell(pg, "scores").locator).to_have_attribute("data-status", "stopped", timeout=15_000)
     ready(pg)
-    out = run(pg, "softmax", "print(kept)")
+    out = Cell(pg, "softmax").run("print(kept)")
     expect(out).to_contain_text("twice")
     assert boots(pg) - before == 1
 
@@ -227,45 +225,45 @@ def test_stop_during_a_restart_cancels_only_what_it_started(fresh_context, plain
     # as long as the test needs (a restart restored from the snapshot can be over before the next click).
     replay = Gate(pg.context, let_through=1)
     try:
-        run(pg, "setup", "kept = 'during'\n" + GATED_CELL)
+        Cell(pg, "setup").run("kept = 'during'\n" + GATED_CELL)
         start(pg, "scores", "while True:\n    pass")
         stop(pg, "scores")
         # Python is restarting: a cell run now waits, and its Stop cancels it, nothing more.
-        set_code(pg, "softmax", "print('should not run')")
-        cell(pg, "softmax").get_by_role("button", name="Run").click()
-        expect(cell(pg, "softmax").locator(".cell-state")).to_have_text("Waiting…")
+        Cell(pg, "softmax").set_code("print('should not run')")
+        Cell(pg, "softmax").locator.get_by_role("button", name="Run").click()
+        expect(Cell(pg, "softmax").locator.locator(".cell-state")).to_have_text("Waiting…")
         stop(pg, "softmax", status="cancelled")
         wait_until(pg, lambda: replay.held, "the replay of the first cell", timeout_ms=BOOT_TIMEOUT_MS)
     finally:
         replay.release()
     ready(pg)
-    out = run(pg, "output", "print(kept)")
+    out = Cell(pg, "output").run("print(kept)")
     expect(out).to_contain_text("during")
-    assert "should not run" not in printed(cell(pg, "softmax"))
+    assert "should not run" not in printed(Cell(pg, "softmax").locator)
     assert boots(pg) == 1
 
 
 # ---------------------------------------------------------------------------- 2. output caps
 
 def test_one_huge_write_is_cut_before_it_reaches_the_page(shared):
-    out = run(shared, "output", "print('x' * 3 * 10**7)")
+    out = Cell(shared, "output").run("print('x' * 3 * 10**7)")
     cut = 3 * 10**7 + 1 - OUTPUT_CHARS  # the x's and print's newline, less what is shown
     expect(out.locator(".out-cut")).to_have_text(f"[output cut: {cut:,} more characters were not shown]")
     assert len(out.locator(".out-stdout").inner_text()) <= OUTPUT_CHARS
-    out = run(shared, "output", "import sys\nprint('a' * 150_000)\nprint('b' * 150_000, file=sys.stderr)\nprint('end')")
+    out = Cell(shared, "output").run("import sys\nprint('a' * 150_000)\nprint('b' * 150_000, file=sys.stderr)\nprint('end')")
     # stdout and stderr share one budget per run; the note adds up what was cut
     cut = 2 * 150_001 + len("end\n") - OUTPUT_CHARS
     expect(out.locator(".out-cut")).to_have_text(f"[output cut: {cut:,} more characters were not shown]")
-    out = run(shared, "output", "raise ValueError('e' * 10**7)")
+    out = Cell(shared, "output").run("raise ValueError('e' * 10**7)")
     expect(out.locator(".out-error")).to_contain_text(" characters not shown] … eee")
     assert len(out.locator(".out-error").inner_text()) < OUTPUT_CHARS + 1_000
 
 
 def test_a_100_million_character_print_leaves_the_tab_alive(shared):
     pg = isolated(shared)
-    out = run(pg, "output", "print('x' * 10**8)")
+    out = Cell(pg, "output").run("print('x' * 10**8)")
     expect(out.locator(".out-cut")).to_have_text("[output cut: 99,800,001 more characters were not shown]")
-    out = run(pg, "output", "print('still alive')")
+    out = Cell(pg, "output").run("print('still alive')")
     expect(out).to_contain_text("still alive")
 
 
@@ -276,30 +274,30 @@ def text_length(locator) -> int:
 
 def test_a_huge_exception_message_or_class_name_is_clipped_and_the_page_answers(shared):
     pg = isolated(shared)
-    out = run(pg, "output", "def f():\n    raise ValueError('e' * 10**7)\nf()")
+    out = Cell(pg, "output").run("def f():\n    raise ValueError('e' * 10**7)\nf()")
     error = out.locator(".out-error")
     assert text_length(error) < 2 * MESSAGE_CHARS  # the message clipped in Python, the traceback kept
     expect(error).to_contain_text('line 3')
     expect(error).to_contain_text(" characters not shown] … eee")
-    out = run(pg, "output", "raise type('E' * 10**7, (Exception,), {})('boom')")
+    out = Cell(pg, "output").run("raise type('E' * 10**7, (Exception,), {})('boom')")
     expect(out.locator(".out-error")).to_contain_text("characters not shown")  # the name as Python clipped it
-    state = cell(pg, "output").locator(".cell-state")
+    state = Cell(pg, "output").locator.locator(".cell-state")
     expect(state).to_contain_text("…: see the output below.")  # the line around it cut to a glance (line.js)
     assert text_length(state) <= LINE_CHARS
-    out = run(pg, "output", "print('still answering')")
+    out = Cell(pg, "output").run("print('still answering')")
     expect(out).to_contain_text("still answering")
 
 
 def test_a_run_shows_at_most_its_figures(shared):
     pg = isolated(shared)
-    set_code(pg, "output", f"import matplotlib.pyplot as plt\nfor _ in range({FIGURES_PER_RUN + 5}):\n"
+    Cell(pg, "output").set_code(f"import matplotlib.pyplot as plt\nfor _ in range({FIGURES_PER_RUN + 5}):\n"
                            "    plt.figure(figsize=(1, 1))")
-    cell(pg, "output").get_by_role("button", name="Run").click()
-    out = wait_done(pg, "output", timeout=120_000)  # the first import loads matplotlib: slow
+    Cell(pg, "output").locator.get_by_role("button", name="Run").click()
+    out = Cell(pg, "output").wait_done(timeout=120_000)  # the first import loads matplotlib: slow
     expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
     expect(out).to_contain_text(f"[5 more figures were not shown: a run shows at most {FIGURES_PER_RUN}")
     # the worker holds the cap too, for figures sent some other way
-    out = run(pg, "output", "from lessonpy.runtime import bridge\nfor _ in range(100):\n"
+    out = Cell(pg, "output").run("from lessonpy.runtime import bridge\nfor _ in range(100):\n"
                             "    bridge.emit('figure', {'format': 'png', 'data': b'not a png'})")
     expect(out.locator(".out-error")).to_contain_text(f"a run shows at most {FIGURES_PER_RUN} figures")
     expect(out.get_by_role("img")).to_have_count(FIGURES_PER_RUN)
@@ -312,12 +310,12 @@ def test_a_page_older_than_its_site_says_to_reload(shared):
     gone = re.compile(r".*/pyodide/.+/micropip-[^/]+\.whl$")  # in an archive variant's folder too
     pg.context.route(gone, lambda route: route.fulfill(status=404, body="File not found"))
     try:
-        out = run(pg, "output", "import micropip")
+        out = Cell(pg, "output").run("import micropip")
         expect(out).to_contain_text("The site was rebuilt after this page was opened: micropip-")
         expect(out).to_contain_text("Reload the page to get the new version")
     finally:
         pg.context.unroute(gone)
-    expect(run(pg, "output", "print('still here', 2 + 2)")).to_contain_text("still here 4")
+    expect(Cell(pg, "output").run("print('still here', 2 + 2)")).to_contain_text("still here 4")
 
 
 FAILED_DOWNLOADS = {
@@ -346,7 +344,7 @@ def test_a_first_visit_whose_download_failed_says_so_and_try_again_boots_it(brow
         failing[0] = False
         status.get_by_role("button", name="Try again").click()
         ready(pg)
-        expect(run(pg, "setup", "print('after the retry', 1 + 1)")).to_contain_text("after the retry 2")
+        expect(Cell(pg, "setup").run("print('after the retry', 1 + 1)")).to_contain_text("after the retry 2")
         expect(pg.locator("body")).to_have_attribute("data-offline", "ready", timeout=60_000)
     finally:
         context.close()
@@ -370,14 +368,14 @@ def open_without_python(context, url):
 def test_an_edit_storage_refuses_is_kept_and_the_reader_told_once(fresh_context, site_url, script, message):
     fresh_context.add_init_script(script)
     pg = open_without_python(fresh_context, site_url)
-    set_code(pg, "scores", "kept_in_memory = 1")
+    Cell(pg, "scores").set_code("kept_in_memory = 1")
     alert = pg.locator(".storage-notice")
     expect(alert).to_contain_text(message)
     expect(alert).to_have_attribute("role", "alert")
-    set_code(pg, "softmax", "another_edit = 2")
+    Cell(pg, "softmax").set_code("another_edit = 2")
     expect(alert).to_have_count(1)
-    assert editor_code(pg, "scores") == "kept_in_memory = 1"
-    assert editor_code(pg, "softmax") == "another_edit = 2"
+    assert Cell(pg, "scores").code() == "kept_in_memory = 1"
+    assert Cell(pg, "softmax").code() == "another_edit = 2"
 
 
 #: "At once" made exact. Two tabs type at the same moment when neither has seen the other's save yet; timing
@@ -410,32 +408,32 @@ def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
     b = open_without_python(fresh_context, site_url)
     key = "attn-lesson:v1:attention:cell:scores"
     # An edit in one tab reaches a tab that has no edits of its own.
-    set_code(a, "scores", "from_a = 1")
-    expect(cell(b, "scores").locator(CODE)).to_have_text("from_a = 1")
-    set_code(b, "scores", "from_b = 2")
-    expect(cell(a, "scores").locator(CODE)).to_have_text("from_b = 2")
+    Cell(a, "scores").set_code("from_a = 1")
+    expect(Cell(b, "scores").locator.locator(CODE)).to_have_text("from_a = 1")
+    Cell(b, "scores").set_code("from_b = 2")
+    expect(Cell(a, "scores").locator.locator(CODE)).to_have_text("from_b = 2")
     # Both tabs change the cell at once, each on the version it had: neither follows the other silently,
     # each keeps its own text and asks which to keep.
     for page in (a, b):
         page.evaluate("() => { window.heldStorageEvents = []; }")
-    set_code(a, "scores", "typed_in_a = 3")
-    set_code(b, "scores", "typed_in_b = 4")
+    Cell(a, "scores").set_code("typed_in_a = 3")
+    Cell(b, "scores").set_code("typed_in_b = 4")
     for page in (a, b):  # each tab has got the other's save, and not yet handled it
         page.wait_for_function(HELD_FOR, arg=key)
         page.evaluate(DELIVER_STORAGE_EVENTS)
     for page, mine in ((a, "typed_in_a = 3"), (b, "typed_in_b = 4")):
-        expect(cell(page, "scores").get_by_role("alert")).to_contain_text("You changed this in another tab too")
-        assert editor_code(page, "scores") == mine
+        expect(Cell(page, "scores").locator.get_by_role("alert")).to_contain_text("You changed this in another tab too")
+        assert Cell(page, "scores").code() == mine
     # b takes a's version: it is saved, whichever tab's save storage held, and a, which has it, is asked no more
-    notice = cell(b, "scores").get_by_role("alert")
+    notice = Cell(b, "scores").locator.get_by_role("alert")
     notice.get_by_role("button", name="Use the other tab's version").click()
     expect(notice).to_have_count(0)
-    assert editor_code(b, "scores") == "typed_in_a = 3"
-    expect(cell(a, "scores").get_by_role("alert")).to_have_count(0)
-    assert editor_code(a, "scores") == "typed_in_a = 3"
+    assert Cell(b, "scores").code() == "typed_in_a = 3"
+    expect(Cell(a, "scores").locator.get_by_role("alert")).to_have_count(0)
+    assert Cell(a, "scores").code() == "typed_in_a = 3"
     assert '"typed_in_a = 3"' in b.evaluate("(key) => localStorage.getItem(key)", key)
     b.reload()
-    assert editor_code(b, "scores") == "typed_in_a = 3"  # what the reader chose, not the save that came last
+    assert Cell(b, "scores").code() == "typed_in_a = 3"  # what the reader chose, not the save that came last
 
 
 # ---------------------------------------------------------------------------- 5. replay
@@ -445,13 +443,13 @@ def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_conte
     count_boots(pg)
     pg.evaluate("lessonPage.runtime.replayBudgetSeconds = 1")
     for i in range(3):
-        run(pg, "setup", f"kept = {i}")
-    run(pg, "scores", "import time\ntime.sleep(1.5)\nslow = True")  # longer than the budget
-    out = run(pg, "softmax", "kept = 99\nraise ValueError('a failed run')")
+        Cell(pg, "setup").run(f"kept = {i}")
+    Cell(pg, "scores").run("import time\ntime.sleep(1.5)\nslow = True")  # longer than the budget
+    out = Cell(pg, "softmax").run("kept = 99\nraise ValueError('a failed run')")
     expect(out.locator(".out-error")).to_contain_text("ValueError")
     start(pg, "output", "while True:\n    pass")
     stop(pg, "output")
-    hint = cell(pg, "output").locator(".out-hint")
+    hint = Cell(pg, "output").locator.locator(".out-hint")
     # setup's prerequisites ran with it the first time: they are replayed too, each once
     before = ", ".join(name(pg, c) for c in ("average", "running", "setup"))
     expect(hint).to_contain_text(f"Python restarted and re-ran {before} to bring your variables back.",
@@ -460,13 +458,13 @@ def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_conte
     # the message names each cell as the cell shows it: a reader finds every one on the page
     assert len(named_cells_are_on_the_page(pg, hint.inner_text())) == 4
     ready(pg)
-    out = run(pg, "softmax", "print(kept, 'slow' in globals())")
+    out = Cell(pg, "softmax").run("print(kept, 'slow' in globals())")
     expect(out).to_contain_text("2 False")
     assert boots(pg) == 1
     # The reader's clean restart: no variable left, nothing replayed.
     pg.get_by_role("button", name="Restart Python (clear all variables)").click()
     expect(python_status(pg)).to_contain_text("every variable is cleared", timeout=BOOT_TIMEOUT_MS)
-    out = run(pg, "setup", "print('kept' in globals())")
+    out = Cell(pg, "setup").run("print('kept' in globals())")
     expect(out).to_contain_text("False")
     assert boots(pg) == 2
 
@@ -525,20 +523,20 @@ def test_a_widget_call_waiting_for_a_cell_has_its_own_stop(shared):
         expect(stop_button).to_be_visible()
         stop_button.click()
         expect(explorer.locator(".widget-status")).to_contain_text("Stopped")
-        expect(cell(pg, "scores")).to_have_attribute("data-status", "running")  # still waiting for the gate
+        expect(Cell(pg, "scores").locator).to_have_attribute("data-status", "running")  # still waiting for the gate
     finally:
         gate.release()
-    out = wait_done(pg, "scores")
+    out = Cell(pg, "scores").wait_done()
     expect(out).to_contain_text("cell finished go")  # the widget's Stop left the cell alone
-    expect(cell(pg, "scores")).to_have_attribute("data-status", "ok")
+    expect(Cell(pg, "scores").locator).to_have_attribute("data-status", "ok")
 
 
 def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fresh_context, any_site):
     """Run on a later cell first runs the earlier cells it builds on; a Stop pressed on it while one of them
     runs stops that one, and the later cell says which (cells.js, the cell whose earlier cell was stopped)."""
     pg = open_lesson(fresh_context, any_site)
-    set_code(pg, "scores", LOOP)
-    later, looping = cell(pg, "output"), cell(pg, "scores")
+    Cell(pg, "scores").set_code(LOOP)
+    later, looping = Cell(pg, "output").locator, Cell(pg, "scores").locator
     later.get_by_role("button", name="Run").click()
     wait_looping(looping)  # after the cells before it: the Stop lands in the loop, not before it started
     expect(later).to_have_attribute("data-status", "queued")  # waiting for the cells it builds on
@@ -549,8 +547,8 @@ def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fres
     expect(looping).to_have_attribute("data-status", "stopped")
     expect(looping.locator(".cell-output")).to_contain_text("looping")  # what it printed stays
     # The cell between the stopped one and the later cell never ran.
-    assert cell(pg, "softmax").get_attribute("data-status") is None
-    expect(cell(pg, "softmax").locator(".cell-output")).to_have_count(0)  # nothing shown: no output region
+    assert Cell(pg, "softmax").locator.get_attribute("data-status") is None
+    expect(Cell(pg, "softmax").locator.locator(".cell-output")).to_have_count(0)  # nothing shown: no output region
     ready(pg)
     expect(later.get_by_role("button", name="Run")).to_be_enabled()
 
@@ -559,20 +557,20 @@ def test_a_stop_while_an_earlier_cell_runs_first_says_which_one_was_stopped(fres
 
 def test_keyboard_focus_stays_on_the_cells_controls(shared):
     pg = shared
-    c = cell(pg, "output")
+    c = Cell(pg, "output").locator
     # A run that ends by itself, when the test lets it (a 1 s sleep could end before Stop's focus was seen).
     gate = Gate(pg.context)
     try:
-        set_code(pg, "output", GATED_CELL)
+        Cell(pg, "output").set_code(GATED_CELL)
         c.get_by_role("button", name="Run").focus()
         pg.keyboard.press("Enter")
         expect(c.get_by_role("button", name="Stop")).to_be_focused()
         wait_until(pg, lambda: gate.held, "the cell's request of the gate")
     finally:
         gate.release()
-    expect(wait_done(pg, "output")).to_contain_text("cell finished go")
+    expect(Cell(pg, "output").wait_done()).to_contain_text("cell finished go")
     expect(c.get_by_role("button", name="Run")).to_be_focused()
-    set_code(pg, "output", "while True:\n    pass")
+    Cell(pg, "output").set_code("while True:\n    pass")
     c.get_by_role("button", name="Run").focus()
     pg.keyboard.press("Enter")
     expect(c.get_by_role("button", name="Stop")).to_be_focused()
@@ -599,7 +597,7 @@ def check_answer(context, url, code):
 def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, practice_url):
     pg, ex = check_answer(fresh_context, practice_url, "while True:\n    pass\n")
     expect(ex.locator(".exercise-state")).to_have_text("Checking…")
-    hello = cell(pg, "hello")
+    hello = Cell(pg, "hello").locator
     hello.get_by_role("button", name="Run").click()
     expect(hello.locator(".cell-state")).to_have_text("Waiting…")  # queued, not running
     expect(hello).to_have_attribute("data-status", "queued")
@@ -608,7 +606,7 @@ def test_a_cells_stop_cancels_its_own_run_not_the_exercise_check(fresh_context, 
     # The check went on to its own deadline: the cell's Stop did not end it.
     expect(ex).to_have_attribute("data-status", "wrong", timeout=RUN_TIMEOUT_MS)
     expect(ex.locator(".exercise-feedback")).to_contain_text("did not finish in time")
-    out = run(pg, "hello")
+    out = Cell(pg, "hello").run()
     expect(out).to_contain_text("hello from a cell")
 
 
@@ -620,7 +618,7 @@ def test_a_huge_message_from_the_readers_function_is_clipped_in_the_feedback(fre
     assert text_length(feedback) < 3 * MESSAGE_CHARS
     expect(feedback).to_contain_text("attention_params(768, 12) raised ValueError: mmm")
     expect(feedback).to_contain_text(" characters not shown] … mmm")
-    out = run(pg, "hello")
+    out = Cell(pg, "hello").run()
     expect(out).to_contain_text("hello from a cell")
 
 

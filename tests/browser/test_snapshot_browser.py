@@ -11,36 +11,18 @@ compile of the wasm failing only means compiling it once more. A restore reads P
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import time
 
 import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, LOOP, RUN_TIMEOUT_MS, first_fails, paste_code, protocol_errors, wait_looping
-from test_practice_browser import solution_of
+from booting import RESTART, boot, first_visit_kept, new_interpreter, patch_config, unpatch_config
+from pages import LESSON, Cell, wait_python_ready
+from practice_site import solution_of
 
 pytestmark = pytest.mark.browser
-LESSON = "lessons/attention/"
-RESTART = "Restart Python (clear all variables)"
 ZONE = "Asia/Kolkata"  # not the build machine's (UTC here), and a half-hour offset
-
-
-@pytest.fixture()
-def serve_copy(built_site, tmp_path, serve):
-    """serve_copy(isolate, compress=True) -> the URL of a copy of the built site served on its own (its service
-    worker and caches are the test's); isolate=False is like most static hosts, where Stop restarts Python;
-    compress=False like a host that compresses nothing, where the worker picks the deflated archives."""
-    copies = iter(range(1_000))
-
-    def serve_one(isolate: bool, compress: bool = True) -> str:
-        site = tmp_path / f"site-{next(copies)}"
-        shutil.copytree(built_site, site)
-        return serve(site, isolate=isolate, compress=compress)
-
-    return serve_one
 
 
 @pytest.fixture()
@@ -55,72 +37,34 @@ def context(browser):
     ctx.close()
 
 
-def ready(page):
-    expect(page.get_by_role("banner").get_by_role("status")).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
-
-
-def boot(page) -> dict:
-    """How the page's Python came up: {"from": "snapshot"|"start", "note": why not restored, or None}."""
-    return page.evaluate("lessonPage.runtime.info.boot")
-
-
-def cell(page, cell_id):
-    return page.locator(f'[data-cell="{cell_id}"]')
-
-
-def run(page, cell_id, code, timeout=RUN_TIMEOUT_MS):
-    paste_code(cell(page, cell_id), code)
-    cell(page, cell_id).get_by_role("button", name="Run").click()
-    expect(cell(page, cell_id)).to_have_attribute("data-status", "ok", timeout=timeout)
-    return cell(page, cell_id).locator(".cell-output")
-
-
-def first_visit_kept(page, url):
-    """A first visit: Python starts normally, then the service worker keeps the site, snapshot included."""
-    page.goto(url + LESSON)
-    ready(page)
-    assert boot(page) == {"from": "start", "note": None}
-    expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)
-
-
-def new_interpreter(page):
-    """Wait until a new interpreter has reported (the old report was marked `old`), then until it is ready.
-    (A polling loop: the page's CSP refuses the string evaluation wait_for_function needs.)"""
-    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
-    while page.evaluate("lessonPage.runtime.info?.old") and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    assert not page.evaluate("lessonPage.runtime.info?.old"), "no new interpreter reported"
-    ready(page)
-
-
 def draws(page) -> str:
-    out = run(page, "setup", "import random, numpy as np\nprint('draws', np.random.random(), random.random())")
+    out = Cell(page, "setup").run_ok("import random, numpy as np\nprint('draws', np.random.random(), random.random())")
     return re.search(r"draws \S+ \S+", out.inner_text()).group(0)
 
 
 def lesson_works(page):
     """Cells, the clock and zone, a figure, Stop in place, an exercise, then Restart (from the snapshot):
     the reader sees the same lesson whichever way Python came up."""
-    out = run(page, "setup", "import numpy as np\nprobe = np.arange(6).reshape(2, 3)\n"
+    out = Cell(page, "setup").run_ok("import numpy as np\nprobe = np.arange(6).reshape(2, 3)\n"
                              "print('sum', probe.sum(), (probe @ probe.T).tolist())")
     expect(out).to_contain_text("sum 15 [[5, 14], [14, 50]]")
     # What the interpreter holds (the restore must have reset it), not a zone worked out afresh.
-    out = run(page, "scores", "import time\nprint('zone', time.timezone, time.altzone)")
+    out = Cell(page, "scores").run_ok("import time\nprint('zone', time.timezone, time.altzone)")
     js = page.evaluate("new Date().getTimezoneOffset() * 60")
     assert js == -19800
     expect(out).to_contain_text(f"zone {js} {js}")  # the reader's zone (no summer time), not the build machine's
-    out = run(page, "scores", "import time\nprint('clock', abs(time.time() - %d / 1000) < 60)" % page.evaluate("Date.now()"))
+    out = Cell(page, "scores").run_ok("import time\nprint('clock', abs(time.time() - %d / 1000) < 60)" % page.evaluate("Date.now()"))
     expect(out).to_contain_text("clock True")
 
-    out = run(page, "scores", "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()", timeout=90_000)
+    out = Cell(page, "scores").run_ok("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()", timeout=90_000)
     expect(out.locator("img.out-figure")).to_have_count(1)
 
-    paste_code(cell(page, "scores"), LOOP)
-    cell(page, "scores").get_by_role("button", name="Run").click()
-    wait_looping(cell(page, "scores"))
-    cell(page, "scores").get_by_role("button", name="Stop").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "stopped", timeout=10_000)
-    expect(run(page, "scores", "print('kept', probe.sum())")).to_contain_text("kept 15")  # interrupted in place
+    paste_code(Cell(page, "scores").locator, LOOP)
+    Cell(page, "scores").locator.get_by_role("button", name="Run").click()
+    wait_looping(Cell(page, "scores").locator)
+    Cell(page, "scores").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "stopped", timeout=10_000)
+    expect(Cell(page, "scores").run_ok("print('kept', probe.sum())")).to_contain_text("kept 15")  # interrupted in place
 
     ex = page.get_by_role("region", name=re.compile("Scaled attention"))
     ex.scroll_into_view_if_needed()
@@ -134,7 +78,7 @@ def lesson_works(page):
     page.get_by_role("button", name=RESTART).click()
     new_interpreter(page)
     assert boot(page) == {"from": "snapshot", "note": None}
-    expect(run(page, "setup", "print('probe' in globals(), np.ones(3).sum())")).to_contain_text("False 3.0")
+    expect(Cell(page, "setup").run_ok("print('probe' in globals(), np.ones(3).sum())")).to_contain_text("False 3.0")
     # Nothing on the page speaks of snapshots or failures: a fallback is only slower.
     assert page.get_by_role("alert").count() == 0
     assert "snapshot" not in page.locator("body").inner_text().lower()
@@ -144,7 +88,7 @@ def lesson_works(page):
 def without_jspi(page):
     """Both boots give the same interpreter: no stack switching (hideJSPI in static/js/shared/pyodide-seams.mjs), which a restore cannot
     have (the image is made without it) and with which a cell's run is a suspendable task."""
-    out = run(page, "scores", "from pyodide.ffi import can_run_sync\nprint('run_sync', can_run_sync())")
+    out = Cell(page, "scores").run_ok("from pyodide.ffi import can_run_sync\nprint('run_sync', can_run_sync())")
     expect(out).to_contain_text("run_sync False")
 
 
@@ -155,12 +99,12 @@ def test_a_revisit_restores_the_snapshot_and_the_lesson_works_the_same(context, 
     without_jspi(page)
 
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page) == {"from": "snapshot", "note": None}
     second = draws(page)
     without_jspi(page)
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page)["from"] == "snapshot"
     third = draws(page)
     # Every load draws its own numbers: the image's seeds were replaced with fresh entropy.
@@ -211,33 +155,12 @@ def test_a_corrupt_snapshot_or_wheel_falls_back_to_the_network_and_is_replaced(c
     wheel_sha256 = page.evaluate("lessonPage.config.wheelSha256")
     assert kept_sha256(page, WHEEL_URL) != wheel_sha256
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page)["from"] == "start"
     assert "sha256" in boot(page)["note"]
     lesson_works(page)
     expect(page.locator("body")).to_have_attribute("data-offline", "ready", timeout=120_000)
     assert kept_sha256(page, WHEEL_URL) == wheel_sha256
-
-
-def patch_config(context, url, edit):
-    """Serve the lesson page with its snapshot spec changed by `edit` (a dict -> None)."""
-    def handle(route):
-        response = route.fetch()
-        html = response.text()
-        match = re.search(r'<script[^>]*id="page-config"[^>]*>(.*?)</script>', html, re.S)
-        config = json.loads(match.group(1))
-        edit(config["snapshot"])
-        body = html[:match.start(1)] + json.dumps(config).replace("<", "\\u003c") + html[match.end(1):]
-        headers = {k: v for k, v in response.headers.items() if k not in ("content-encoding", "content-length")}
-        route.fulfill(status=response.status, body=body, headers=headers)
-    context.route(url + LESSON, handle)
-
-
-def unpatch_config(context):
-    """Undo patch_config. A handler may still be serving a request for the page (the service worker keeps the
-    pages, fetching them again once Python is ready); unrouted, that request goes on unpatched, and the handler's
-    own fulfill then fails ("Route is already handled", once in a loaded full run): nothing is left to serve."""
-    context.unroute_all(behavior="ignoreErrors")
 
 
 def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_failed_compile_is_redone(context, own_site):
@@ -249,19 +172,19 @@ def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_fail
     # 1. The restore throws (a function table that does not match): the normal boot, saying why.
     patch_config(context, own_site, lambda spec: spec.update(tableLength=spec["tableLength"] + 1))
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page)["from"] == "start"
     assert "function table" in boot(page)["note"]
-    expect(run(page, "setup", check)).to_contain_text("ok 2.0")
+    expect(Cell(page, "setup").run_ok(check)).to_contain_text("ok 2.0")
     unpatch_config(context)
 
     # 2. The image leaves out the pages the wasm module initialises (sitebuild/startup/snapshot_image.py); when the
     # page's memory does not hold them as the build saw them (here: another hash expected), nothing of it is used.
     patch_config(context, own_site, lambda spec: spec.update(baseSha256="0" * 64))
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page) == {"from": "start", "note": "snapshot: the memory it builds on differs from the build's"}
-    expect(run(page, "setup", check)).to_contain_text("ok 2.0")
+    expect(Cell(page, "setup").run_ok(check)).to_contain_text("ok 2.0")
     unpatch_config(context)
 
     # 3. The worker compiles pyodide.asm.wasm itself, as soon as it starts (snapshot.js's startRuntime): its request
@@ -269,12 +192,12 @@ def test_a_restore_that_throws_or_finds_another_memory_boots_normally_and_a_fail
     requests = []
     context.route(re.compile(r".*/pyodide\.asm\.wasm$"), first_fails(requests))
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page) == {"from": "snapshot", "note": None}
     marks = [name for name, _ in page.evaluate("lessonPage.runtime.info.marks")]
     assert "wasm compiled again" in marks and "wasm compiled" not in marks
     assert len(requests) == 2
-    expect(run(page, "setup", "import numpy as np\nprint('ok', np.linalg.norm(np.ones(4)))")).to_contain_text("ok 2.0")
+    expect(Cell(page, "setup").run_ok("import numpy as np\nprint('ok', np.linalg.norm(np.ones(4)))")).to_contain_text("ok 2.0")
 
 
 def large_file_requests(page, reload) -> list[str]:
@@ -308,14 +231,14 @@ def test_a_revisit_restores_with_either_archive_variant_from_the_kept_files_and_
 
     def revisit():
         page.reload()
-        ready(page)
+        wait_python_ready(page)
 
     assert large_file_requests(page, revisit) == ["pyodide.asm.wasm"]
     assert boot(page) == {"from": "snapshot", "note": None}
     # The image is made from the deflated archives; the worker restores it with whichever variant it picked,
     # and a stdlib module the image never imported is then read from the zip as mounted (other offsets if stored).
     assert page.evaluate("lessonPage.runtime.info.archives") == {"stdlib": variant, "wheels": variant}
-    out = run(page, "setup", "import sys\nfresh = [m for m in ('statistics', 'difflib') if m not in sys.modules]\n"
+    out = Cell(page, "setup").run_ok("import sys\nfresh = [m for m in ('statistics', 'difflib') if m not in sys.modules]\n"
                              "import statistics, difflib, numpy as np\n"
                              "print('stdlib', fresh, statistics.mean([1, 2, 3]), np.linalg.det(np.eye(2)))")
     expect(out).to_contain_text("stdlib ['statistics', 'difflib'] 2 1.0")
@@ -334,7 +257,7 @@ def test_a_revisit_restores_with_either_archive_variant_from_the_kept_files_and_
     assert any(name.startswith("python_stdlib") for name in requested)
     assert any(name.startswith("numpy-") for name in requested)
     assert any(name.startswith("lessonpy-") for name in requested)
-    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(3).sum())")).to_contain_text("ok 3.0")
+    expect(Cell(page, "setup").run_ok("import numpy as np\nprint('ok', np.eye(3).sum())")).to_contain_text("ok 3.0")
 
 
 def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_file(browser, own_site):
@@ -344,19 +267,19 @@ def test_always_builds_restore_on_a_first_visit_and_boot_normally_without_the_fi
     patch_config(context, own_site, lambda spec: spec.update(fetch="always"))
     page = context.new_page()
     page.goto(own_site + LESSON)
-    ready(page)
+    wait_python_ready(page)
     assert boot(page) == {"from": "snapshot", "note": None}
     # The interpreter is the one the build left: what it imported is there without an import.
     held = "import sys\nprint('held', [m in sys.modules for m in ('numpy.fft', 'numpy.linalg', 'lessonpy.maths.attention')])\n"
-    expect(run(page, "setup", held + "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("held [True, True, True]\nok 2.0")
+    expect(Cell(page, "setup").run_ok(held + "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("held [True, True, True]\nok 2.0")
     assert page.evaluate("caches.keys()") == []
 
     # The file is missing (a partial upload, say): Python starts the normal way.
     context.route(re.compile(r".*/snapshot/.*"), lambda route: route.fulfill(status=404, body="not found"))
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page) == {"from": "start", "note": None}
-    expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+    expect(Cell(page, "setup").run_ok("import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
     context.close()
 
 
@@ -370,9 +293,9 @@ def test_always_builds_boot_normally_on_a_host_that_sends_the_image_uncompressed
         patch_config(context, url, lambda spec: spec.update(fetch="always"))
         page = context.new_page()
         page.goto(url + LESSON)
-        ready(page)
+        wait_python_ready(page)
         assert boot(page) == {"from": "snapshot" if compress else "start", "note": None}, compress
-        expect(run(page, "setup", "import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
+        expect(Cell(page, "setup").run_ok("import numpy as np\nprint('ok', np.eye(2).sum())")).to_contain_text("ok 2.0")
         context.close()
 
 
@@ -380,16 +303,16 @@ def test_without_isolation_stop_restarts_python_from_the_snapshot_and_replays(co
     page = context.new_page()
     first_visit_kept(page, serve_copy(isolate=False))
     page.reload()
-    ready(page)
+    wait_python_ready(page)
     assert boot(page)["from"] == "snapshot"
-    run(page, "setup", "import numpy as np\nprobe = np.arange(6).reshape(2, 3)")
+    Cell(page, "setup").run_ok("import numpy as np\nprobe = np.arange(6).reshape(2, 3)")
     page.evaluate("lessonPage.runtime.info.old = true")  # gone once a new interpreter reports
-    paste_code(cell(page, "scores"), "while True:\n    pass")
-    cell(page, "scores").get_by_role("button", name="Run").click()
-    expect(cell(page, "scores")).to_have_attribute("data-status", "running")
-    cell(page, "scores").get_by_role("button", name="Stop").click()
-    expect(cell(page, "scores").locator(".out-hint")).to_contain_text("Python restarted and re-ran Cell",
+    paste_code(Cell(page, "scores").locator, "while True:\n    pass")
+    Cell(page, "scores").locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, "scores").locator).to_have_attribute("data-status", "running")
+    Cell(page, "scores").locator.get_by_role("button", name="Stop").click()
+    expect(Cell(page, "scores").locator.locator(".out-hint")).to_contain_text("Python restarted and re-ran Cell",
                                                                        timeout=BOOT_TIMEOUT_MS)
     assert page.evaluate("lessonPage.runtime.info.old") is None  # a new interpreter's report...
     assert boot(page) == {"from": "snapshot", "note": None}  # ...restored too
-    expect(run(page, "scores", "print('replayed', probe.sum())")).to_contain_text("replayed 15")
+    expect(Cell(page, "scores").run_ok("print('replayed', probe.sum())")).to_contain_text("replayed 15")

@@ -10,14 +10,14 @@ had arrived when the first output appeared.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS, until_output
-from test_snapshot_browser import LESSON, boot, patch_config, ready, run
+from booting import boot, later_modules, lesson_config, patch_config
+from pages import LESSON, Cell, wait_python_ready
 
 pytestmark = pytest.mark.browser
 REST = "python_stdlib_rest.zip"
@@ -32,18 +32,6 @@ print("mime", email.mime.text.MIMEText("hi")["Content-Type"])
 print("xml", xml.dom.minidom.parseString("<a><b/></a>").documentElement.firstChild.tagName)"""
 REST_PRINTS = ["Beautiful is better than ugly.", "ratio 0.777", "cp1252 b'\\xe9\\x80'",
                'mime text/plain; charset="us-ascii"', "xml b"]
-
-
-def page_config(site) -> dict:
-    html = (site / LESSON / "index.html").read_text(encoding="utf-8")
-    return json.loads(re.search(r'<script[^>]*id="page-config"[^>]*>(.*?)</script>', html, re.S).group(1))
-
-
-def later_modules(site, item) -> list[str]:
-    """The modules of a later file of the page's plan: its list in the plan's file of them, in the Pyodide folder."""
-    config = page_config(site)
-    lists = json.loads((site / LESSON / config["indexURL"] / config["plan"]["modulesFile"]).read_text(encoding="utf-8"))
-    return lists[item["modules"]]
 
 
 def rest_requests(context) -> list[str]:
@@ -69,7 +57,7 @@ def expect_rest_prints(output):
 
 
 def test_the_modules_tested_are_in_the_rest(built_site):
-    [rest] = page_config(built_site)["plan"]["kinds"]["stdlib"]["deflated"]["later"]
+    [rest] = lesson_config(built_site)["plan"]["kinds"]["stdlib"]["deflated"]["later"]
     modules = later_modules(built_site, rest)
     assert set(REST_MODULES) <= set(modules)
     assert "numpy" not in modules and "encodings" not in modules and "json" not in modules  # the core's
@@ -86,13 +74,13 @@ def test_a_module_of_the_rest_imports_before_the_rest_has_come(browser, built_si
         fail_idle_fetch(context)
         page = context.new_page()
         page.goto(url + LESSON)
-        ready(page)
+        wait_python_ready(page)
         assert boot(page)["from"] == start
         assert made == []  # nothing of the rest before the first output
-        expect_rest_prints(run(page, "setup", REST_CODE))
+        expect_rest_prints(Cell(page, "setup").run_ok(REST_CODE))
         assert made.count("xhr") == 1  # fetched by the import, once
         # a second cell, and a module of the rest not imported yet: no second download
-        expect(run(page, "scores", "import colorsys\nprint('hls', colorsys.rgb_to_hls(1, 0, 0))")).to_contain_text("hls (0.0, 0.5, 1.0)")
+        expect(Cell(page, "scores").run_ok("import colorsys\nprint('hls', colorsys.rgb_to_hls(1, 0, 0))")).to_contain_text("hls (0.0, 0.5, 1.0)")
         assert made.count("xhr") == 1
     finally:
         context.close()
@@ -105,11 +93,11 @@ def test_once_the_rest_has_come_in_idle_time_imports_read_it(browser, built_site
         made = rest_requests(context)
         page = context.new_page()
         page.goto(url + LESSON)
-        ready(page)
-        expect(run(page, "setup", "print('first', 1 + 1)")).to_contain_text("first 2")
+        wait_python_ready(page)
+        expect(Cell(page, "setup").run_ok("print('first', 1 + 1)")).to_contain_text("first 2")
         code = "import sys\nprint('mounted', '/lib/python312-rest.zip' in sys.path)"
-        until_output(lambda: run(page, "scores", code), "mounted True", "the rest never came in idle time")
-        expect_rest_prints(run(page, "softmax", REST_CODE))
+        until_output(lambda: Cell(page, "scores").run_ok(code), "mounted True", "the rest never came in idle time")
+        expect_rest_prints(Cell(page, "softmax").run_ok(REST_CODE))
         assert made == ["fetch"]  # the idle fetch only
     finally:
         context.close()

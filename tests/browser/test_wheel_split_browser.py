@@ -16,9 +16,8 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS, until_output
-from test_snapshot_browser import (LESSON, RESTART, boot, cell, first_visit_kept, new_interpreter, patch_config, ready,
-                                   run, serve_copy)  # noqa: F401 (serve_copy: a fixture)
-from test_stdlib_rest_browser import later_modules, page_config
+from booting import RESTART, boot, first_visit_kept, later_modules, lesson_config, new_interpreter, patch_config
+from pages import LESSON, Cell, wait_python_ready
 
 pytestmark = pytest.mark.browser
 REST = re.compile(r".*/numpy-[^/]*\.rest\.zip$")
@@ -60,7 +59,7 @@ def expect_outside_prints(output):
 
 
 def test_the_modules_tested_are_in_numpys_rest(built_site):
-    [rest] = page_config(built_site)["plan"]["kinds"]["stdlib"]["deflated"]["restored"]
+    [rest] = lesson_config(built_site)["plan"]["kinds"]["stdlib"]["deflated"]["restored"]
     modules = later_modules(built_site, rest)
     assert set(OUTSIDE) <= set(modules) and "numpy.linalg" in modules
 
@@ -73,12 +72,12 @@ def test_a_first_visit_restores_from_the_libraries_and_the_first_cells_need_noth
         context.route(REST, lambda route: route.abort())  # numpy's rest never comes
         page = context.new_page()
         page.goto(url + LESSON)
-        ready(page)
+        wait_python_ready(page)
         assert boot(page) == {"from": "snapshot", "note": None}
-        ids = page_config(built_site)["cells"][:FIRST_CELLS]
+        ids = lesson_config(built_site)["cells"][:FIRST_CELLS]
         for cell_id in ids:  # each as the lesson has it, in page order
-            cell(page, cell_id).get_by_role("button", name="Run").click()
-            expect(cell(page, cell_id)).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
+            Cell(page, cell_id).locator.get_by_role("button", name="Run").click()
+            expect(Cell(page, cell_id).locator).to_have_attribute("data-status", "ok", timeout=RUN_TIMEOUT_MS)
         assert "xhr" not in made  # no import needed the rest
         # The idle preload installs matplotlib but imports nothing ahead without the rest (it would download it).
         reply = page.evaluate("lessonPage.preload")
@@ -89,9 +88,9 @@ def test_a_first_visit_restores_from_the_libraries_and_the_first_cells_need_noth
         expect(out).to_contain_text("the rest of numpy's files could not be downloaded")
         # Once it can come, the same import fetches it, once, and every module of it is there.
         context.unroute(REST)
-        expect_outside_prints(run(page, "setup", OUTSIDE_CODE))
+        expect_outside_prints(Cell(page, "setup").run_ok(OUTSIDE_CODE))
         assert made.count("xhr") == 2  # the failed try and the one that came
-        expect(run(page, "scores", "import numpy.ma\nprint('ma', numpy.ma.masked_less([1, 5], 2).sum())")).to_contain_text("ma 5")
+        expect(Cell(page, "scores").run_ok("import numpy.ma\nprint('ma', numpy.ma.masked_less([1, 5], 2).sum())")).to_contain_text("ma 5")
         assert made.count("xhr") == 2
     finally:
         context.close()
@@ -100,16 +99,16 @@ def test_a_first_visit_restores_from_the_libraries_and_the_first_cells_need_noth
 def run_failing(page, cell_id, code):
     from browser import paste_code
 
-    paste_code(cell(page, cell_id), code)
-    cell(page, cell_id).get_by_role("button", name="Run").click()
-    expect(cell(page, cell_id)).to_have_attribute("data-status", "error", timeout=RUN_TIMEOUT_MS)
-    return cell(page, cell_id).locator(".cell-output")
+    paste_code(Cell(page, cell_id).locator, code)
+    Cell(page, cell_id).locator.get_by_role("button", name="Run").click()
+    expect(Cell(page, cell_id).locator).to_have_attribute("data-status", "error", timeout=RUN_TIMEOUT_MS)
+    return Cell(page, cell_id).locator.locator(".cell-output")
 
 
 def wait_for_rest(page):
     """Until the worker's idle download has unpacked numpy's rest (a file of it is in site-packages)."""
     code = "import os\nprint('came', os.path.isfile('/lib/python3.12/site-packages/numpy/polynomial/__init__.pyc'))"
-    until_output(lambda: run(page, "scores", code), "came True", "numpy's rest never came in idle time")
+    until_output(lambda: Cell(page, "scores").run_ok(code), "came True", "numpy's rest never came in idle time")
 
 
 def test_once_the_rest_has_come_imports_read_it_and_a_restart_restores_again(browser, built_site, serve):
@@ -119,13 +118,13 @@ def test_once_the_rest_has_come_imports_read_it_and_a_restart_restores_again(bro
         made = rest_requests(context)
         page = context.new_page()
         page.goto(url + LESSON)
-        ready(page)
+        wait_python_ready(page)
         assert boot(page)["from"] == "snapshot"
-        expect(run(page, "setup", "print('first', 1 + 1)")).to_contain_text("first 2")
+        expect(Cell(page, "setup").run_ok("print('first', 1 + 1)")).to_contain_text("first 2")
         wait_for_rest(page)
-        expect_outside_prints(run(page, "softmax", OUTSIDE_CODE))
+        expect_outside_prints(Cell(page, "softmax").run_ok(OUTSIDE_CODE))
         # numpy's metadata came with it: importlib.metadata finds numpy
-        expect(run(page, "scores", "import importlib.metadata as md\nprint('version', md.version('numpy'))")).to_contain_text("version 2.0.2")
+        expect(Cell(page, "scores").run_ok("import importlib.metadata as md\nprint('version', md.version('numpy'))")).to_contain_text("version 2.0.2")
         assert made == ["fetch"]  # the idle download only
 
         page.evaluate("lessonPage.runtime.info.old = true")  # gone once a new interpreter reports
@@ -134,8 +133,8 @@ def test_once_the_rest_has_come_imports_read_it_and_a_restart_restores_again(bro
         assert boot(page) == {"from": "snapshot", "note": None}
         # a new file system: its rest comes again in idle time, metadata included, with no import asking
         wait_for_rest(page)
-        expect(run(page, "scores", "import importlib.metadata as md\nprint('version', md.version('numpy'))")).to_contain_text("version 2.0.2")
-        expect_outside_prints(run(page, "setup", OUTSIDE_CODE))
+        expect(Cell(page, "scores").run_ok("import importlib.metadata as md\nprint('version', md.version('numpy'))")).to_contain_text("version 2.0.2")
+        expect_outside_prints(Cell(page, "setup").run_ok(OUTSIDE_CODE))
         assert made == ["fetch", "fetch"]
     finally:
         context.close()
@@ -149,9 +148,9 @@ def test_an_offline_revisit_restores_and_reads_the_kept_rest(browser, serve_copy
         first_visit_kept(page, url)  # a normal boot; the service worker keeps the site, numpy's parts too
         context.set_offline(True)
         page.reload()
-        ready(page)
+        wait_python_ready(page)
         assert boot(page) == {"from": "snapshot", "note": None}
-        expect_outside_prints(run(page, "setup", OUTSIDE_CODE))
+        expect_outside_prints(Cell(page, "setup").run_ok(OUTSIDE_CODE))
     finally:
         context.close()
 
@@ -164,9 +163,9 @@ def test_when_the_restore_fails_the_normal_boot_has_all_of_numpy(browser, built_
         context.route(LIBS, lambda route: route.fulfill(status=404, body="not found"))
         page = context.new_page()
         page.goto(url + LESSON)
-        ready(page)
+        wait_python_ready(page)
         assert boot(page)["from"] == "start" and "404" in boot(page)["note"]
-        expect_outside_prints(run(page, "setup", OUTSIDE_CODE))
+        expect_outside_prints(Cell(page, "setup").run_ok(OUTSIDE_CODE))
         # The idle prefetch and installs are over (a fixed wait could end before they began, and this would pass
         # without them): they had no rest of numpy to fetch.
         assert page.evaluate("lessonPage.preload") is not None

@@ -5,10 +5,9 @@ that replaces it wrap alike, so the cell keeps its height when the editor comes.
 from __future__ import annotations
 
 import pytest
+from held_editors import WALK_THROUGH, built, open_held
+from pages import PHONE, Cell
 
-from test_editors_browser import WALK_THROUGH, built, open_held
-from test_page_browser import cell
-from test_phone_layout_browser import PHONE  # an iPhone 13's CSS viewport
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +56,7 @@ def test_a_wrapped_line_goes_on_2ch_in_in_the_stand_in_and_the_editor_alike(brow
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, color_scheme="dark")
     try:
         page, held = open_held(context, site_url, wait_python=False)
-        holder = cell(page, CELL).locator(".cell-editor")
+        holder = Cell(page, CELL).locator.locator(".cell-editor")
         holder.scroll_into_view_if_needed()
         before = holder.evaluate(LINE_STARTS, LINE)
         assert_hanging(before, "stand-in")

@@ -14,37 +14,9 @@ import pytest
 
 import build
 from sitebuild.files import sha256_file
+from sites import CDN, SITE_BUILD, make_lessons, page_config, quick_build, sw_manifest
 
-ROOT = Path(__file__).resolve().parent.parent
-CDN = "https://cdn.example.org/pyodide/v0.27.7/full/"
-# A test that builds a site (quick_build's too: bundles, the wheel, the maths font, sidecars) takes seconds to tens
-# of seconds on a busy machine: it is in the slow layer, so that the fast one stays CPython and Node unit tests.
-SITE_BUILD = pytest.mark.slow
-
-
-def make_lessons(folder: Path, body: str = "```python run id=a\nx = 1\n```\n") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "one.md").write_text(f"---\ntitle: One\norder: 1\n---\n## Part\n{body}", encoding="utf-8")
-    (folder / "course.yml").write_text(
-        "title: Test course\nlessons:\n  - slug: zero\n    title: Zero\n  - slug: one\n  - slug: two\n    title: Two\n")
-    return folder
-
-
-def quick_build(tmp_path, lessons=None, **kwargs) -> Path:
-    """Build with Pyodide from a (never contacted) CDN URL, so no Pyodide files are copied."""
-    lessons = lessons or make_lessons(tmp_path / "lessons")
-    opts = build.Options(lessons_dir=lessons, out_dir=tmp_path / "site", pyodide_url=CDN, log=lambda *_: None, **kwargs)
-    return build.build(opts)
-
-
-def sw_manifest(site: Path) -> dict:
-    """The service worker's manifest in a built site (templates/sw.js)."""
-    return json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", (site / "sw.js").read_text()).group(1))
-
-
-def page_config(html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="page-config">(.*?)</script>', html, re.S)
-    return json.loads(match.group(1))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @SITE_BUILD

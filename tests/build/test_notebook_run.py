@@ -1,5 +1,5 @@
 """Run each lesson's notebook top to bottom in Jupyter's machinery, the way a reader does: every lesson
-course.yml lists with a page (tests/lesson_checks.py), with no test code of its own.
+course.yml lists with a page (tests/support/lesson_checks.py), with no test code of its own.
 
 The reader saves the notebook and the lessonpy wheel in one folder, opens the notebook and
 runs all. Here: the built wheel and notebook go into a temporary folder, a kernel runs in a
@@ -35,7 +35,7 @@ from sitebuild.wheel import build_wheel
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = course_lessons(ROOT / "lessons")
 # A bad array, as a reader might pass it: show_attention must refuse it with the page's message.
 BAD_SHOW = "show_attention(weights=[[0.5, 0.6], [0.5, 0.5]], tokens=['a', 'b'])"

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from conftest import build_once
+from sites import build_once
 from engines import drivers
 from minilm_random import write_random_live
 
-LONG_FILE = True  # minutes in all: last in the suite's order (conftest.py)
+LONG_FILE = True  # minutes in all: first in the suite's order (tests/conftest.py)
 BOOT_S = 120  # WebKit's normal boot takes ~7 s here; a loaded CI machine far longer
 RUN_S = 120  # a cell here takes a second or two; the other worker's browser tests load the machine
 LOOP_CELL = "kv-cache"  # Lesson 4's last cell
@@ -28,7 +28,7 @@ SENTENCE = "the cat sat on the mat because it was tired ."
 @pytest.fixture(scope="module")
 def engine_site(tmp_path_factory):
     """The real lessons as a first-time reader gets them (the snapshot restored on the first visit, "always"),
-    with random MiniLM-shaped live weights standing in for the real 45 MB (tests/minilm_random.py says why)."""
+    with random MiniLM-shaped live weights standing in for the real 45 MB (tests/support/minilm_random.py says why)."""
     import build
     from sitebuild.realheads import live as live_files
 

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.mjs"))
 
 

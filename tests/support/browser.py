@@ -28,7 +28,7 @@ RUN_TIMEOUT_MS = 30_000
 
 
 #: The page's bound on a line it composes around a message from Python, read from its one definition.
-LINE_CHARS = int(re.search(r"export const LINE_CHARS = (\d+);", (Path(__file__).resolve().parent.parent / "static" / "js"
+LINE_CHARS = int(re.search(r"export const LINE_CHARS = (\d+);", (Path(__file__).resolve().parents[2] / "static" / "js"
                                                                   / "page" / "line.js").read_text(encoding="utf-8")).group(1))
 
 #: The code an editor shows, built or not: CodeMirror's lines, or its stand-in's text until it is built.

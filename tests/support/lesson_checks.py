@@ -29,7 +29,7 @@ EDITOR_COLUMNS = 85
 
 def course_lessons(lessons_dir: Path) -> list[Lesson]:
     """The lessons course.yml lists that have a page (a lesson file with that slug), in the course's order."""
-    by_slug = {lesson.slug: lesson for lesson in read_lessons(lessons_dir, root=Path(__file__).resolve().parents[1])}
+    by_slug = {lesson.slug: lesson for lesson in read_lessons(lessons_dir, root=Path(__file__).resolve().parents[2])}
     return [by_slug[entry["slug"]] for entry in read_course(lessons_dir)["lessons"] if entry.get("slug") in by_slug]
 
 

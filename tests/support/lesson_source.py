@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ATTENTION = Path(__file__).resolve().parent.parent / "lessons" / "attention.md"
+ATTENTION = Path(__file__).resolve().parents[2] / "lessons" / "attention.md"
 _FENCE = re.compile(r"^```exercise id=(\S+)\n(.*?)^```$", re.S | re.M)
 
 

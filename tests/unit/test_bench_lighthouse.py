@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 _spec = importlib.util.spec_from_file_location("bench_lighthouse", ROOT / "bench" / "lighthouse.py")
 bench = importlib.util.module_from_spec(_spec)

@@ -1,7 +1,7 @@
 """What Lesson 5 (lessons/causal-mask.md) says in words, held where its cells print no number: the ways to mask
 and the one that breaks, the cost of generating without a cache, grouped-query attention's layout, and
-SmolLM2's cache. Its printed numbers are held by tests/test_every_lesson.py (CELL_PRINTS of
-lessons/causal_mask_numbers.py); its PyTorch module by tests/test_scaffold_causal_torch.py."""
+SmolLM2's cache. Its printed numbers are held by tests/unit/test_every_lesson.py (CELL_PRINTS of
+lessons/causal_mask_numbers.py); its PyTorch module by tests/unit/test_scaffold_causal_torch.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from lessonpy.models import realheads
 from lessonpy.maths.attention import softmax
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lessons"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lessons"))
 import causal_mask_numbers as lesson  # noqa: E402 - the lesson's numbers module, next to it
 
 

@@ -14,7 +14,7 @@ from matplotlib.colors import Normalize
 
 from lessonpy.maths import colormaps
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COLORMAP_JS = ROOT / "static" / "js" / "page" / "components" / "colormap.js"
 
 

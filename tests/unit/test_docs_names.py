@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXTENSIONS = (".py", ".js", ".mjs", ".md", ".css", ".html", ".json", ".yml", ".sh", ".txt")
 CODE_SUFFIXES = {".py", ".js", ".mjs", ".sh", ".ini", ".html"}

@@ -1,10 +1,10 @@
 """Every lesson course.yml lists that has a page, checked with no test code of its own (CPython).
 
-For each: its cells run in page order (the needs=page ones are left to tests/test_every_lesson_browser.py)
+For each: its cells run in page order (the needs=page ones are left to tests/browser/test_every_lesson_browser.py)
 without an error or a warning, and print the same when run again; each prints the numbers its numbers
 module's CELL_PRINTS says it prints, which the text quotes; each exercise's starter fails, its solution
-passes and its listed wrong answers fail with their words. Its notebook runs in tests/test_notebook_run.py.
-The checks are in tests/lesson_checks.py; a new lesson in course.yml gets them (the tests at the end show it
+passes and its listed wrong answers fail with their words. Its notebook runs in tests/build/test_notebook_run.py.
+The checks are in tests/support/lesson_checks.py; a new lesson in course.yml gets them (the tests at the end show it
 on a course made here).
 """
 
@@ -19,7 +19,7 @@ from lesson_checks import (EDITOR_COLUMNS, course_lessons, exercises_of, grading
 
 from sitebuild.pages.lessons import LessonError, runs_outside_the_page
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = course_lessons(ROOT / "lessons")
 EXERCISES = [(lesson, ex) for lesson in LESSONS for ex in exercises_of(lesson)]
 

@@ -16,7 +16,7 @@ from lessonpy.maths.grading import grade
 from lesson_source import ATTENTION, exercise_fences
 from sitebuild.pages.practice import parse_exercise
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def read_exercises() -> dict[str, dict]:
@@ -45,7 +45,7 @@ def test_the_lesson_has_the_three_exercises():
     assert [EXERCISES[e]["check"] for e in sorted(EXERCISES)] == ["attention_params", "split_qkv", "attention"]
 
 
-# The solution passing and the starter's blanks: tests/test_every_lesson.py, for every lesson's exercises.
+# The solution passing and the starter's blanks: tests/unit/test_every_lesson.py, for every lesson's exercises.
 
 
 # ---------------------------------------------------------------------------- wrong answers

@@ -1,6 +1,6 @@
 """The head tests on repeated random tokens (lessonpy.models.head_tests) and the ablation results (lessonpy.models.ablation):
 the definitions on made-up weights, the committed data's shape and size, the featured heads being the tests'
-picks, and the lesson's numbers coming from the data. No model weights needed (tests/test_realheads_models.py
+picks, and the lesson's numbers coming from the data. No model weights needed (tests/build/test_realheads_models.py
 recomputes the data from the pinned weights)."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "static" / "js"
 
 #: Which folders of static/js/ each folder's modules may import from (besides the vendored bundle).

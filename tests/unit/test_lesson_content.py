@@ -1,7 +1,7 @@
 """The attention lesson's science: what its cells and numbers show is what the text says it shows.
 
 What every lesson gets (its cells run in page order without error, print the numbers the text quotes,
-and print the same when run again) is in tests/test_every_lesson.py. Here the cells run too, in CPython,
+and print the same when run again) is in tests/unit/test_every_lesson.py. Here the cells run too, in CPython,
 every one of them in one namespace (``run_cells``), for the checks particular to this lesson.
 """
 
@@ -22,7 +22,7 @@ import attention_numbers as lesson_numbers
 from sitebuild.pages.lessons import read_lesson
 from sitebuild.pages.numbers import PLACEHOLDER
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "attention.md"
 
 

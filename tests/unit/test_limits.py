@@ -12,7 +12,7 @@ from sitebuild.pages.lessons import LessonError, read_lessons
 from sitebuild.pages.page_copies import COPIES, copy_text
 from sitebuild.pages.render import render_lesson_body
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("path", sorted(COPIES), ids=str)

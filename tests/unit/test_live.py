@@ -1,5 +1,5 @@
 """lessonpy.models.live, the page's "your own sentence", in CPython on a random MiniLM-shaped file (the real weights'
-accuracy is tests/test_realheads_models.py's): the tokens, the forward pass, the messages."""
+accuracy is tests/build/test_realheads_models.py's): the tokens, the forward pass, the messages."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from lessonpy.models import live, minilm, realheads, wordpiece
 from lessonpy.runtime.runner import ReaderCells
+from cell_runner import run as run_in_cell_runner
 from minilm_random import write_random_live
-from test_runner import run as run_in_cell_runner
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_benchmark_times_each_length(folder):
 
 # ---------------------------------------------------------------------------- the reader's own forward pass
 
-MINILM_FILE = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
+MINILM_FILE = (Path(__file__).resolve().parents[2] / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
 SENTENCE = "the cat sat on the mat"
 SIGNATURE = "def forward(W, ids, knock=None):\n"
 HEADS_LINE = next(n for n, line in enumerate(MINILM_FILE.splitlines(), 1) if "heads = weights @ v" in line)

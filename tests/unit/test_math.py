@@ -15,7 +15,7 @@ from sitebuild.pages import numbers as lesson_numbers
 from sitebuild.pages.lessons import LessonError, read_lesson, read_lessons
 from sitebuild.pages.render import render_lesson_body
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "authoring"
 CDN = "https://cdn.example.org/pyodide/v0.27.7/full/"  # never fetched: skips copying Pyodide
 

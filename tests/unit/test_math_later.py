@@ -11,9 +11,9 @@ import build
 from sitebuild.pages import math_later
 from sitebuild.pages.lessons import read_lesson
 from sitebuild.pages.render import render_lesson
-from test_build import SITE_BUILD, page_config, quick_build, sw_manifest
+from sites import SITE_BUILD, page_config, quick_build, sw_manifest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIG = r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"  # 8 elements or more
 SMALL = "d_k"
 

@@ -1,7 +1,7 @@
 """The lesson's notebook (sitebuild/pages/notebook.py): valid nbformat, and everything of the page in it, in order.
 
 Whatever the lesson holds: the expected cells, numbers, quizzes and exercises are read from the
-lesson itself (and its numbers module), never typed in here. tests/test_notebook_run.py runs it.
+lesson itself (and its numbers module), never typed in here. tests/build/test_notebook_run.py runs it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from sitebuild.pages.notebook import WIDGET_NOTES, lesson_notebook, write_notebo
 from sitebuild.pages.widget_fence import OPTIONS as WIDGET_OPTIONS
 from sitebuild.pages.widget_fence import parse_widget
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "attention.md"
 WHEEL = "lessonpy-0.1.0-py3-none-any.whl"
 

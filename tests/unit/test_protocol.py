@@ -17,7 +17,7 @@ import pytest
 from lessonpy.runtime import bridge
 from lessonpy.maths.show import ShowError, show_attention
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from sitebuild import compress
 from sitebuild.startup import archives
 from sitebuild.startup import pyodide_assets as pa
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NPM_PYODIDE = REPO / "node_modules" / "pyodide"
 needs_npm = pytest.mark.skipif(not NPM_PYODIDE.is_dir(), reason="node_modules/pyodide missing: run npm ci")
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")

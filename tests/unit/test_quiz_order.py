@@ -15,7 +15,7 @@ from sitebuild.pages.practice import parse_quiz, quiz_orders
 from sitebuild.pages.quiz_order import all_in_one_position, crowded, option_key, right_positions, shuffled
 from sitebuild.pages.render import make_renderer, render_lesson_body
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = [ROOT / "lessons" / "attention.md", ROOT / "lessons" / "causal-mask.md"]
 
 

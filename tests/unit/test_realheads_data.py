@@ -1,6 +1,6 @@
 """The committed real-heads data (static/data/realheads/) and the code that reads it: schema, quantisation,
 the causal triangle, the named heads' scores, and the reader's Step 1 attention reproducing a shipped head.
-No model weights needed (tests/test_realheads_models.py recomputes the data from the pinned weights)."""
+No model weights needed (tests/build/test_realheads_models.py recomputes the data from the pinned weights)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_the_causal_model_puts_nothing_above_the_diagonal(heads):
 
 
 def test_the_featured_heads_scores_on_the_sentences_recompute_from_the_data(heads):
-    """They are the head tests' picks (tests/test_head_tests.py); their score here is on the sentences."""
+    """They are the head tests' picks (tests/unit/test_head_tests.py); their score here is on the sentences."""
     on_sentences = realheads.head_scores(heads)
     for f in heads.featured:
         table, count = on_sentences[f["job"]]

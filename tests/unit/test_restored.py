@@ -14,7 +14,7 @@ import pytest
 
 from lessonpy.runtime import restored
 
-PY = Path(__file__).resolve().parent.parent / "py"
+PY = Path(__file__).resolve().parents[2] / "py"
 # Zones with daylight saving in July (north), in January (south), none at all, and a half-hour offset.
 ZONES = ["UTC", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "Europe/Berlin"]
 COMPARE = """

@@ -1,17 +1,7 @@
 """The cell runner in CPython: the same code runs in the page's Pyodide."""
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
-from lessonpy.runtime.runner import INPUT_MESSAGE, defined_names, no_input, run_cell
-
-
-def run(code, ns=None, cell_id="c1", **hooks):
-    ns = {} if ns is None else ns
-    # A thread of its own: Playwright's sync API (browser tests in the same session) keeps
-    # an event loop running in the main thread, where asyncio.run() refuses to start.
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run_cell(code, cell_id, ns, **hooks)).result(), ns
+from cell_runner import run
+from lessonpy.runtime.runner import INPUT_MESSAGE, defined_names, no_input
 
 
 def test_cells_share_a_namespace():

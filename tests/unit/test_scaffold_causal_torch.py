@@ -1,6 +1,6 @@
 """py/scaffold: Lesson 5's CausalSelfAttention, Lesson 4's module grown by the causal mask.
 
-Needs CPU torch, as tests/test_scaffold_torch.py does; skipped when torch is missing.
+Needs CPU torch, as tests/unit/test_scaffold_torch.py does; skipped when torch is missing.
 """
 
 import pytest
@@ -9,9 +9,9 @@ torch = pytest.importorskip(
     "torch", reason="PyTorch not installed; `pip install torch==2.13.0` (CPU build) to run these")
 F = torch.nn.functional
 
-# Lesson 4's tests put py/scaffold on sys.path (the modules import each other by bare name, as in the
-# reader's folder) and hold the input x, a fixture: (2, 8, 768), the same here
-from test_scaffold_torch import laptop_run, x  # noqa: E402, F401 - x is a fixture
+# py/scaffold on sys.path (the modules import each other by bare name, as in the reader's folder); the input x
+# is unit/conftest.py's fixture: (2, 8, 768), as in Lesson 4's tests
+from scaffold_folder import laptop_run  # noqa: E402
 
 from attention import MultiHeadAttention  # noqa: E402
 from causal_attention import CausalSelfAttention  # noqa: E402

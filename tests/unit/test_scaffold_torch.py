@@ -4,20 +4,14 @@ Needs CPU torch: `pip install torch==2.13.0` (that exact spec; others download
 GBs of CUDA builds). Skipped when torch is missing.
 """
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip(
     "torch", reason="PyTorch not installed; `pip install torch==2.13.0` (CPU build) to run these")
 
-# the scaffold imports `from config import GPTConfig`, as in the reader's folder
-SCAFFOLD = Path(__file__).resolve().parent.parent / "py" / "scaffold"
-sys.path.insert(0, str(SCAFFOLD))
+# the scaffold imports `from config import GPTConfig`, as in the reader's folder: scaffold_folder puts it on sys.path
+from scaffold_folder import laptop_run  # noqa: E402
 
 from attention import MultiHeadAttention  # noqa: E402
 from config import GPTConfig  # noqa: E402
@@ -29,11 +23,6 @@ from lessonpy.maths.attention import attention_param_count, multi_head_attention
 def attn():
     torch.manual_seed(0)
     return MultiHeadAttention(GPTConfig()).eval()
-
-
-@pytest.fixture
-def x():
-    return torch.randn(2, 8, 768, generator=torch.Generator().manual_seed(1))
 
 
 def test_config_defaults_are_gpt2_small():
@@ -152,16 +141,6 @@ def test_biases_when_the_config_asks_for_them():
     attn = MultiHeadAttention(GPTConfig(bias=True))
     n = sum(p.numel() for p in attn.parameters())
     assert n == attention_param_count(768, bias=True) == 4 * 768**2 + 4 * 768
-
-
-def laptop_run(folder, script, modules):
-    """Run a laptop script of the scaffold as the reader does: copied into *folder* next to the *modules* it
-    imports, with `python SCRIPT` there. Its printed lines."""
-    for name in (*modules, script):
-        shutil.copy(SCAFFOLD / name, folder)
-    run = subprocess.run([sys.executable, script], cwd=folder, capture_output=True, text=True, timeout=120, check=False)
-    assert run.returncode == 0, run.stderr
-    return run.stdout.splitlines()
 
 
 @pytest.mark.slow  # a fresh Python that imports torch: tens of seconds on a busy machine

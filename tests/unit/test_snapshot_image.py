@@ -16,7 +16,7 @@ import pytest
 
 from sitebuild.startup import snapshot_image as image
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = image.PAGE
 HEADER = bytes(range(48))  # stands for Pyodide's header (a multiple of 16, as makeMemorySnapshot's is)
 

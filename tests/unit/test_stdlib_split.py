@@ -14,7 +14,7 @@ import pytest
 from lessonpy.runtime import stdlib_rest
 from sitebuild.startup.stdlib_split import TraceError, core_entries, module_name, rest_modules, split_archive, trace
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # A small "standard library": a top-level module and a package in the core, and in the rest a module
 # of that package, top-level modules and a package of its own.

@@ -1,4 +1,4 @@
-"""tests/sweep_reference.py (the reference sweep) and lessonpy.maths.score_draws: the claims the lesson's sqrt(d_k) step makes."""
+"""tests/support/sweep_reference.py (the reference sweep) and lessonpy.maths.score_draws: the claims the lesson's sqrt(d_k) step makes."""
 
 import math
 import time

@@ -1,6 +1,6 @@
 """Step 3's "A head learns its job": one head trained by hand-written gradient descent on the previous-word job.
 
-The text states what ``lessonpy.course.attention.trained_head`` computes (``tests/test_lesson_content.py`` checks the cells print
+The text states what ``lessonpy.course.attention.trained_head`` computes (``tests/unit/test_lesson_content.py`` checks the cells print
 those numbers, and the browser test checks Pyodide prints the same); these tests hold the claims the prose
 makes about them, check the hand-written gradient, and keep the cells cheap enough for Pyodide.
 """
@@ -19,7 +19,7 @@ from lessonpy.course.attention import trained_head as th
 
 from sitebuild.pages.lessons import read_lesson
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "attention.md"
 CELLS = ("train-head", "train-head-saturated", "train-induction")
 
@@ -176,7 +176,7 @@ def test_the_numbers_are_wired_into_the_lesson():
 def test_the_view_shows_before_python_runs_what_the_cell_sends(runs, tmp_path):
     """The page's view of the trained head is drawn by the build from the module, as the cell would draw it."""
     from sitebuild.pages.lessons import LessonError
-    from test_widgets import data_blocks, render
+    from widget_render import data_blocks, render
 
     _, words, p, _ = runs["soft"]
     (view,) = data_blocks(render(tmp_path, "```widget attention-view id=v\nexample: trained-head\nrow: 3\n```\n"))

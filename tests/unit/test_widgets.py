@@ -15,9 +15,9 @@ from lessonpy.course.attention import widget_payloads as widgets
 from lessonpy.maths.attention import attention_param_count, example_inputs
 from sweep_reference import scaling_sweep
 from lessonpy.maths.show import build_payload
-from sitebuild.pages.lessons import LessonError, read_lessons
-from sitebuild.pages.render import RenderedLesson, render_lesson
+from sitebuild.pages.lessons import LessonError
 from sitebuild.pages.widget_fence import encode_array
+from widget_render import data_blocks, render
 
 
 @pytest.fixture(autouse=True)
@@ -195,17 +195,6 @@ def test_encode_array_writes_masked_scores_as_strings():
 
 
 # ---------------------------------------------------------------------------- the fence
-
-def render(tmp_path, body: str, site: dict | None = None) -> RenderedLesson:
-    (tmp_path / "w.md").write_text(f"---\ntitle: W\n---\n\nText.\n\n{body}", encoding="utf-8")
-    [lesson] = read_lessons(tmp_path)
-    return render_lesson(lesson, site=site)
-
-
-def data_blocks(rendered: RenderedLesson) -> list[dict]:
-    """The widgets' data, in page order, as the page fetches it (build.py writes it beside the page)."""
-    return [json.loads(json.dumps(data)) for data in rendered.widgets.values()]
-
 
 def test_fence_puts_the_prerendered_payload_in_the_lessons_widget_data_not_its_html(tmp_path):
     rendered = render(tmp_path, "```widget dk-explorer id=ex\nd_k: 512\nscale: false\ncausal: true\n```\n\n"

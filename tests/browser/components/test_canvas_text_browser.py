@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from test_components_browser import _open, base_url, sample_data  # noqa: F401 (fixtures)
-from test_phone_layout_browser import PHONE  # an iPhone 13's CSS viewport
+from component_page import open_fixture, sample_data
+from pages import PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -76,8 +76,8 @@ def overlapping(texts: list[dict]) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-def phone(browser, base_url):  # noqa: F811 (the fixture imported above)
-    context, page, errors = _open(browser, base_url, viewport=PHONE, device_scale_factor=3, color_scheme="dark")
+def phone(browser, base_url):
+    context, page, errors = open_fixture(browser, base_url, viewport=PHONE, device_scale_factor=3, color_scheme="dark")
     page.evaluate(RECORD_TEXTS)
     yield page
     context.close()

@@ -8,68 +8,15 @@ The arrays are computed in Python (tests/components/sample_data.py); the JS only
 
 from __future__ import annotations
 
-import functools
-import http.server
-import importlib.util
-import threading
-from pathlib import Path
-
 import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS, open_tables
+from component_page import FIXTURE, ROOT, open_fixture, sample_data
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = "tests/components/fixture.html"
 ARTIFACTS = ROOT / "test-results"
-
-_spec = importlib.util.spec_from_file_location("sample_data", ROOT / "tests/components/sample_data.py")
-sample_data = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample_data)
-
-# ---- fixtures ---------------------------------------------------------------------------------
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest output clean
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    """Serve the repository over http on a free loopback port (ES modules need http)."""
-    handler = functools.partial(_QuietHandler, directory=str(ROOT))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-# `browser` is the session's (tests/conftest.py), like every browser test's: one Playwright per
-# run, and a missing Chromium fails the tests with a message instead of skipping them.
-
-
-def _open(browser, base_url, **context_options):
-    context_options.setdefault("viewport", {"width": 1100, "height": 900})
-    context = browser.new_context(**context_options)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base_url}/{FIXTURE}")
-    page.wait_for_function("window.fxReady === true")
-    return context, page, errors
-
-
-@pytest.fixture
-def page(browser, base_url):
-    """A fresh fixture page; fails the test if any uncaught exception reached the page."""
-    context, page, errors = _open(browser, base_url)
-    yield page
-    context.close()
-    assert errors == [], f"uncaught page errors: {errors}"
 
 
 def mount(page, T=6, D=4, seed=0, causal=False, **options):
@@ -154,7 +101,7 @@ def test_tables_hold_exactly_the_input_values(page):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_brightest_heatmap_cell_is_the_largest_weight(browser, base_url, scheme):
-    context, page, errors = _open(browser, base_url, color_scheme=scheme)
+    context, page, errors = open_fixture(browser, base_url, color_scheme=scheme)
     try:
         arrays, _ = mount(page, T=6, seed=2)
         colours = np.array(page.evaluate(CELL_COLOURS, ["weights"]), dtype=float)
@@ -383,7 +330,7 @@ def test_stepper_reveals_rows_in_order(page):
 
 
 def test_stepper_respects_reduced_motion(browser, base_url):
-    context, page, errors = _open(browser, base_url, reduced_motion="reduce")
+    context, page, errors = open_fixture(browser, base_url, reduced_motion="reduce")
     try:
         mount(page, atStart=True)
         page.get_by_role("button", name="Next phase").click()
@@ -398,7 +345,7 @@ def test_stepper_respects_reduced_motion(browser, base_url):
 # ---- rendering quality ------------------------------------------------------------------------
 
 def test_crisp_on_high_dpi_and_follows_resizes(browser, base_url):
-    context, page, errors = _open(browser, base_url, device_scale_factor=2, viewport={"width": 1000, "height": 800})
+    context, page, errors = open_fixture(browser, base_url, device_scale_factor=2, viewport={"width": 1000, "height": 800})
     try:
         mount(page)
         # Drawn in an upcoming frame, once ResizeObserver has reported the canvas's width.
@@ -443,7 +390,7 @@ LABEL_LEVELS = """() => {
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_labels_follow_the_colour_scheme(browser, base_url, scheme):
-    context, page, errors = _open(browser, base_url, color_scheme=scheme)
+    context, page, errors = open_fixture(browser, base_url, color_scheme=scheme)
     try:
         mount(page)
         # Dark text on light, light text on dark.
@@ -484,7 +431,7 @@ def test_masked_cells_take_the_new_themes_grey(page):
 def test_drawn_canvases_follow_a_theme_change(browser, base_url):
     """The colours are read once per theme change (canvas.js): a change after drawing redraws them,
     whether the system's setting changes or the page sets its own theme on <html>."""
-    context, page, errors = _open(browser, base_url, color_scheme="light")
+    context, page, errors = open_fixture(browser, base_url, color_scheme="light")
     try:
         mount(page)
         page.wait_for_function(f"({LABEL_LEVELS})().length > 20")

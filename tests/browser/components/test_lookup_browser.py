@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from lessonpy.maths.lookup import EXAMPLE, build_lookup_payload, temperature_grid
 from browser import open_tables
-from test_components_browser import _open, base_url, page, sample_data  # noqa: F401 (fixtures)
+from component_page import open_fixture, sample_data
 
 pytestmark = pytest.mark.browser
 GRID = temperature_grid()
@@ -137,7 +137,7 @@ def test_arrow_keys_move_between_the_keys_and_the_table_follows(page):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_on_a_phone_nothing_below_the_picture_moves_and_nothing_scrolls_sideways(browser, base_url, scheme):
-    context, page, errors = _open(browser, base_url, viewport={"width": 360, "height": 800}, color_scheme=scheme)
+    context, page, errors = open_fixture(browser, base_url, viewport={"width": 360, "height": 800}, color_scheme=scheme)
     try:
         a = mount(page, temperature=1.0)
         boxes = "() => ['canvas', '.attn-lookup-stats', 'details'].map((s) => document.querySelector('#lookup ' + s).getBoundingClientRect().top)"

@@ -18,7 +18,8 @@ from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS, open_tables
 from lessonpy.models import realheads
-from test_widgets_browser import LESSON, page, widget, widgets_url  # noqa: F401 (fixtures)
+from pages import Widget
+from widget_site import LESSON
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +29,7 @@ STRIP_LAYOUT = "() => lessonWidgets.find((w) => w.id === 'real').strip.layout()"
 
 def real_heads(page, model):
     """The real-heads widget showing `model`, its grid loaded from Python."""
-    real = widget(page, "real")
+    real = Widget(page, "real").locator
     real.scroll_into_view_if_needed()
     expect(real).to_have_attribute("data-state", "ready", timeout=RUN_TIMEOUT_MS)
     picker = real.get_by_label("Model")
@@ -44,7 +45,7 @@ def click_query_row(page, row):
     """Select query `row` as a reader does: a click on that row of the open head's heatmap."""
     g = page.evaluate("() => lessonWidgets.find((w) => w.id === 'real').view.components.weights.layout()")
     # the position is relative to the canvas where it is when clicked (other widgets above may still change size)
-    widget(page, "real").locator(".attn-figure-weights canvas").click(
+    Widget(page, "real").locator.locator(".attn-figure-weights canvas").click(
         position={"x": g["rects"][0]["x"] + g["cell"] / 2, "y": g["top"] + (row + 0.5) * g["cell"]})
 
 
@@ -65,7 +66,7 @@ def strip_table(real):
 def check_strip(page, heads, s, layer, query):
     """The strip shows `query` in every head of `layer` of model `heads` on sentence `s`, with the data's
     strongest keys, both as drawn (its layout) and in its table."""
-    real = widget(page, "real")
+    real = Widget(page, "real").locator
     canvas = real.locator(".realheads-strip canvas")
     expect(canvas).to_have_attribute("data-query", str(query))
     expect(canvas).to_have_attribute("data-layer", str(layer))
@@ -179,7 +180,7 @@ def test_the_strip_keeps_its_height_and_fits_a_dark_phone(browser, widgets_url, 
     waiting = context.new_page()
     try:
         waiting.goto(widgets_url + LESSON)
-        real = widget(waiting, "real")
+        real = Widget(waiting, "real").locator
         real.scroll_into_view_if_needed()
         canvas = real.locator(".realheads-strip canvas")
         expect(canvas).to_have_attribute("aria-label", "Every head's row for one query appears when Python has loaded the heads.")

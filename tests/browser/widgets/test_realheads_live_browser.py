@@ -1,10 +1,10 @@
 """The real-heads widget's "your own sentence" in a real page, with a random MiniLM-shaped weight file.
 
-Why a random file (tests/minilm_random.py) and not the real one: the real 45 MB file is made from a model
+Why a random file (tests/support/minilm_random.py) and not the real one: the real 45 MB file is made from a model
 wheel that SKIP_MODELS=1 machines do not have, and what these tests check (the site built without the file
 says so; the download shows progress, lands in Python, is cached by the browser; Stop during the download
 loses nothing; the forward pass in the page gives what CPython gives; 72 heads are drawn) does not depend on
-the values. That the real float16 weights give the real attention is tests/test_realheads_models.py's job.
+the values. That the real float16 weights give the real attention is tests/build/test_realheads_models.py's job.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from browser import BOOT_TIMEOUT_MS, LINE_CHARS, RUN_TIMEOUT_MS, printed, protoc
 from lessonpy.models import live, realheads, wordpiece
 from lessonpy.runtime.runner import ReaderCells
 from minilm_random import write_random_live
-from test_page_browser import run, set_code
-from test_widgets_browser import LESSON, build_fixture_site, real_table, widget, widgets_url  # noqa: F401 (a fixture)
+from pages import Cell, Widget
+from widget_site import LESSON, build_fixture_site, real_table
 
 pytestmark = pytest.mark.browser
 SENTENCE = "The cat sat on the mat because it was tired."
@@ -54,7 +54,7 @@ def ready_page(context, url):
 def changes_panel(context, url):
     """A ready page, its real-heads widget (scrolled to) and the widget's head-change panel."""
     page = ready_page(context, url)
-    real = widget(page, "real")
+    real = Widget(page, "real").locator
     real.scroll_into_view_if_needed()
     return page, real, real.locator(".realheads-changes")
 
@@ -76,7 +76,7 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
         asked = []  # requests for the live weights: none until the reader asks for their sentence
         context.on("request", lambda request: asked.append(request.method) if "minilm-live" in request.url else None)
         page = ready_page(context, url)
-        real = widget(page, "real")
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "idle")
         size = sum(path.stat().st_size for path in folder.iterdir() if path.name in (live.WEIGHTS_NAME, live.VOCAB_NAME))
@@ -109,7 +109,7 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
         # a new visit: the browser's Cache Storage has the file, nothing is downloaded
         page.close()
         page = ready_page(context, url)
-        real = widget(page, "real")
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         requests = []
         page.on("request", lambda r: requests.append(r) if r.method == "GET" and "minilm-live.safetensors" in r.url else None)
@@ -129,7 +129,7 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
         }""", kept)
         page.close()
         page = ready_page(context, url)
-        real = widget(page, "real")
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         run_live(real)
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
@@ -158,8 +158,8 @@ def test_stop_during_the_download_loses_nothing(browser, live_site):
                   if route.request.method == "GET" else route.continue_())  # the download hangs
     try:
         page = ready_page(context, url)
-        run(page, "seeded")  # something to lose: Q, K, V of the seeded example
-        real = widget(page, "real")
+        Cell(page, "seeded").run()  # something to lose: Q, K, V of the seeded example
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "idle")
         # The idle preload, started by the first run, is over: the worker, free, asks for the download as
@@ -173,7 +173,7 @@ def test_stop_during_the_download_loses_nothing(browser, live_site):
         expect(real.locator(".realheads-live-status")).to_contain_text("Nothing is lost")
         expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
         # the earlier cell's arrays were replayed into the new Python
-        output = run(page, "seeded", "print(Q.shape)")
+        output = Cell(page, "seeded").run("print(Q.shape)")
         expect(output).to_contain_text("(6, 8)")
         # and the download works once the network answers
         context.unroute("**/minilm-live.safetensors")  # the held request died with the old worker
@@ -191,7 +191,7 @@ def test_a_site_built_without_the_live_model_says_so(browser, widgets_url):
     try:
         page = context.new_page()
         page.goto(widgets_url + LESSON)
-        real = widget(page, "real")
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "absent")
         expect(real.locator(".realheads-live-progress")).to_be_hidden()  # nothing is downloading
@@ -206,8 +206,8 @@ def test_stop_during_the_forward_pass_loses_nothing(browser, live_site):
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
         page = ready_page(context, url)
-        run(page, "seeded")
-        real = widget(page, "real")
+        Cell(page, "seeded").run()
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "idle")
         long = " ".join(["the cat sat on the mat because it was tired ."] * 11)  # 123 tokens: seconds of NumPy
@@ -216,7 +216,7 @@ def test_stop_during_the_forward_pass_loses_nothing(browser, live_site):
         real.get_by_role("button", name="Stop").click()
         expect(real).to_have_attribute("data-live", "stopped", timeout=RUN_TIMEOUT_MS)
         expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-        expect(run(page, "seeded", "print(Q.shape)")).to_contain_text("(6, 8)")
+        expect(Cell(page, "seeded").run("print(Q.shape)")).to_contain_text("(6, 8)")
         run_live(real, "the cat sat")
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS)
         expect(real.locator(".realheads-tokens")).to_contain_text("[CLS] the cat sat [SEP]")
@@ -248,14 +248,13 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
     the live sentence uses their forward and says so; a version that breaks gets a one-line message."""
     from pathlib import Path
 
-    from test_page_browser import cell, original_code
 
     url, folder = live_site
-    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parents[3] / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
         page = ready_page(context, url)
-        real = widget(page, "real")
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real.locator(".realheads-live-status")).to_contain_text("yours once you run the MiniLM cell")
         run_live(real)
@@ -263,15 +262,15 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         assert real.get_attribute("data-forward") == "lesson"
         expect(real.locator(".realheads-live-status")).to_contain_text("with the lesson's forward")
         # the reader opens the fold: the cell is the file the tests check, named above its code
-        forward_cell = cell(page, "minilm-forward")
+        forward_cell = Cell(page, "minilm-forward").locator
         expect(forward_cell).to_be_hidden()
         page.get_by_text("MiniLM's forward pass in NumPy").click()
         expect(forward_cell).to_be_visible()
         expect(forward_cell.locator(".code-title")).to_have_text("py/lessonpy/models/minilm.py")
-        assert original_code(page, "minilm-forward") == source.rstrip("\n")
+        assert Cell(page, "minilm-forward").original() == source.rstrip("\n")
         scaled = "scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])"
         unscaled = source.replace(scaled, "scores = q @ k.transpose(0, 2, 1)")
-        run(page, "minilm-forward", unscaled)
+        Cell(page, "minilm-forward").run(unscaled)
         # it prints nothing of its own (the page may say it ran the cell before it first)
         said = printed(forward_cell)
         assert forward_cell.get_attribute("data-status") == "ok", said
@@ -290,7 +289,7 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         assert np.abs(real_table(real) - lesson).max() > 1e-3  # and not the lesson's
         # an edit that breaks it: one line saying what and where, and the page goes on
         line = next(n for n, text in enumerate(source.splitlines(), 1) if "heads = weights @ v" in text)
-        run(page, "minilm-forward", source.replace("heads = weights @ v  #", "heads = weights @ v.T  #"))
+        Cell(page, "minilm-forward").run(source.replace("heads = weights @ v  #", "heads = weights @ v.T  #"))
         run_live(real)
         expect(real).to_have_attribute("data-live", "error", timeout=RUN_TIMEOUT_MS)
         status = real.locator(".realheads-live-status")
@@ -299,7 +298,7 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
         assert "Traceback" not in status.inner_text() and "\n" not in status.inner_text()
         # Reset puts the file back; run, and the reader's (now unedited) forward gives the lesson's weights
         forward_cell.get_by_role("button", name="Reset").click()
-        run(page, "minilm-forward")
+        Cell(page, "minilm-forward").run()
         run_live(real)
         expect(real.locator(".realheads-live-status")).to_contain_text("with your forward", timeout=RUN_TIMEOUT_MS)
         np.testing.assert_allclose(real_table(real), lesson, atol=1e-5)
@@ -314,10 +313,9 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
     clipped line too."""
     from pathlib import Path
 
-    from test_page_browser import cell
 
     url, folder = live_site
-    source = (Path(__file__).resolve().parent.parent / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parents[3] / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
     signature = "def forward(W, ids, knock=None):\n"
     assert signature in source
     writes = source.replace(signature, signature + "    W['embeddings.word_embeddings.weight'][:] = 0\n")
@@ -325,9 +323,9 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
         page = ready_page(context, url)
-        real = widget(page, "real")
+        real = Widget(page, "real").locator
         page.get_by_text("MiniLM's forward pass in NumPy").click()
-        run(page, "minilm-forward", writes)
+        Cell(page, "minilm-forward").run(writes)
         real.scroll_into_view_if_needed()
         run_live(real)
         expect(real).to_have_attribute("data-live", "error", timeout=RUN_TIMEOUT_MS * 2)
@@ -335,13 +333,13 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
         expect(status).to_contain_text(f"raised ValueError at line {line}: assignment destination is read-only "
                                        "(MiniLM's weights are read-only")
         assert "\n" not in status.inner_text()
-        run(page, "minilm-forward", "def forward(W, ids):\n    raise ValueError('m' * 10**7)\n")
+        Cell(page, "minilm-forward").run("def forward(W, ids):\n    raise ValueError('m' * 10**7)\n")
         run_live(real)
         expect(status).to_contain_text("raised ValueError at line 2: mmm", timeout=RUN_TIMEOUT_MS)
         said = status.text_content()  # one line within the page's bound, the message cut, the panel's words whole
         assert len(said) <= LINE_CHARS and "m… The tokens and heads below" in said and "\n" not in status.inner_text()
-        cell(page, "minilm-forward").get_by_role("button", name="Reset").click()
-        run(page, "minilm-forward")
+        Cell(page, "minilm-forward").locator.get_by_role("button", name="Reset").click()
+        Cell(page, "minilm-forward").run()
         run_live(real)
         expect(real.locator(".realheads-live-status")).to_contain_text("with your forward", timeout=RUN_TIMEOUT_MS)
         layer, head = map(int, real.get_attribute("data-open").split(","))

@@ -16,7 +16,8 @@ from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
 from lessonpy.models import ablation
-from test_widgets_browser import LESSON, widget, widgets_url  # noqa: F401 (a fixture)
+from pages import Widget
+from widget_site import LESSON
 
 pytestmark = pytest.mark.browser
 GRID = ".realheads-grid canvas"
@@ -37,7 +38,7 @@ def ready_page(browser, url, **context_options):
 def start(page, url):
     page.goto(url + LESSON)
     expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    real = widget(page, "real")
+    real = Widget(page, "real").locator
     real.scroll_into_view_if_needed()
     return real
 
@@ -71,7 +72,7 @@ def phone(browser, widgets_url):  # noqa: F811 (the fixture imported above)
 
 
 def test_on_a_phone_both_grids_have_layers_as_rows_and_every_smollm2_head_opens_where_it_is_tapped(phone):
-    real = widget(phone, "real")
+    real = Widget(phone, "real").locator
     canvas = real.locator(GRID)
     minilm = layout(phone)
     assert_layers_are_rows(minilm)
@@ -94,7 +95,7 @@ def test_on_a_phone_both_grids_have_layers_as_rows_and_every_smollm2_head_opens_
 
 
 def test_an_ablation_bar_opens_its_head_in_smollm2s_grid(phone):
-    real = widget(phone, "real")
+    real = Widget(phone, "real").locator
     real.get_by_label("Model").select_option("minilm")  # from the other model: SmolLM2's grid loads, then opens it
     expect(real.locator(GRID)).to_have_attribute("data-heads", "72", timeout=RUN_TIMEOUT_MS)
     p = ablation.payload()
@@ -113,7 +114,7 @@ def test_an_ablation_bar_opens_its_head_in_smollm2s_grid(phone):
 
 
 def test_a_struck_token_strikes_its_word_not_its_leading_space(phone):
-    runs = widget(phone, "real").locator(".realheads-ablation-run")
+    runs = Widget(phone, "real").locator.locator(".realheads-ablation-run")
     expect(runs.first).to_be_visible()
     p = ablation.payload()["example"]
     struck = runs.locator("del").evaluate_all("ds => ds.map((d) => [d.textContent, d.parentElement.textContent])")

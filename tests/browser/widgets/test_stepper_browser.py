@@ -16,7 +16,7 @@ from browser import build_lesson_site
 from lessonpy.course.attention import widget_payloads as widgets
 
 pytestmark = pytest.mark.browser
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "widgets" / "steps.md"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "widgets" / "steps.md"
 LESSON = "lessons/steps/"
 PHONE = {"width": 390, "height": 844}  # an iPhone 13's viewport
 

@@ -9,69 +9,25 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, build_lesson_site, first_fails, open_tables, protocol_errors
+from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS, first_fails, open_tables
 from lessonpy.maths import lookup
 from lessonpy.models import realheads
 from lessonpy.course.attention import widget_payloads as widgets
 from lessonpy.maths.attention import attention_param_count, example_inputs
 from lessonpy.maths.show import build_payload
-from test_page_browser import cell, run, set_code
+from pages import Cell, Widget
+from widget_site import LESSON, real_table
 
 pytestmark = pytest.mark.browser
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "widgets" / "widgets.md"
-LESSON = "lessons/widgets/"
-
-
-def build_fixture_site(tmp: Path, **options) -> Path:
-    """Build the widgets fixture lesson into tmp/site (with build.Options *options*); return the site's folder."""
-    return build_lesson_site(tmp, FIXTURE, **options)
-
-
-@pytest.fixture(scope="module")
-def widgets_url(tmp_path_factory):
-    from sitebuild.server import serve_in_thread
-
-    site = build_fixture_site(tmp_path_factory.mktemp("widgets"))
-    server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
-    yield url
-    server.shutdown()
-
-
-def open_page(browser, url, **context_options):
-    context = browser.new_context(**context_options)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(url + LESSON)
-    return context, page
-
-
-@pytest.fixture(scope="module")
-def page(browser, widgets_url):
-    """One page with Python ready, shared by the tests below."""
-    context, pg = open_page(browser, widgets_url, viewport={"width": 1000, "height": 900})
-    expect(pg.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    yield pg
-    unknown = protocol_errors(pg)
-    context.close()
-    assert not pg.errors, f"uncaught errors in the page: {pg.errors}"
-    assert unknown == [], f"messages protocol.js does not define: {unknown}"
-
-
-def widget(page, wid):
-    return page.locator(f"#widget-{wid}")
-
-
 def table_values(page, wid, name):
     """The values of a view's table (rows x cols) from the cells' exact data-value."""
-    open_tables(widget(page, wid))
-    rows = widget(page, wid).locator(f".attn-table-{name} tbody tr")
+    open_tables(Widget(page, wid).locator)
+    rows = Widget(page, wid).locator.locator(f".attn-table-{name} tbody tr")
     return np.array(rows.evaluate_all(
         "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"))
 
@@ -112,10 +68,10 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         page.goto(widgets_url + LESSON)
-        expect(widget(page, "view").locator(".attn-view")).to_have_attribute("data-state", "ok")
+        expect(Widget(page, "view").locator.locator(".attn-view")).to_have_attribute("data-state", "ok")
         expected = widgets.prerender("attention-view", {"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
         np.testing.assert_allclose(table_values(page, "view", "weights"), expected, atol=1e-6)
-        explorer = widget(page, "explorer")
+        explorer = Widget(page, "explorer").locator
         explorer.scroll_into_view_if_needed()  # a widget starts when it comes near the screen
         expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
         expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
@@ -123,15 +79,15 @@ def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
         lines = explorer.locator(".widget-status").evaluate(
             "s => Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight))")
         assert lines == 2, lines
-        widget(page, "heads").scroll_into_view_if_needed()
-        expect(widget(page, "heads").get_by_label("Number of heads H")).to_be_disabled()
-        expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)
-        real = widget(page, "real")
+        Widget(page, "heads").locator.scroll_into_view_if_needed()
+        expect(Widget(page, "heads").locator.get_by_label("Number of heads H")).to_be_disabled()
+        expect(Widget(page, "heads").locator.locator(".heads-random .heads-panel")).to_have_count(4)
+        real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-open", "0,2")  # MiniLM's previous-token head, as stored
         np.testing.assert_array_equal(real_table(real), realheads.load("minilm").pattern(0, 0, 2))
         expect(real.locator(".realheads-status")).to_contain_text("the grid of every head needs Python")
-        soft = widget(page, "soft")  # the lesson's lookup, at the fence's temperature
+        soft = Widget(page, "soft").locator  # the lesson's lookup, at the fence's temperature
         soft.scroll_into_view_if_needed()
         expect(soft.locator(".attn-lookup")).to_have_attribute("data-step", str(lookup_step(0.25)))
         built = lookup.build_lookup_payload(**lookup.EXAMPLE)["arrays"]
@@ -156,18 +112,18 @@ def test_widget_data_that_did_not_download_is_said_in_place_and_fetched_again_fo
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     try:
         page.goto(widgets_url + LESSON)
-        expect(widget(page, "view").locator(".widget-error")).to_have_text(
+        expect(Widget(page, "view").locator.locator(".widget-error")).to_have_text(
             "This picture could not start: its data did not download (HTTP 503); reload the page to try again")
-        expect(widget(page, "view").get_by_role("alert")).to_have_count(1)
+        expect(Widget(page, "view").locator.get_by_role("alert")).to_have_count(1)
         expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-        run(page, "seeded")  # show_attention to the first view: the data is asked for again, and comes
-        expect(widget(page, "view")).to_have_attribute("data-updated", "1")
-        expect(widget(page, "view").locator(".widget-error")).to_have_count(0)
+        Cell(page, "seeded").run()  # show_attention to the first view: the data is asked for again, and comes
+        expect(Widget(page, "view").locator).to_have_attribute("data-updated", "1")
+        expect(Widget(page, "view").locator.locator(".widget-error")).to_have_count(0)
         expected = expected_example(6, 8, 3)["arrays"]
         np.testing.assert_allclose(table_values(page, "view", "weights"), expected["weights"], atol=1e-4)
         assert len(answers) == 2, answers  # one failed download, one that every widget since shares
-        widget(page, "heads").scroll_into_view_if_needed()
-        expect(widget(page, "heads").locator(".heads-random .heads-panel")).to_have_count(4)
+        Widget(page, "heads").locator.scroll_into_view_if_needed()
+        expect(Widget(page, "heads").locator.locator(".heads-random .heads-panel")).to_have_count(4)
         assert len(answers) == 2, answers
     finally:
         context.close()
@@ -177,8 +133,8 @@ def test_widget_data_that_did_not_download_is_said_in_place_and_fetched_again_fo
 # ---------------------------------------------------------------------------- cells -> views
 
 def test_show_attention_from_a_cell_draws_what_cpython_computes(page):
-    run(page, "seeded")
-    view = widget(page, "view")
+    Cell(page, "seeded").run()
+    view = Widget(page, "view").locator
     expect(view).to_have_attribute("data-updated", "1")
     expect(view.locator(".widget-source")).to_contain_text("Cell 1")
     expected = expected_example(6, 8, 3)["arrays"]
@@ -189,7 +145,7 @@ def test_show_attention_from_a_cell_draws_what_cpython_computes(page):
 
 
 def test_click_and_arrow_key_move_the_selection_and_summary(page):
-    view = widget(page, "view")
+    view = Widget(page, "view").locator
     g = page.evaluate("lessonWidgets.find((w) => w.id === 'view').view.components.weights.layout()")
     canvas = view.locator(".attn-figure-weights canvas")
     canvas.click(position={"x": g["rects"][0]["x"] + g["cell"] * 0.5, "y": g["top"] + g["cell"] * 1.5})
@@ -202,7 +158,7 @@ def test_click_and_arrow_key_move_the_selection_and_summary(page):
 
 
 def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
-    steps = widget(page, "steps")
+    steps = Widget(page, "steps").locator
     cases = [
         (None, "row 0 sums to 2"),  # the fixture cell as written
         ("import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
@@ -211,14 +167,14 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
          "show_attention(Q=np.ones((4, 3)), K=np.ones((5, 3)), target='steps')", "every array needs the same T"),
     ]
     for code, message in cases:
-        out = run(page, "bad", code)
+        out = Cell(page, "bad").run(code)
         expect(out).to_contain_text(message)
         alert = steps.locator(".attn-message")
         expect(alert).to_contain_text(message)
         assert alert.get_attribute("role") == "alert"
         expect(steps.locator(".widget-source")).to_contain_text("cannot be drawn")
     # the view recovers with good arrays, and the stepper steps through them
-    run(page, "bad", "import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
+    Cell(page, "bad").run("import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")  # new arrays start at step 0
@@ -228,8 +184,8 @@ def test_bad_arrays_show_the_message_in_the_cell_and_on_the_view(page):
 
 def test_a_cells_q_and_k_reach_the_step_through_as_one_q_dot_k_per_score(page):
     """show_attention's Q, K and what it divided Q·Kᵀ by travel from the page's Python to the panel."""
-    steps = widget(page, "steps")
-    run(page, "bad", "import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
+    steps = Widget(page, "steps").locator
+    Cell(page, "bad").run("import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
                      "Q = np.arange(12.0).reshape(3, 4) / 10\nK = np.ones((3, 4))\n"
                      "show_attention(Q=Q, K=K, tokens=['a', 'b', 'c'], target='steps')")
     expect(steps.locator(".attn-step-status")).to_contain_text("Step 0 of 9")
@@ -261,8 +217,8 @@ WORD_X = """([wid, words]) => {
 
 def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
     """U+202E in a token used to reverse the rest of the summary sentence."""
-    steps = widget(page, "steps")
-    run(page, "bad", "import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
+    steps = Widget(page, "steps").locator
+    Cell(page, "bad").run("import numpy as np\nfrom lessonpy.maths.show import show_attention\n"
                      "show_attention(weights=np.full((3, 3), 1 / 3), tokens=['a', 'b', '\\u202eevil'], target='steps')")
     expect(steps.locator(".attn-view")).to_have_attribute("data-state", "ok")
     steps.get_by_role("button", name="Show all: the finished result").click()  # it opens at step 0
@@ -277,7 +233,7 @@ def test_a_right_to_left_override_in_a_label_stays_inside_the_label(page):
 # ---------------------------------------------------------------------------- dk-explorer
 
 def explorer_settings(page, d_k, scale, causal=False):
-    explorer = widget(page, "explorer")
+    explorer = Widget(page, "explorer").locator
     explorer.get_by_label("Head size d_k").fill(str(int(math.log2(d_k))))
     explorer.get_by_label("Divide the scores by √d_k").set_checked(scale)
     explorer.get_by_label("Causal mask", exact=False).set_checked(causal)
@@ -333,7 +289,7 @@ def entropy_bars(explorer):
 # ---------------------------------------------------------------------------- heads
 
 def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
-    heads = widget(page, "heads")
+    heads = Widget(page, "heads").locator
     count = str(attention_param_count(48))
     for H in (1, 2, 4, 8, 3):
         heads.get_by_label("Number of heads H").select_option(str(H))
@@ -351,7 +307,7 @@ def test_heads_shows_one_pattern_per_head_and_the_same_parameter_count(page):
 
 
 def test_heads_come_hand_built_first_then_four_random_ones_until_show_all(page):
-    heads = widget(page, "heads")
+    heads = Widget(page, "heads").locator
     heads.get_by_label("Number of heads H").select_option("12")
     expect(heads).to_have_attribute("data-heads", "12", timeout=RUN_TIMEOUT_MS)
     # the two heads that teach something come first, then the random ones
@@ -377,16 +333,8 @@ def test_heads_come_hand_built_first_then_four_random_ones_until_show_all(page):
 
 # ---------------------------------------------------------------------------- real heads
 
-def real_table(real):
-    """The open head's table as float32 (T, T), from the cells' exact data-value."""
-    open_tables(real)
-    rows = real.locator(".realheads-table tbody tr")
-    return np.array(rows.evaluate_all(
-        "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.value)))"), dtype=np.float32)
-
-
 def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page):
-    real = widget(page, "real")
+    real = Widget(page, "real").locator
     real.scroll_into_view_if_needed()
     canvas = real.locator(".realheads-grid canvas")
     expect(canvas).to_have_attribute("data-heads", "72", timeout=RUN_TIMEOUT_MS)  # 6 layers x 12 heads drawn
@@ -425,7 +373,7 @@ def test_real_heads_grid_opens_heads_by_keyboard_click_and_featured_button(page)
 def test_real_heads_ablation_view_comes_with_the_widget_and_shows_the_shipped_results(page):
     from lessonpy.models import ablation
 
-    real = widget(page, "real")
+    real = Widget(page, "real").locator
     real.scroll_into_view_if_needed()  # the widget is made when near, its ablation view with it (the build's data)
     view = real.locator(".realheads-ablation")
     view.scroll_into_view_if_needed()
@@ -459,12 +407,12 @@ def lookup_table(section):
 
 
 def test_show_lookup_from_a_cell_replaces_the_picture_and_the_slider_moves_without_python(page):
-    soft = widget(page, "soft")
-    run(page, "lookup")
+    soft = Widget(page, "soft").locator
+    Cell(page, "lookup").run()
     expect(soft.locator(".widget-source")).to_contain_text("Showing what Cell 3 computed")
-    others = {wid: widget(page, wid).get_attribute("data-updated") for wid in ("view", "steps")}
+    others = {wid: Widget(page, wid).locator.get_attribute("data-updated") for wid in ("view", "steps")}
     updated = int(soft.get_attribute("data-updated"))
-    run(page, "lookup")  # again: the cells it builds on have run, so this run alone sends arrays
+    Cell(page, "lookup").run()  # again: the cells it builds on have run, so this run alone sends arrays
     expect(soft).to_have_attribute("data-updated", str(updated + 1))
     expected = lookup.build_lookup_payload(keys=[[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [-0.6, 0.6]], query=[0.2, 1.0],
                                            values=[10.0, 20.0, 30.0, 40.0])["arrays"]
@@ -487,20 +435,20 @@ def test_show_lookup_from_a_cell_replaces_the_picture_and_the_slider_moves_witho
     expect(canvas).to_have_attribute("data-focus", "3")
     expect(canvas).to_have_attribute("aria-label", re.compile(r"Focused: key 3 at \(−0\.60, 0\.60\)"))
     # show_lookup's events never reach the attention views
-    assert {wid: widget(page, wid).get_attribute("data-updated") for wid in others} == others
+    assert {wid: Widget(page, wid).locator.get_attribute("data-updated") for wid in others} == others
 
 
 def test_show_lookup_refusal_shows_in_the_cell_and_on_the_picture(page):
-    soft = widget(page, "soft")
+    soft = Widget(page, "soft").locator
     bad = ("from lessonpy.maths.lookup import show_lookup\n"
            "show_lookup(keys=[1.0, 0.0, 0.5], query=[1.0, 0.0], values=[1, 2, 3], target='soft')")
-    out = run(page, "lookup", bad)
+    out = Cell(page, "lookup").run(bad)
     message = "keys: expected an (N, 2) array, one 2-D point per row, got shape (3,)"
     expect(out).to_contain_text(message)
     expect(soft.locator(".attn-message")).to_contain_text(message)
     expect(soft.locator("canvas")).to_have_attribute("data-message", message)
     expect(soft.locator(".widget-source")).to_contain_text("cannot be drawn")
     # an untargeted call goes to the lookup-view after its cell, and the picture recovers
-    run(page, "lookup", "from lessonpy.maths.lookup import show_lookup\nshow_lookup(keys=[[3.0, 4.0]], query=[1.0, 0.0], values=[7.0])")
+    Cell(page, "lookup").run("from lessonpy.maths.lookup import show_lookup\nshow_lookup(keys=[[3.0, 4.0]], query=[1.0, 0.0], values=[7.0])")
     expect(soft.locator(".attn-lookup")).to_have_attribute("data-state", "ok")
     np.testing.assert_allclose(lookup_table(soft), [[3, 4, 3, 1, 7]])
