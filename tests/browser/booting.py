@@ -54,6 +54,12 @@ def patch_config(context, url, edit):
     context.route(url + LESSON, handle)
 
 
+def boot_normally(context, url):
+    """Serve the lesson page as a build that restores only on revisits does (--snapshot revisit): a first visit
+    boots Python normally. Readers' pages (--snapshot always, as built_site) restore at once."""
+    patch_config(context, url, lambda spec: spec.update(fetch="kept"))
+
+
 def unpatch_config(context):
     """Undo patch_config. A handler may still be serving a request for the page (the service worker keeps the
     pages, fetching them again once Python is ready); unrouted, that request goes on unpatched, and the handler's

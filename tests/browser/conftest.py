@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from booting import patch_config
+from booting import boot_normally, patch_config
 from practice_site import build_practice_site
 from sites import build_once
 
@@ -106,7 +106,7 @@ def boot_context(request, browser, site_url):
     the build's snapshot on this first visit (as readers' pages do; no service worker, so nothing is kept)."""
     if request.param == "start":
         ctx = browser.new_context()
-        patch_config(ctx, site_url, lambda spec: spec.update(fetch="kept"))
+        boot_normally(ctx, site_url)
     else:
         ctx = browser.new_context(service_workers="block")
         patch_config(ctx, site_url, lambda spec: spec.update(fetch="always"))

@@ -24,6 +24,11 @@ def wait_python_ready(page, timeout=BOOT_TIMEOUT_MS) -> None:
     expect(python_status(page)).to_contain_text("Python is ready", timeout=timeout)
 
 
+def interpreter(page) -> int:
+    """Which interpreter the page's Python is (one more at every restart; an interrupt in place keeps it)."""
+    return page.evaluate("lessonPage.runtime.generation")
+
+
 def open_lesson(context, base_url, lesson=LESSON):
     """Open the lesson in a new tab and wait until Python says it is ready."""
     page = context.new_page()

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import RUN_TIMEOUT_MS
+from booting import boot, boot_normally
 from pages import Cell, open_lesson
 
 pytestmark = pytest.mark.browser
@@ -64,9 +65,9 @@ print("same", files > 1000, libs >= 15, data_file)
 
 
 def test_matplotlib_and_its_dependencies_unpack_without_python_as_python_would(boot_context, site_url):
-    boot, context = boot_context
+    how, context = boot_context
     page = open_lesson(context, site_url)
-    assert page.evaluate("lessonPage.runtime.info.boot.from") == boot
+    assert boot(page)["from"] == how
     expect(Cell(page, "setup").run(REFUSE)).to_contain_text("refusing")
     # The idle preload, or else this run's imports, install the packages; either way without Python's unpack.
     out = Cell(page, "scores").run(COMPARE)
@@ -105,8 +106,9 @@ print("numpy same", files > 200, len(dynlibs) >= 15)
 def test_a_normal_boot_unpacks_numpy_without_python_as_python_would(fresh_context, site_url):
     # The boot package's wheel is unpacked by JavaScript as bootstrap ends (loadPyodideUnpacking), before
     # Pyodide's install goes on: the worker's marks name it, before Python is up, and the files are Python's.
+    boot_normally(fresh_context, site_url)
     page = open_lesson(fresh_context, site_url)
-    assert page.evaluate("lessonPage.runtime.info.boot.from") == "start"
+    assert boot(page)["from"] == "start"
     steps = [name for name, _ in page.evaluate("lessonPage.runtime.timings")]
     unpacked = [name for name in steps if name.startswith("numpy-") and name.endswith(".whl unpacked")]
     assert len(unpacked) == 1 and steps.index(unpacked[0]) < steps.index("python up"), steps

@@ -27,10 +27,10 @@ def python_lists_lessonpy(page) -> None:
     expect(cell.locator(".cell-output")).to_contain_text("True True True")
 
 
-def test_micropip_lists_lessonpy_after_a_normal_boot_and_after_a_restore(browser, built_site, serve):
+def test_micropip_lists_lessonpy_after_a_normal_boot_and_after_a_restore(browser, revisit_site, serve):
     context = browser.new_context()
     page = context.new_page()
-    page.goto(serve(built_site, isolate=True) + LESSON)
+    page.goto(serve(revisit_site, isolate=True) + LESSON)  # a first visit boots normally only where revisits restore
     ready = page.get_by_role("banner").get_by_role("status")
     expect(ready).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
     assert page.evaluate("lessonPage.runtime.info.boot.from") == "start"

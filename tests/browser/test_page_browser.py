@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, CODE, LOOP, protocol_errors, wait_looping
-from pages import LESSON, Cell, open_lesson, python_status, wait_cells_ready
+from pages import LESSON, Cell, Widget, open_lesson, python_status, wait_cells_ready
 
 pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
@@ -84,6 +84,18 @@ def test_status_says_ready_and_page_is_isolated(page):
     status = python_status(page)
     expect(status).to_have_attribute("data-state", "ready")
     assert page.evaluate("crossOriginIsolated") is True
+
+
+def test_cells_and_widgets_are_found_by_the_names_a_reader_hears(page):
+    # The page objects (pages.py) find a cell by its group's name and a widget by its region's, as a screen
+    # reader announces them; a widget found so is drawn once it comes near the screen.
+    first = Cell.numbered(page, 1)
+    assert first.id == page.locator("[data-cell]").first.get_attribute("data-cell")
+    expect(first.locator.locator(".cell-name")).to_have_text("Cell 1")
+    lookup = Widget.named(page, "A soft dictionary lookup")
+    assert lookup.id == "soft-lookup"
+    lookup.locator.scroll_into_view_if_needed()
+    lookup.wait_started()
 
 
 def test_run_shows_the_output_of_numpy_code(page):

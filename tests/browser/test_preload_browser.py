@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, printed, wait_until
-from pages import LESSON, Cell, open_lesson, python_status
+from pages import LESSON, Cell, interpreter, open_lesson, python_status
 
 pytestmark = pytest.mark.browser
 
@@ -156,7 +156,7 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
     out = Cell(page, "scores").run("print(kept)")
     expect(out).to_contain_text("still here")
     assert page.evaluate("lessonPage.runtime.background.size") == 1  # the preload still waits for its download
-    generation = page.evaluate("lessonPage.runtime.generation")
+    generation = interpreter(page)
     Cell(page, "softmax").set_code("while True:\n    pass")
     Cell(page, "softmax").locator.get_by_role("button", name="Run").click()
     expect(Cell(page, "softmax").locator).to_have_attribute("data-status", "running")
@@ -164,12 +164,12 @@ def test_runs_during_the_preload_get_their_output_and_stop_interrupts_in_place(f
     expect(Cell(page, "softmax").locator).to_have_attribute("data-status", "stopped", timeout=10_000)
     expect(Cell(page, "scores").run("print(kept)")).to_contain_text("still here")
     # interrupted in place: the same interpreter (a restart's replay would bring `kept` back too)
-    assert page.evaluate("lessonPage.runtime.generation") == generation
+    assert interpreter(page) == generation
 
     gate.release()
     reply = page.evaluate("lessonPage.preload")
     assert "matplotlib" in reply["loaded"]  # the preload went on after the Stop (a figure after it: the first test)
-    assert page.evaluate("lessonPage.runtime.generation") == generation
+    assert interpreter(page) == generation
 
 
 def test_restart_python_during_the_preload_gives_a_working_interpreter(fresh_context, site_url):
@@ -199,7 +199,7 @@ def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_pla
     page = open_lesson(context_without_sw, site_url)
     Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: wheel.held, "the preload's download of matplotlib")
-    generation = page.evaluate("lessonPage.runtime.generation")
+    generation = interpreter(page)
     Cell(page, "scores").set_code("import matplotlib\nprint('the code ran')")
     Cell(page, "scores").locator.get_by_role("button", name="Run").click()
     expect(Cell(page, "scores").locator).to_have_attribute("data-status", "running")
@@ -210,7 +210,7 @@ def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_pla
     out = Cell(page, "scores").wait_done()
     expect(Cell(page, "scores").locator).to_have_attribute("data-status", "stopped")
     assert "the code ran" not in out.inner_text()
-    assert page.evaluate("lessonPage.runtime.generation") == generation  # interrupted in place, not restarted
+    assert interpreter(page) == generation  # interrupted in place, not restarted
 
     wheel.release()  # the downloads and installs finish; the Stop was not theirs
     fonts.release()
@@ -219,7 +219,7 @@ def test_a_stop_of_a_run_importing_matplotlib_during_the_preload_stops_it_in_pla
     out = Cell(page, "scores").run("import matplotlib.pyplot as plt\nplt.imshow([[0, 1], [1, 0]])\nprint(kept)")
     expect(out).to_contain_text("still here")
     expect(out.get_by_role("img")).to_have_count(1)
-    assert page.evaluate("lessonPage.runtime.generation") == generation
+    assert interpreter(page) == generation
 
 
 def test_a_stop_while_the_preload_installs_cancels_the_waiting_run_and_the_install_finishes(context_without_sw, site_url):
@@ -269,7 +269,7 @@ def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_i
     gate = WheelGate(context_without_sw, pattern=FONT_CACHE)
     page = open_lesson(context_without_sw, site_url)
     page.evaluate("lessonPage.runtime.installDeadlineMs = 3000")
-    generation = page.evaluate("lessonPage.runtime.generation")
+    generation = interpreter(page)
     Cell(page, "setup").run("kept = 'still here'")
     wait_until(page, lambda: gate.held, "the font cache's fetch")
     installing = "lessonPage.runtime.inflight?.type === 'preload' && lessonPage.runtime.inflight.fields.packages[0]"
@@ -280,7 +280,7 @@ def test_an_install_that_stalls_is_given_up_at_its_deadline_and_the_run_behind_i
     out = Cell(page, "scores").wait_done(timeout=BOOT_TIMEOUT_MS)
     expect(out).to_contain_text("still here")  # run after the restart, on the replayed variables
     expect(Cell(page, "scores").locator).to_have_attribute("data-status", "ok")
-    assert page.evaluate("lessonPage.runtime.generation") > generation
+    assert interpreter(page) > generation
     assert page.evaluate("lessonPage.preload") is None  # given up with its interpreter
     expect(python_status(page)).to_contain_text(
         "Installing matplotlib did not finish within 3 s, so Python was restarted and re-ran 3 earlier cells.")  # average, running, setup

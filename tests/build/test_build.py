@@ -265,6 +265,14 @@ def test_real_site_is_self_hosted_and_its_wheel_installs_with_pip(built_site, tm
     assert str(target) in proc.stdout
 
 
+def test_the_tests_real_site_is_the_one_first_time_readers_get(built_site):
+    """The browser tests run on what a reader's first visit gets (the command line's default, --snapshot always):
+    Python restored from the build's snapshot at once, not only on revisits."""
+    for lesson in ("attention", "causal-mask"):
+        config = page_config((built_site / "lessons" / lesson / "index.html").read_text(encoding="utf-8"))
+        assert config["snapshot"]["fetch"] == "always"
+
+
 def test_the_big_files_sidecars_are_made_once_in_the_cache(built_site):
     """Pyodide's brotli copies are links to the ones beside its files in its content-named cache folder, made
     with it; the snapshot's is a link to the cache's brotli copy of its content at this quality (its folder's
