@@ -85,6 +85,12 @@ class Firefox(Driver):
             self._call("close")
         except (RuntimeError, BrokenPipeError, OSError):
             pass
+        # The bridge's node exits once its stdin ends (its line reader holds the event loop): left open, every
+        # close waited the whole 20 s below before the kill (80 s of the engine smoke's four Firefox tests).
+        try:
+            self.proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
         try:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:

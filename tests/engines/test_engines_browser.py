@@ -51,6 +51,17 @@ def driver(request, tmp_path):
     d.close()
 
 
+def test_a_closed_firefox_bridge_exits_by_itself(tmp_path):
+    # The bridge (firefox_bridge.mjs) ends when its driver closes: were it left running, every close would wait
+    # out its 20 s and then kill it.
+    reason = drivers.missing("firefox")
+    if reason:
+        pytest.fail(reason)
+    d = drivers.start("firefox", tmp_path / "firefox.log")
+    d.close()
+    assert d.proc.returncode == 0
+
+
 def wait_ready(d, timeout=BOOT_S):
     return d.wait("const s = document.querySelector('.py-status'); return s && s.dataset.state === 'ready' && "
                   "document.body.dataset.cells === 'ready' && globalThis.lessonPage.runtime.info", "Python to be ready", timeout)
