@@ -1,6 +1,8 @@
 """The unit layer: CPython tests of py/ and sitebuild/ (and the lessons' numbers), no browser. A few of their
 tests need the real site or a fresh Python and say so (slow); the rest is the fast layer."""
 
+import sys
+
 import pytest
 
 
@@ -21,3 +23,12 @@ def x():
     import torch
 
     return torch.randn(2, 8, 768, generator=torch.Generator().manual_seed(1))
+
+
+@pytest.fixture(autouse=True)
+def no_figure_left_open():
+    """No test leaves a matplotlib figure open for the next: one left open (test_py_show_mpl.py's are)
+    would count among the next test's run's figures, in whichever file a worker happens to run next."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
