@@ -89,9 +89,9 @@ class Options:
     # data/smollm2-live/. The command line turns
     # this on unless --no-live-model; builds from code (the tests') leave it off unless they ask for it.
     live_model: bool = False
-    # Python's memory snapshot: one of SNAPSHOT_MODES. Builds from code (the tests) restore on revisits unless
-    # told otherwise: their fresh browser contexts boot normally, and the tests that restore on a first visit
-    # say so (they set the page config's fetch to "always").
+    # Python's memory snapshot: one of SNAPSHOT_MODES. Builds from code (the tests' fixture sites) restore on
+    # revisits unless told otherwise: their fresh browser contexts boot normally. The command line's default,
+    # "always", is what readers get, and the tests' real site (tests/conftest.py, built_site) asks for it too.
     snapshot: str = "revisit"
     # The byte-shaving splits (docs/speed.md): the standard library's core apart from its rest, and with a snapshot
     # numpy's libraries apart from its rest. On by default; off only to measure what each buys (bench/startup.py

@@ -23,7 +23,7 @@ if [ "$want_tests" = 1 ]; then
     python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-torch.txt
   fi
   # The browsers the tests drive, from Debian: Chromium (the full suite), Firefox ESR and WebKitGTK's
-  # MiniBrowser with its WebDriver on a virtual screen (tests/test_engines_browser.py). Only what is missing.
+  # MiniBrowser with its WebDriver on a virtual screen (tests/engines/test_engines_browser.py). Only what is missing.
   browsers=()
   [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1 && browsers+=(chromium)
   command -v firefox-esr >/dev/null 2>&1 || browsers+=(firefox-esr)

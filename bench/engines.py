@@ -32,7 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # tests/engines/drivers.py
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # browser.py, which drivers.py imports
 
 import psutil  # noqa: E402
 

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-# bench/startup.py puts the project's root and tests/ on sys.path, for the three imports after it
+# bench/startup.py puts the project's root and tests/support/ on sys.path, for the three imports after it
 from startup import FIGURE_CODE, LESSON_FIGURE, LESSON_OUTPUT, first_result, lesson_ready, spread
 from browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
 from sitebuild.files import link_or_copy  # noqa: E402

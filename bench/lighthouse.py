@@ -34,7 +34,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the browser tests' helpers (browser.py)
 
 PACKAGE_DIR = ROOT / "bench" / "lighthouse"
 LIGHTHOUSE_CLI = PACKAGE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
@@ -266,13 +266,13 @@ def ensure_lighthouse() -> Path:
 def chromium() -> tuple[str, list[str]]:
     """Debian's Chromium and the tests' flags: headless, no sandbox (we may be root), and none of Chromium's
     calls home, which this machine's closed network would refuse."""
-    # Imported here: tests/browser.py pulls in Playwright, which the pure part above (and its test) do not need.
+    # Imported here: tests/support/browser.py pulls in Playwright, which the pure part above (and its test) do not need.
     try:
         from browser import CHROMIUM_ARGS, chromium_path
 
         return chromium_path(), list(CHROMIUM_ARGS)
     except ImportError as exc:
-        raise BenchError(f"tests/browser.py, which knows the Chromium flags, needs {exc.name}: ./setup.sh --test") from exc
+        raise BenchError(f"tests/support/browser.py, which knows the Chromium flags, needs {exc.name}: ./setup.sh --test") from exc
     except RuntimeError as exc:
         raise BenchError(str(exc)) from exc
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the browser tests' helpers (browser.py)
 sys.path.insert(0, str(ROOT / "py"))
 
 from browser import BOOT_TIMEOUT_MS, launch  # noqa: E402

@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import LESSON_OUTPUT, blocking_ms, first_result, lesson_ready  # noqa: E402 (startup puts the project and tests/ on sys.path)
+from startup import LESSON_OUTPUT, blocking_ms, first_result, lesson_ready  # noqa: E402 (startup puts the project and tests/support/ on sys.path)
 
 from browser import launch  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the browser tests' helpers (browser.py)
 
 from browser import launch  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402

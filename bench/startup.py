@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the browser tests' helpers (browser.py)
 
 from browser import CHROMIUM_ARGS, chromium_path, launch  # noqa: E402
 from sitebuild.files import link_or_copy  # noqa: E402

@@ -13,7 +13,7 @@ a build error at the placeholder's ``file:line``.
 
 The module also says which cell prints which of those numbers, as ``CELL_PRINTS``: a dict from cell id
 to a list of number names, each of which that cell's output must contain as the text shows it (the
-build checks the names and ids; tests/test_every_lesson.py runs the cells and checks the output).
+build checks the names and ids; tests/unit/test_every_lesson.py runs the cells and checks the output).
 
 The module is imported with ``py/`` and the lesson's own folder on the import path, in a
 Python process of its own: an author's module that loops forever, exits or crashes fails

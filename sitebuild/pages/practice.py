@@ -275,7 +275,7 @@ def _code(b: Block, key: str, what: str) -> str:
 
 def parse_exercise(content: str, options: dict[str, str], env: dict) -> dict:
     """Validate an exercise fence; return {id, title, prompt, starter, hints, solution, check, timeout, wrong}.
-    ``wrong`` ([{code, says, line}]) is for the tests alone (tests/test_every_lesson.py grades each and expects
+    ``wrong`` ([{code, says, line}]) is for the tests alone (tests/unit/test_every_lesson.py grades each and expects
     a failure whose feedback holds ``says``); the page never gets it."""
     b = Block("exercise", content, options, env)
     what = f"exercise {b.id!r}"

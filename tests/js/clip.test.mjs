@@ -7,7 +7,7 @@ import { LIMITS } from "../../static/js/shared/limits.js";
 test("clipText keeps the start and the end, as lessonpy.runtime.limits.clip does", () => {
   const text = "abcdefghij".repeat(10);
   assert.equal(clipText(text, 200), text);
-  // the same example as tests/test_limits.py
+  // the same example as tests/unit/test_limits.py
   assert.equal(clipText(text, 60), "abcdef … [89 characters not shown] … fghij");
 });
 

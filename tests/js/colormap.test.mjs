@@ -1,6 +1,6 @@
 // The colour maps are perceptually ordered: the sequential map (viridis) only gets lighter, the diverging
 // map is white at 0, near-symmetric in lightness, blue below and orange above, with no green.
-// (tests/test_colormaps.py holds them equal to what the notebook draws with, viridis to matplotlib's.)
+// (tests/unit/test_colormaps.py holds them equal to what the notebook draws with, viridis to matplotlib's.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { diverging, luminance, sequential } from "../../static/js/page/components/colormap.js";

@@ -1,6 +1,6 @@
 // Which cells the attention view greys: the cells a mask hid (validate.js hiddenCells: the scores' -inf, and every
 // key after its query for a causal head) and, in a weights heatmap, those of them whose weight is 0 (matrix.js
-// maskHidden), so a weight the mask should have zeroed stays in colour. tests/test_mask_browser.py draws them.
+// maskHidden), so a weight the mask should have zeroed stays in colour. tests/browser/test_mask_browser.py draws them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkArray, checkPayload, hiddenCells } from "../../static/js/page/components/validate.js";

@@ -1,6 +1,6 @@
 // What the components do with bad input, without a browser: every component's input rules
 // (its exported *_INPUT, the ones its update() checks by) turn each bad input into a plain
-// message, never a throw. tests/test_components_browser.py checks that a message is drawn.
+// message, never a throw. tests/browser/components/test_components_browser.py checks that a message is drawn.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HEATMAP_INPUT } from "../../static/js/page/components/heatmap.js";

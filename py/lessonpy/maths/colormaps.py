@@ -6,7 +6,7 @@ build writes from this module (sitebuild/pages/page_copies.py); the notebook (le
 
 - ``sequential``: weights and other values from a minimum up, such as probabilities in [0, 1]. It is matplotlib's
   viridis (Stéfan van der Walt and Nathaniel Smith, CC0), byte for byte: perceptually even, lighter as values
-  grow, readable in greyscale and with the common colour-vision deficiencies. tests/test_colormaps.py holds it
+  grow, readable in greyscale and with the common colour-vision deficiencies. tests/unit/test_colormaps.py holds it
   equal to matplotlib's.
 - ``diverging``: signed values around 0 (scores, outputs), symmetric about 0: blue below, white at 0, orange
   above (no red-green pair). Built in OKLab, a space whose lightness axis tracks perceived lightness: the
@@ -81,7 +81,7 @@ def colormaps_js() -> str:
     """The text of static/js/shared/colormaps.js: each table as a hex string, decoded once by the page."""
     return (
         "// Generated from py/lessonpy/maths/colormaps.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
-        "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
+        "// The build writes this file into the site from Python, and tests/unit/test_limits.py keeps\n"
         "// this copy (which the component fixture loads straight from the repository) equal.\n"
         "export const COLORMAP_HEX = Object.freeze({\n"
         + "".join(f"  {name}: {json.dumps(hex_)},\n" for name, hex_ in TABLES.items())

@@ -34,7 +34,7 @@ from ..runtime.limits import OUTPUT_CHARS, clip
 from ..runtime.runner import exception_lines, exception_message, exception_name, frames_traceback, short_repr
 
 #: Where a check is found by its name: the course's registry of every lesson's checks. A module's name, not an
-#: import: the grader is the same for every course and imports none (tests/test_layers.py).
+#: import: the grader is the same for every course and imports none (tests/unit/test_layers.py).
 CHECKS = "lessonpy.course.checks"
 #: The reader's code is compiled under this name: tracebacks and the timeout look for it.
 ANSWER_FILE = "<your answer>"

@@ -2,7 +2,7 @@
 
 q and k have entries ~ N(0, 1), which is what a projection with variance 1/fan_in gives; the widget sweeps
 the head size d_k over them. The reference sweep the tests check the widget against is
-``tests/sweep_reference.py``.
+``tests/support/sweep_reference.py``.
 """
 
 from __future__ import annotations

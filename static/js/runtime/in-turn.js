@@ -2,7 +2,7 @@
 // service worker's precache for offline use (offline.js). On a first visit both fetch the standard
 // library's rest (1.25 MB); asked for together, the browser may download it twice: Chromium's HTTP cache
 // makes the second request wait for the first for about 20 s, then sends it too (measured with a slow
-// answer: tests/test_offline_browser.py). One after the other, the second reads the first's copy (the
+// answer: tests/browser/test_offline_browser.py). One after the other, the second reads the first's copy (the
 // HTTP cache, or the service worker's kept one: kept.js).
 
 // A task that never ends (a service worker killed before it replies, a stalled fetch) holds the next

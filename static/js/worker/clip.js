@@ -4,7 +4,7 @@ import { LIMITS } from "../shared/limits.js";
 
 /**
  * `text` within `limit` characters: its start and its end, the middle replaced by LIMITS.CUT_MARK saying how many
- * characters were cut; the same cut as lessonpy.runtime.limits.clip, where Python makes its texts (tests/test_limits.py and
+ * characters were cut; the same cut as lessonpy.runtime.limits.clip, where Python makes its texts (tests/unit/test_limits.py and
  * tests/js/clip.test.mjs hold one example each, the same).
  */
 export function clipText(text, limit) {

@@ -23,7 +23,7 @@ from ...maths.attention import (EXAMPLE_TOKENS, attention_param_count, example_i
 from ...maths.score_draws import unit_draws
 from ...maths.show import build_payload
 from ...models import ablation, realheads
-from ...runtime.limits import WIDGET_LIMITS  # the page's limits: every room may read them (tests/test_layers.py)
+from ...runtime.limits import WIDGET_LIMITS  # the page's limits: every room may read them (tests/unit/test_layers.py)
 from . import cat_example, trained_head
 from .hand_heads import HAND_HEADS, hand_heads
 
@@ -83,7 +83,7 @@ def attention_example(T=6, d_k=8, seed=0, tokens=None, title=None, target=None, 
 def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, target=None):
     """The dk-explorer's call: the example's scores and weights, and the numbers printed beside them.
 
-    q and k have unit-variance entries (see tests/sweep_reference.py), one draw per seed,
+    q and k have unit-variance entries (see tests/support/sweep_reference.py), one draw per seed,
     so moving a slider changes only what the slider controls.
     """
     d_k = _check_int("d_k", d_k, *EXPLORER["d_k"])
@@ -92,7 +92,7 @@ def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, targ
     lo, hi = EXPLORER["temperature"]
     if not lo <= temperature <= hi:
         raise ValueError(f"temperature must be between {lo} and {hi}, got {temperature}")
-    # the same unit-variance q, k as the reference sweep in tests/sweep_reference.py (cached: a slider move costs
+    # the same unit-variance q, k as the reference sweep in tests/support/sweep_reference.py (cached: a slider move costs
     # one (n, T, T) softmax, not a fresh draw)
     n_trials = max(1, -(-256 // T))  # ceil(256 / T): 256 softmax rows in all
     scores = unit_draws(seed, n_trials, T).raw_scores(d_k)  # (n, T, T), q @ k.T
@@ -123,7 +123,7 @@ def explore(d_k=64, scale=True, temperature=1.0, causal=False, T=8, seed=0, targ
         "row_sums": [float(s) for s in p0.sum(axis=-1)],
         "saturated_rows": int((max0 > SATURATED).sum()),
         "max_max_weight": float(max0.max()),
-        # over all n_trials sequences (the same numbers as the reference sweep in tests/sweep_reference.py)
+        # over all n_trials sequences (the same numbers as the reference sweep in tests/support/sweep_reference.py)
         "all_score_std": float(finite.std()),
         "mean_entropy": float(row_entropy(p).mean()),
         "mean_max_weight": float(p.max(axis=-1).mean()),

@@ -1,0 +1,31 @@
+"""The widgets' tests: the widgets fixture lesson (widget_site.py), built once per session, and one page of it
+with Python ready that a file's tests share."""
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, protocol_errors
+from sites import build_once
+from widget_site import build_fixture_site, open_page
+
+
+@pytest.fixture(scope="session")
+def widgets_url(tmp_path_factory):
+    from sitebuild.server import serve_in_thread
+
+    site = build_once(tmp_path_factory, "widgets-site", lambda out: build_fixture_site(out.parent))
+    server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def page(browser, widgets_url):
+    """One page with Python ready, shared by the tests of a file."""
+    context, pg = open_page(browser, widgets_url, viewport={"width": 1000, "height": 900})
+    expect(pg.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    yield pg
+    unknown = protocol_errors(pg)
+    context.close()
+    assert not pg.errors, f"uncaught errors in the page: {pg.errors}"
+    assert unknown == [], f"messages protocol.js does not define: {unknown}"
