@@ -80,7 +80,7 @@ def limits_js(widget_limits: dict | None = None) -> str:
     """The text of static/js/shared/limits.js (*widget_limits*: as :func:`for_page`)."""
     return (
         "// Generated from py/lessonpy/runtime/limits.py (python3 -m sitebuild.pages.page_copies); do not edit.\n"
-        "// The build writes this file into the site from Python, and tests/test_limits.py keeps\n"
+        "// The build writes this file into the site from Python, and tests/unit/test_limits.py keeps\n"
         "// this copy (which the component fixture loads straight from the repository) equal.\n"
         "export const LIMITS = Object.freeze({\n"
         + "".join(f"  {key}: {json.dumps(value)},\n" for key, value in for_page(widget_limits).items())

@@ -1,5 +1,5 @@
 // Generated from py/lessonpy/runtime/limits.py (python3 -m sitebuild.pages.page_copies); do not edit.
-// The build writes this file into the site from Python, and tests/test_limits.py keeps
+// The build writes this file into the site from Python, and tests/unit/test_limits.py keeps
 // this copy (which the component fixture loads straight from the repository) equal.
 export const LIMITS = Object.freeze({
   MAX_T: 512,

@@ -1,7 +1,7 @@
 """Every exercise's check accepts a right answer in any float the prompt allows, by one tolerance
 (lessonpy.maths.tolerance), and names the mistake of an answer that is wrong in that float.
 
-The lessons' `wrong:` lists hold the wrong answers (tests/test_every_lesson.py grades them); here are the
+The lessons' `wrong:` lists hold the wrong answers (tests/unit/test_every_lesson.py grades them); here are the
 right answers in float16, float32 and float64, computed in that float throughout or computed wider and
 rounded at the end, which the checks once rejected with another mistake's words.
 """

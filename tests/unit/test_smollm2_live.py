@@ -1,8 +1,8 @@
 """SmolLM2's live model without the model wheel: the 4-bit file format (dequantised bit for bit as gguf-py does,
 refused with a clear message when short, foreign or stale), and the forward pass on a tiny random model of the same
-shape rules (tests/smollm2_random.py): the KV cache against the full pass, knock-outs, the reader's own functions
+shape rules (tests/support/smollm2_random.py): the KV cache against the full pass, knock-outs, the reader's own functions
 and the one-line errors when theirs return something unusable, the byte-level BPE's pieces. The real model against
-transformers: tests/test_smollm2_live_model.py."""
+transformers: tests/build/test_smollm2_live_model.py."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from sitebuild.pages.page_copies import PYTHON_COPIES, StaleCopy, check_python_c
 from sitebuild.pages.render import render_lesson
 from sitebuild.pages.widget_specs import PARTS, SpecError, WIDGETS_DIR, load_specs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPECS = widget_specs.specs()
 EXPORTED = r"export (?:async )?function {}\b"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from test_components_browser import base_url, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
