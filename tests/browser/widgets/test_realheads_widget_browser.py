@@ -10,6 +10,7 @@ data says so in a sentence, no error escapes, and the rest of the widget works.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -77,8 +78,12 @@ def test_on_a_phone_both_grids_have_layers_as_rows_and_every_smollm2_head_opens_
     minilm = layout(phone)
     assert_layers_are_rows(minilm)
     assert minilm["thumb"] >= TARGET, minilm["thumb"]
+    # an encoder's first-token head parks on [CLS] (every query sees every token); a causal model's is the sink
+    featured = real.locator(".realheads-featured-head")
+    expect(featured.filter(has_text="first token")).to_have_text(re.compile(r"^first token \(\[CLS\]\): layer"))
     real.get_by_label("Model").select_option("smollm2")
     expect(canvas).to_have_attribute("data-heads", "270", timeout=RUN_TIMEOUT_MS)
+    expect(featured.filter(has_text="first token")).to_have_text(re.compile(r"^first token \(sink\): layer"))
     smol = layout(phone)
     assert_layers_are_rows(smol)
     assert smol["thumb"] >= TARGET, f"SmolLM2's heads are {smol['thumb']} px on a phone"
