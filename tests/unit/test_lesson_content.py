@@ -262,7 +262,7 @@ def test_the_lesson_has_every_part_in_order(lesson):
         assert marker in text
     quiz_at, practice_at = text.index("## Quiz"), text.index("## Practice it yourself")
     assert text.count("```quiz id=", quiz_at, practice_at) >= 6
-    assert text.count("```exercise id=", practice_at) == 3
+    assert text.count("```exercise id=", practice_at) == 4
 
 
 @pytest.mark.slow  # the lesson's cells at GPT-2's sizes
