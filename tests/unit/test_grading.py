@@ -40,9 +40,10 @@ def failed_messages(result: dict) -> str:
     return "\n".join(c["message"] for c in result["checks"] if not c["correct"]) + (result["error"] or "")
 
 
-def test_the_lesson_has_the_three_exercises():
-    assert set(EXERCISES) == {"attention-params", "split-qkv", "stable-attention"}
-    assert [EXERCISES[e]["check"] for e in sorted(EXERCISES)] == ["attention_params", "split_qkv", "attention"]
+def test_the_lesson_has_the_four_exercises():
+    assert set(EXERCISES) == {"attention-params", "split-qkv", "stable-attention", "multi-head-forward"}
+    assert [EXERCISES[e]["check"] for e in sorted(EXERCISES)] == [
+        "attention_params", "multi_head_attention", "split_qkv", "attention"]
 
 
 # The solution passing and the starter's blanks: tests/unit/test_every_lesson.py, for every lesson's exercises.
@@ -215,6 +216,78 @@ def test_split_qkv_rejects(name):
     assert not result["correct"] and result["stage"] == "checks", result
     for text in expected:
         assert text in failed_messages(result), failed_messages(result)
+
+
+MHA = """\
+import numpy as np
+
+def multi_head_attention(x, W_qkv, W_proj, n_head):
+    B, T, C = x.shape
+    D = C // n_head
+    x, W_qkv, W_proj = x.astype({dtype}), W_qkv.astype({dtype}), W_proj.astype({dtype})
+    q, k, v = np.split(x @ W_qkv.T, 3, axis=-1)
+    q, k, v = (t.reshape(B, T, n_head, D).transpose(0, 2, 1, 3) for t in (q, k, v))
+    z = q @ k.swapaxes(-1, -2) / {scale}
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    heads = e / e.sum(axis=-1, keepdims=True) @ v
+{merge}
+"""
+MERGE = "    merged = heads.transpose(0, 2, 1, 3).reshape(B, T, C)\n"
+RIGHT_MHA = {"scale": "D ** 0.5",  # a Python float: float16 work stays float16
+              "merge": MERGE + "    return merged @ W_proj.T"}
+
+WRONG_MHA = {
+    "no output projection": ({"merge": MERGE + "    return merged"}, "you forgot the output projection"),
+    "W_proj not transposed": ({"merge": MERGE + "    return merged @ W_proj"}, "merged @ W_proj.T, not"),
+    "merged without the transpose": ({"merge": "    return heads.reshape(B, T, C) @ W_proj.T"},
+                                     "you merged the heads in the wrong order"),
+    "scaled by √C": ({"scale": "C ** 0.5"}, "scaled the scores by √C instead of √D"),
+    "not scaled": ({"scale": "1"}, "forgot to divide each head's scores by √D"),
+    "hard-coded head size": ({"scale": "2"}, "is a size of that call hard-coded?"),  # √D at the first size only
+    "returns (y, weights)": ({"merge": MERGE + "    return merged @ W_proj.T, e"}, "return y alone"),
+    "heads not merged": ({"merge": "    return heads"}, "merge the heads back"),
+}
+
+
+@pytest.mark.parametrize("dtype", ["np.float16", "np.float32", "np.float64"])
+def test_multi_head_forward_accepts_every_float(dtype):
+    result = grade_exercise("multi-head-forward", MHA.format(dtype=dtype, **RIGHT_MHA))
+    assert result["correct"], failed_messages(result)
+
+
+def test_multi_head_forward_accepts_float16_widened_to_float64():
+    code = MHA.format(dtype="np.float16", **RIGHT_MHA).replace("return merged @ W_proj.T",
+                                                                "return (merged @ W_proj.T).astype(float)")
+    result = grade_exercise("multi-head-forward", code)
+    assert result["correct"], failed_messages(result)
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_MHA))
+def test_multi_head_forward_rejects(name):
+    changes, says = WRONG_MHA[name]
+    result = grade_exercise("multi-head-forward", MHA.format(dtype="np.float64", **{**RIGHT_MHA, **changes}))
+    assert not result["correct"] and result["stage"] == "checks", result
+    assert says in failed_messages(result), failed_messages(result)
+
+
+def test_multi_head_forward_names_the_nn_linear_layout_when_w_qkv_is_not_transposed():
+    code = MHA.format(dtype="np.float64", **RIGHT_MHA).replace("x @ W_qkv.T", "x @ W_qkv")
+    result = grade_exercise("multi-head-forward", code)
+    assert not result["correct"]
+    assert "project with x @ W_qkv.T" in failed_messages(result), failed_messages(result)
+
+
+@pytest.mark.parametrize("slip", ["causal", "split_and_merge_straight"])
+def test_multi_head_forward_names_the_slips_no_fence_lists(slip):
+    """A causal mask, and a split and merge both by plain reshape, each get their own words."""
+    from lessonpy.course.attention.exercises import MHA_MISTAKES, _forward
+
+    def answer(x, W_qkv, W_proj, n_head):
+        return _forward(x, W_qkv, W_proj, n_head, slip)[0]
+
+    from lessonpy.course.attention.exercises import multi_head_attention
+    results = list(multi_head_attention({"multi_head_attention": answer}))
+    assert not results[-1]["correct"] and MHA_MISTAKES[slip] in results[-1]["message"], results
 
 
 ATTENTION = """\

@@ -262,7 +262,7 @@ def test_the_lesson_has_every_part_in_order(lesson):
         assert marker in text
     quiz_at, practice_at = text.index("## Quiz"), text.index("## Practice it yourself")
     assert text.count("```quiz id=", quiz_at, practice_at) >= 6
-    assert text.count("```exercise id=", practice_at) == 3
+    assert text.count("```exercise id=", practice_at) == 4
 
 
 @pytest.mark.slow  # the lesson's cells at GPT-2's sizes
@@ -371,3 +371,29 @@ def test_the_gpt2_layer_share_is_the_t_squared_part_of_every_multiply_add():
     assert lesson_numbers.numbers()["cost_gpt2_share"] == f"{share:.0%}"
     half = lesson_numbers.numbers()["cost_half_T"]
     assert 2 * half**2 * C == 12 * half * C**2
+
+
+# ---------------------------------------------------------------------------- issue 41, second part
+
+def test_step_3_shows_one_trained_layer_before_the_random_split():
+    """Step 3 opens on real heads (shipped data, no live model, no ablations), the random heads after."""
+    text = LESSON.read_text(encoding="utf-8")
+    step3, step3_end = text.index("## Step 3"), text.index("### A head learns its job")
+    real = text.index("```widget real-heads id=step3-heads", step3, step3_end)
+    assert real < text.index("```widget heads", step3, step3_end)
+    fence = text[real:text.index("```\n", real + 3)]
+    assert "live: false" in fence and "ablation: false" in fence
+
+
+def test_step_3s_real_heads_disagree_on_the_second_the_as_the_text_says():
+    """MiniLM's sentence 0, the second *the*: in the featured same-token head's layer one head looks back one
+    token, one at the earlier *the*, and several put their largest weight on [CLS]."""
+    from lessonpy.models import realheads
+
+    heads = realheads.load("minilm")
+    tokens, layer = heads.tokens(0), heads.featured_head("same")["layer"]
+    query = [i for i, t in enumerate(tokens) if t == "the"][1]
+    tops = heads.weights(0)[layer, :, query].argmax(axis=-1)
+    assert query - 1 in tops and tokens[query - 1] == "on"
+    assert tokens.index("the") in tops
+    assert (tops == 0).sum() >= 3 and tokens[0] == "[CLS]"

@@ -230,12 +230,12 @@ def test_duplicate_exercise_ids(md_path):
 
 
 def test_the_lessons_exercise_fences_render(md_path):
-    """The lesson's exercise fences build into three exercises."""
+    """The lesson's exercise fences build into four exercises."""
     page = render(exercise_fences_text(), md_path)
-    assert page.count('<section class="exercise"') == 3
+    assert page.count('<section class="exercise"') == 4
     titles = [html.unescape(t) for t in re.findall(r'<span class="exercise-kicker">Exercise</span> (.*?)<span', page)]
     assert titles == ["The parameter budget", "Split the fused projection into heads",
-                      "Scaled attention with a stable softmax"]
+                      "Scaled attention with a stable softmax", "The whole multi-head forward pass"]
     # what exercises.js reads as each one's starter and solution is the fence's code, exactly
     standins = re.findall(r'<div class="exercise-editor"><pre[^>]*><code>(.*?)</code></pre>', page, re.S)
     solutions = re.findall(r'<div class="exercise-solution"[^>]*>.*?<pre[^>]*><code>(.*?)</code></pre>', page, re.S)

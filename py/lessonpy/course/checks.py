@@ -4,7 +4,7 @@ in its lesson's ``exercises`` module; a check's name is unique across the course
 does not find here).
 """
 
-from .attention.exercises import attention, attention_params, split_qkv
+from .attention.exercises import attention, attention_params, multi_head_attention, split_qkv
 from .causal_mask.exercises import causal_attention, decode_step
 
-__all__ = ["attention", "attention_params", "split_qkv", "causal_attention", "decode_step"]
+__all__ = ["attention", "attention_params", "split_qkv", "multi_head_attention", "causal_attention", "decode_step"]

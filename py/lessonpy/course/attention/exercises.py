@@ -14,10 +14,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ...maths.attention import softmax
+from ...maths.attention import merge_heads, softmax, split_heads
+from ...maths.attention import multi_head_attention as reference_multi_head_attention
 from ...maths.answers import out_and_weights, returned, shape_of
 from ...maths.grading import CheckFailed, call, fail, ok, require_function
-from ...maths.tolerance import Tolerance, copied
+from ...maths.tolerance import Tolerance, copied, float_of, gamma, unit_roundoff, within
 
 
 
@@ -513,3 +514,127 @@ def attention(ns: dict) -> Iterator[dict]:
     else:
         yield ok(f"stable with scores near ±{LARGE_SCORE:,.0f}, within a row and across rows "
                  "(no overflow or underflow in np.exp)")
+
+
+# ---------------------------------------------------------------------------- d. the whole multi-head forward pass
+
+#: (B, T, C, n_head) the forward pass is checked at: a batch of 2 first (T ≠ n_head, D ≠ C, so each named
+#: mistake gives other values), then other sizes, each with its own head size D (a hard-coded D fails), a
+#: batch of 3 and a single head, none causal.
+MHA_SIZES = [(2, 5, 12, 3), (1, 4, 16, 2), (3, 6, 12, 4), (2, 3, 6, 1)]
+
+# The usual mistakes of a forward pass, each as what to change (keyed by the slip _forward makes).
+MHA_MISTAKES = {
+    "no_proj": ("you forgot the output projection: after merging the heads, y = merged @ W_proj.T mixes what "
+                "the heads found"),
+    "proj_untransposed": ("W_proj is in nn.Linear layout (out, in): apply it as merged @ W_proj.T, not "
+                          "merged @ W_proj"),
+    "merge_straight": ("you merged the heads in the wrong order: reshaping (B, H, T, D) straight to (B, T, C) "
+                       "mixes positions and heads; transpose to (B, T, H, D) first (.transpose(0, 2, 1, 3)), "
+                       "then reshape"),
+    "split_straight": ("you split into heads by reshape without the transpose: reshaping (B, T, C) straight to "
+                       "(B, H, T, D) mixes positions and heads; reshape to (B, T, H, D), then "
+                       ".transpose(0, 2, 1, 3)"),
+    "split_and_merge_straight": ("you split and merged the heads by reshape without the transpose: reshaping "
+                                 "(B, T, C) straight to (B, H, T, D) and back mixes positions and heads; split "
+                                 "with .reshape(B, T, H, D).transpose(0, 2, 1, 3) and merge with the reverse"),
+    "scale_C": ("you scaled the scores by √C instead of √D: each head's queries and keys are D = C // n_head "
+                "wide, so divide by √D"),
+    "no_scale": "you forgot to divide each head's scores by √D, D = C // n_head",
+    "softmax_axis": ("you took the softmax over the wrong axis: each query's weights run over the keys, the last "
+                     "axis of (B, H, T, T): softmax(..., axis=-1)"),
+    "causal": ("you applied a causal mask: this exercise's attention has none, every query attends to every "
+               "key"),
+}
+
+
+def _forward(x: np.ndarray, W_qkv: np.ndarray, W_proj: np.ndarray, H: int, slip: str | None = None):
+    """(y, merged heads, weights) of the forward pass, or of the one with *slip* (a key of MHA_MISTAKES)."""
+    B, T, C = x.shape
+    D = C // H
+    parts = np.split(x @ W_qkv.T, 3, axis=-1)  # q, k, v, each (B, T, C)
+    if slip in ("split_straight", "split_and_merge_straight"):
+        q, k, v = (p.reshape(B, H, T, D) for p in parts)
+    else:
+        q, k, v = (split_heads(p, H) for p in parts)  # (B, H, T, D)
+    scale = {"scale_C": np.sqrt(C), "no_scale": 1.0}.get(slip, np.sqrt(D))
+    scores = q @ k.swapaxes(-1, -2) / scale
+    if slip == "causal":
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    weights = softmax(scores, axis=-2 if slip == "softmax_axis" else -1)
+    heads = weights @ v
+    if slip in ("merge_straight", "split_and_merge_straight"):
+        merged = heads.reshape(B, T, C)
+    else:
+        merged = merge_heads(heads)
+    if slip == "no_proj":
+        return merged, merged, weights
+    return merged @ (W_proj if slip == "proj_untransposed" else W_proj.T), merged, weights
+
+
+def _forward_bound(x: np.ndarray, W_qkv: np.ndarray, W_proj: np.ndarray, H: int, dtype) -> np.ndarray:
+    """How far a right forward pass computed in *dtype* may lie from the float64 one, entry by entry.
+
+    Each head is one attention whose q, k and v are products of C multiply-adds (Tolerance's *projected*,
+    with the sizes |x| @ |W|); its error, merged, goes through W_proj, whose own C multiply-adds round too."""
+    B, T, C = x.shape
+    _, merged, weights = _forward(x, W_qkv, W_proj, H)
+    size_q, size_k, size_v = (split_heads(s, H) for s in np.split(np.abs(x) @ np.abs(W_qkv).T, 3, axis=-1))
+    head_bound = np.empty_like(size_v)
+    for b in range(B):
+        for h in range(H):
+            tol = Tolerance(size_q[b, h], size_k[b, h], dtype, projected=C)
+            head_bound[b, h] = tol.product_rtol * (weights[b, h] @ size_v[b, h]) + tol.atol
+    rounding = gamma(C + 2, unit_roundoff(dtype)) + gamma(C + 2, unit_roundoff(np.float64))
+    return (merge_heads(head_bound) @ np.abs(W_proj).T + rounding * (np.abs(merged) @ np.abs(W_proj).T)
+            + float(np.finfo(dtype).tiny))
+
+
+def _mha_shape_mistake(shape, B: int, T: int, C: int, H: int) -> str:
+    message = f"y has shape {shape} where {(B, T, C)} was expected"
+    if shape == (B, H, T, C // H):
+        return message + ": merge the heads back, (B, H, T, D) -> (B, T, H, D) -> (B, T, C), before W_proj"
+    if shape == (B, T, 3 * C):
+        return message + ": split x @ W_qkv.T into q, k and v along the last axis"
+    return message
+
+
+def _mha_crash_mistake(exc: CheckFailed) -> str:
+    if "matmul" in str(exc) and "mismatch" in str(exc):
+        return (f"{exc}: W_qkv (3C, C) and W_proj (C, C) are in nn.Linear layout (out, in): "
+                "project with x @ W_qkv.T")
+    return str(exc)
+
+
+def multi_head_attention(ns: dict) -> Iterator[dict]:
+    """Exercise: the whole multi-head forward pass, graded against the lesson's own module."""
+    func = require_function(ns, "multi_head_attention")
+    rng = np.random.default_rng(41)
+    for B, T, C, H in MHA_SIZES:
+        x = rng.standard_normal((B, T, C))
+        W_qkv = rng.standard_normal((3 * C, C)) / np.sqrt(C)  # fan-in C: q, k, v entries of variance about 1
+        W_proj = rng.standard_normal((C, C)) / np.sqrt(C)
+        shown = f"multi_head_attention(x of shape {(B, T, C)}, W_qkv, W_proj, n_head={H})"
+        try:
+            got = call(func, x.copy(), W_qkv.copy(), W_proj.copy(), H, shown=shown)
+        except CheckFailed as exc:
+            raise CheckFailed(_mha_crash_mistake(exc)) from None
+        if isinstance(got, (tuple, list)):
+            yield fail(f"{shown} returned a {type(got).__name__}: return y alone, one array of shape {(B, T, C)}")
+            return
+        if shape_of(got) != (B, T, C):
+            yield fail(f"{shown}: {_mha_shape_mistake(shape_of(got), B, T, C, H)}")
+            return
+        dtype = float_of(got)
+        bound = _forward_bound(x, W_qkv, W_proj, H, dtype)
+        y = np.asarray(got, dtype=float)
+        if not within(y, reference_multi_head_attention(x, W_qkv, W_proj, H), bound):
+            first = (B, T, C, H) == MHA_SIZES[0]
+            mistake = next((why for slip, why in MHA_MISTAKES.items()
+                            if within(y, _forward(x, W_qkv, W_proj, H, slip)[0], bound)),
+                           "y differs from the lesson's multi_head_attention: split, attend per head with "
+                           "softmax(q @ kᵀ / √D), merge, then project with W_proj.T"
+                           + ("" if first else "; right at the first size, so is a size of that call hard-coded?"))
+            yield fail(f"{shown}: {mistake}")
+            return
+        yield ok(f"{shown}: shape {(B, T, C)}, and the values of the lesson's multi_head_attention")
