@@ -441,10 +441,12 @@ def test_two_tabs_never_overwrite_each_other_silently(fresh_context, site_url):
 def test_a_restart_replays_each_cells_latest_success_within_a_budget(fresh_context, plain_site_url):
     pg = open_lesson(fresh_context, plain_site_url)
     count_boots(pg)
-    pg.evaluate("lessonPage.runtime.replayBudgetSeconds = 1")
+    # the fast cells' runs must fit with room to spare on a loaded machine (the first may take a second), the slow
+    # one must not: it sleeps past the whole budget
+    pg.evaluate("lessonPage.runtime.replayBudgetSeconds = 3")
     for i in range(3):
         Cell(pg, "setup").run(f"kept = {i}")
-    Cell(pg, "scores").run("import time\ntime.sleep(1.5)\nslow = True")  # longer than the budget
+    Cell(pg, "scores").run("import time\ntime.sleep(3.5)\nslow = True")  # longer than the budget
     out = Cell(pg, "softmax").run("kept = 99\nraise ValueError('a failed run')")
     expect(out.locator(".out-error")).to_contain_text("ValueError")
     start(pg, "output", "while True:\n    pass")
