@@ -81,7 +81,10 @@ def test_type_run_knock_out_and_stop(browser, smol_site):
     expect(widget).to_have_attribute("data-state", "done", timeout=RUN_MS)
     trained_p, knocked_p = float(widget.get_attribute("data-trained-top-p")), float(widget.get_attribute("data-top-p"))
     assert trained_p > 0.5 and knocked_p < 0.3, (trained_p, knocked_p)
-    expect(widget.locator(".nexttoken-after").first).to_contain_text("knocked out:")
+    named = "; ".join(f"layer {layer}, head {head}" for layer, head in next_token.preset_heads()["induction"])
+    expect(widget.locator(".nexttoken-knocked-title")).to_contain_text(f"With {named} knocked out (mean)")
+    assert int(widget.get_attribute("data-worse")) > 10  # the second copy's tokens: their loss rose by over a nat
+    expect(widget.locator(".nexttoken-position")).to_contain_text("nothing came next")  # the last position is picked
 
     # Stop midway loses nothing: the run stops, what was shown stays, the next run works
     widget.get_by_role("button", name="Knock out none").click()

@@ -11,8 +11,8 @@ import { el, labelled, num, pythonMessage, pythonNote, watchPython } from "../co
 import { lineAround } from "../../line.js";
 import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
 
-// The memory a run adds per byte downloaded, at most: the file in Python (1), one layer's float32 at a time and
-// the logits (docs/speed.md: about 140 MB on top of the 97 MB of blocks), and the browser's own copies.
+// The memory a run adds per byte downloaded: an estimate, not yet measured in the browsers (docs/speed.md): Python
+// holds about 340 MB for the 97.7 MB (the file twice, one layer in float32, the logits), the browser its own copies.
 const LIVE_MEMORY_PER_BYTE = 4;
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
@@ -73,12 +73,15 @@ export function createNextToken({ section, spec, runtime, calls }) {
     "knocks out every head listed. Mean-ablation is the fairer test: a head's average output is a constant the " +
     "layers after it may count on, and it is kept; switching it off takes that away too."), kindRow, presetRow, knockNote);
 
-  const topHeading = el("h5", "nexttoken-top-title", "Top next tokens");
+  const topHeading = el("h5", "nexttoken-top-title", "Top next tokens after your text, as trained");
   const topList = el("ol", "nexttoken-top");
+  const knockedHeading = el("h5", "nexttoken-knocked-title");
+  const knockedList = el("ol", "nexttoken-top nexttoken-top-knocked");
   const posHeading = el("h5", "", "Pick a position: what the model predicted there, and what came next");
   const tokenRow = el("div", "nexttoken-tokens");
   tokenRow.setAttribute("role", "listbox");
   tokenRow.setAttribute("aria-label", "The text's tokens");
+  const tokenKey = el("p", "nexttoken-key");
   const posNote = el("p", "nexttoken-position");
   posNote.setAttribute("aria-live", "polite");
   const gridFigure = el("figure", "nexttoken-grid");
@@ -92,7 +95,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
     "of the head last clicked (dark 0, yellow 1); grey keys come after it, which a causal model never sees."));
   const results = el("div", "nexttoken-results");
   results.hidden = true;
-  results.append(topHeading, topList, posHeading, tokenRow, posNote, gridFigure, stripHeading, stripFigure);
+  results.append(topHeading, topList, knockedHeading, knockedList, posHeading, tokenRow, tokenKey, posNote, gridFigure, stripHeading, stripFigure);
   section.append(row, buttons, bar, status, knockBox, results);
 
   let knocked = []; // [{layer, head}] the next run knocks out
@@ -126,30 +129,32 @@ export function createNextToken({ section, spec, runtime, calls }) {
   presetButton.hidden = !o.preset;
   showKnocked();
 
-  function showTop() {
-    topList.textContent = "";
-    const before = reply.trained.top;
-    const after = reply.knocked?.top;
-    for (const [i, t] of before.entries()) {
+  /** One list of bars: the top next tokens of one pass, {token, p}. */
+  function bars(list, top) {
+    list.textContent = "";
+    for (const t of top) {
       const item = el("li", "nexttoken-bar");
       const fill = el("span", "nexttoken-fill");
       fill.style.width = `${(100 * t.p).toFixed(1)}%`;
       const track = el("span", "nexttoken-track");
       track.append(fill);
       item.append(el("span", "nexttoken-token", shown(t.token)), track, el("span", "nexttoken-p", num(t.p, 3)));
-      if (after) {
-        const a = after[i];
-        item.append(el("span", "nexttoken-after", `knocked out: ${shown(a.token)} ${num(a.p, 3)}`));
-      }
-      topList.append(item);
+      list.append(item);
+    }
+  }
+
+  function showTop() {
+    bars(topList, reply.trained.top);
+    knockedHeading.hidden = knockedList.hidden = !reply.knocked;
+    if (reply.knocked) {
+      bars(knockedList, reply.knocked.top);
+      knockedHeading.textContent = `With ${reply.knock.map(([l, h]) => headName({ layer: l, head: h })).join("; ")} ` +
+        `knocked out (${reply.knock[0][2]})`;
     }
     const top = (reply.knocked ?? reply.trained).top[0];
     section.dataset.top = top.token;
     section.dataset.topP = String(top.p);
     section.dataset.trainedTopP = String(reply.trained.top[0].p);
-    topHeading.textContent = reply.knocked
-      ? `Top next tokens after your text: as trained, and with ${reply.knock.length} head${reply.knock.length === 1 ? "" : "s"} knocked out`
-      : "Top next tokens after your text";
   }
 
   function showTokens() {
@@ -158,8 +163,9 @@ export function createNextToken({ section, spec, runtime, calls }) {
       const b = el("button", "nexttoken-tok", shown(token));
       b.type = "button";
       b.setAttribute("role", "option");
-      const right = reply.trained.predicted[t] === reply.ids[t + 1];
-      b.classList.toggle("right", right);
+      b.classList.toggle("right", reply.trained.predicted[t] === reply.ids[t + 1]);
+      // the next token's loss rose by more than a nat with the heads knocked out
+      b.classList.toggle("worse", Boolean(reply.knocked) && reply.knocked.loss[t] - reply.trained.loss[t] > 1);
       b.addEventListener("click", () => { position = t; showPosition(); });
       b.addEventListener("keydown", (ev) => {
         const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
@@ -171,6 +177,11 @@ export function createNextToken({ section, spec, runtime, calls }) {
       });
       tokenRow.append(b);
     });
+    const worse = reply.knocked ? reply.knocked.loss.filter((x, t) => x - reply.trained.loss[t] > 1).length : 0;
+    tokenKey.textContent = "Underlined in green: the model, as trained, predicted the token that came next." +
+      (reply.knocked ? ` Framed in red: that token's loss rose by more than 1 nat with the heads knocked out (${worse} of ${reply.trained.loss.length}).` : "") +
+      " Click a token, or use Left and Right, to see its numbers.";
+    section.dataset.worse = String(worse);
   }
 
   function showPosition() {
@@ -183,14 +194,14 @@ export function createNextToken({ section, spec, runtime, calls }) {
     const next = reply.targets[position];
     let text = `At ${shown(reply.tokens[position])} (position ${position}) the model predicts ${shown(trained.predicted_tokens[position])} ` +
       `(p ${num(trained.p_predicted[position], 3)}); `;
-    text += next === null ? "nothing came next: the top tokens above are its guesses." : `next came ${shown(next)}: ` +
+    text += next == null ? "nothing came next: the top tokens above are its guesses." : `next came ${shown(next)}: ` +
       `p ${num(trained.p_next[position], 3)}, loss ${num(trained.loss[position], 2)} nats`;
-    if (reply.knocked && next !== null) {
+    if (reply.knocked && next != null) {
       const k = reply.knocked;
       text += `; knocked out it predicts ${shown(k.predicted_tokens[position])}, and ${shown(next)} gets p ` +
         `${num(k.p_next[position], 3)}, loss ${num(k.loss[position], 2)} (${k.loss[position] >= trained.loss[position] ? "+" : ""}` +
         `${num(k.loss[position] - trained.loss[position], 2)}).`;
-    } else if (next !== null) text += ".";
+    } else if (next != null) text += ".";
     posNote.textContent = text;
     section.dataset.position = String(position);
     strip.update({ weights: reply.arrays.weights, tokens: reply.tokens.map(shown), causal: true, layer, query: position, heads: reply.heads });
@@ -198,9 +209,10 @@ export function createNextToken({ section, spec, runtime, calls }) {
   }
 
   function show(next) {
+    // a new text opens at its last position, the one whose next token is the question; the same text keeps the picked one
+    const same = reply && reply.ids.join() === next.ids.join();
     reply = next;
-    position = Math.min(position, reply.tokens.length - 1);
-    if (position === 0) position = reply.tokens.length - 1;
+    if (!same) position = reply.tokens.length - 1;
     results.hidden = false;
     showTop();
     showTokens();
