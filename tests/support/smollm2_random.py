@@ -39,3 +39,24 @@ def random_file(seed=0, sizes=SIZES) -> bytes:
 
 def random_weights(seed=0) -> smollm2.LiveWeights:
     return smollm2.LiveWeights(random_file(seed))
+
+
+def random_tokenizer_json(vocab=SIZES["vocab"]) -> str:
+    """A byte-level BPE of *vocab* tokens for the random model: <|endoftext|> (special, id 0), then single
+    characters (space as "Ġ", as the byte map writes it), with one merge, " a" -> "Ġa"."""
+    import json
+
+    chars = list("Ġabcdefghijklmnopqrstuvwxyz.,!?0123456789")
+    tokens = ["<|endoftext|>", *chars[: vocab - 2], "Ġa"]
+    return json.dumps({"tokens": tokens, "merges": ["Ġ a"], "special": [0]})
+
+
+def random_folder(folder, seed=0):
+    """*folder* holding a random live weights file and its tokenizer, as the page's worker writes them."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / smollm2.WEIGHTS_NAME).write_bytes(random_file(seed))
+    (folder / smollm2.TOKENIZER_NAME).write_text(random_tokenizer_json(), encoding="utf-8")
+    return folder

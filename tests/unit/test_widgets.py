@@ -184,6 +184,9 @@ def test_a_causal_view_is_drawn_masked_before_python_runs():
 def test_prerender_knows_every_widget():
     for name in widget_specs.specs():
         payload = widget_specs.prerender(name, {})
+        if name == "next-token":  # its first picture is its controls: every number needs the 97.7 MB model
+            assert payload == {"view": "next-token", "target": None}
+            continue
         assert "weights" in (payload["open"] if name == "real-heads" else payload["arrays"])
     with pytest.raises(ValueError, match="unknown widget"):
         widget_specs.prerender("pie-chart", {})
@@ -330,3 +333,23 @@ def test_bad_widget_fences_name_the_file_and_line(tmp_path, fence, line, message
     with pytest.raises(LessonError) as err:
         render(tmp_path, fence + "\n")
     assert f"w.md:{line}:" in str(err.value) and message in str(err.value)
+
+
+def test_the_next_token_widget_gets_the_smollm2_files_and_the_preset_from_the_build(tmp_path, monkeypatch):
+    from lessonpy.models import next_token, smollm2
+
+    from smollm2_random import random_folder
+
+    # the preset decodes the real model's token ids; the random tokenizer has 40 tokens: two of them instead
+    monkeypatch.setattr(next_token, "preset", lambda tokenizer: tokenizer.decode([3, 1]) * 2)
+    folder = random_folder(tmp_path / "smol")
+    described = {smollm2.WEIGHTS_NAME: {"size": 5, "sha256": "0" * 64}}
+    [shipped] = data_blocks(render(tmp_path, "```widget next-token id=n\n```\n",
+                                   site={"smollm2_files": described, "smollm2_url": "../data/smollm2-live/",
+                                         "smollm2_dir": str(folder)}))
+    options = shipped["options"]
+    assert options["live_files"] == described and options["live_url"] == "../data/smollm2-live/"
+    assert options["preset"] == next_token.preset(smollm2.load(folder)[1])
+    assert options["preset_heads"] == next_token.preset_heads() and options["max_tokens"] == next_token.MAX_TOKENS
+    [left_out] = data_blocks(render(tmp_path, "```widget next-token id=n\n```\n"))
+    assert left_out["options"]["live_files"] is None and left_out["options"]["preset"] is None

@@ -15,6 +15,7 @@ import { createAttentionView } from "../../components/linked.js";
 import { createListTable, createTable, tokenName } from "../../components/table.js";
 import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "../common.js";
 import { lineAround } from "../../line.js";
+import { STOPPED, wasStopped } from "../live-download.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
@@ -414,8 +415,8 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
         status.textContent = "Showing your sentence, computed live. Pick a sentence above to go back to the shipped data.";
       } catch (err) {
         bar.hidden = true;
-        if (err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message)) {
-          say("Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).", "stopped");
+        if (wasStopped(err)) {
+          say(STOPPED, "stopped");
         } else {
           say(lineAround("MiniLM could not run: ", pythonMessage(err), " The tokens and heads below are still those shown before."), "error");
         }

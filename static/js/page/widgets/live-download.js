@@ -1,0 +1,31 @@
+// A live model's files into Python's file system, fetched only when the reader asks: the worker downloads each
+// with progress, checks its size and sha256 (the build's), keeps it in Cache Storage and says where it came from
+// (worker/live-files.js). What the reader should know of the files comes back as sentences.
+
+/**
+ * fetchLiveFiles({runtime, filesCall, folder, sizes, signal, onProgress(name, loaded, total)})
+ *   -> {sources: Set("python" | "cache" | "network"), notes: [sentence]}
+ * filesCall: the [module, function] that lists [{name, path}]; folder: the URL the names are under; sizes: the
+ * build's {name: {size, sha256}}.
+ */
+export async function fetchLiveFiles({ runtime, filesCall, folder, sizes, signal, onProgress }) {
+  const files = await runtime.call(...filesCall, {}, { signal });
+  const sources = new Set();
+  const notes = [];
+  for (const { name, path } of files) {
+    onProgress(name, 0, 0);
+    const onEvent = ({ loaded, total }) => onProgress(name, loaded, total);
+    const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal, ...sizes[name] });
+    sources.add(reply.source);
+    if (reply.damaged) notes.push(`Your browser's copy of ${name} was damaged (${reply.damaged}), so it was downloaded again.`);
+    if (reply.source === "network" && !reply.kept) {
+      notes.push(`Your browser did not keep ${name} (its storage is full or too small), so a new visit downloads it again.`);
+    }
+  }
+  return { sources, notes };
+}
+
+/** Whether a live run's failure *err* is the reader's Stop (or a cancel before it ran), not an error. */
+export const wasStopped = (err) => Boolean(err.stopped || err.cancelled || /KeyboardInterrupt/.test(err.message));
+/** What a live panel says when its run was stopped. */
+export const STOPPED = "Stopped. Nothing is lost: run it again when you like (a finished download is not repeated).";

@@ -1,0 +1,293 @@
+// "What comes next?": SmolLM2-135M on the reader's text, in Python (lessonpy.models.next_token.predict). The
+// weights (97.7 MB) are downloaded only when the reader presses Run (live-download.js), with progress and Stop.
+// It shows the top next tokens as bars; a row of the text's tokens where each position shows what the model
+// predicted there against the token that came next, with that token's loss (the shifted targets); every head's
+// pattern for the picked position (the grid of components/headgrid.js, and the position's row in every head of
+// a layer, components/headstrip.js); and heads knocked out (clicked in the grid, or the preset's buttons), with
+// the prediction before and after. Python computes every number; this file draws them.
+import { createHeadGrid } from "../../components/headgrid.js";
+import { createHeadStrip } from "../../components/headstrip.js";
+import { el, labelled, num, pythonMessage, pythonNote, watchPython } from "../common.js";
+import { lineAround } from "../../line.js";
+import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
+
+// The memory a run adds per byte downloaded: an estimate, not yet measured in the browsers (docs/speed.md): Python
+// holds about 340 MB for the 97.7 MB (the file twice, one layer in float32, the logits), the browser its own copies.
+const LIVE_MEMORY_PER_BYTE = 4;
+// The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
+const TEXT_CHARS = 600;
+const KINDS = {
+  mean: "mean-ablated: its output replaced by its average over the text, so only what depends on the token is lost",
+  off: "switched off: its output replaced by zeros, as if the head were removed",
+};
+
+const headName = ({ layer, head }) => `layer ${layer}, head ${head}`;
+/** A token as the reader can see it: spaces shown as ␣, line ends as ⏎. */
+const shown = (token) => (token ?? "").replace(/ /g, "␣").replace(/\n/g, "⏎");
+
+export function createNextToken({ section, spec, runtime, calls }) {
+  const o = spec.options;
+  const available = Boolean(o.live_files);
+  const row = el("div", "widget-controls");
+  const input = el("textarea", "nexttoken-text");
+  input.rows = 3;
+  input.maxLength = TEXT_CHARS;
+  input.value = o.preset ?? "";
+  labelled(row, input, "Your text");
+  const runButton = el("button", "nexttoken-run", "Run SmolLM2");
+  runButton.type = "button";
+  const stopButton = el("button", "nexttoken-stop", "Stop");
+  stopButton.type = "button";
+  stopButton.hidden = true;
+  const presetButton = el("button", "nexttoken-preset", "Repeated random tokens (the preset)");
+  presetButton.type = "button";
+  const buttons = el("div", "widget-controls");
+  buttons.append(runButton, stopButton, presetButton);
+  const bar = el("progress", "nexttoken-progress");
+  bar.max = 1;
+  bar.hidden = true;
+  bar.setAttribute("aria-label", "Downloading SmolLM2's weights");
+  const status = el("p", "widget-status nexttoken-status");
+  status.setAttribute("role", "status");
+
+  // knock-outs: how, the list, the preset's buttons
+  const knockBox = el("div", "nexttoken-knock");
+  knockBox.append(el("h5", "", "Knock heads out"));
+  const kindRow = el("div", "widget-controls");
+  const kindSelect = el("select", "nexttoken-kind");
+  for (const [value, label] of Object.entries(KINDS)) {
+    const opt = el("option", "", `${value}: ${label}`);
+    opt.value = value;
+    kindSelect.append(opt);
+  }
+  labelled(kindRow, kindSelect, "How");
+  const inductionButton = el("button", "nexttoken-knock-induction", "Knock out the induction and previous-token heads");
+  const sinkButton = el("button", "nexttoken-knock-sink", "Knock out the sink head");
+  const clearButton = el("button", "nexttoken-knock-clear", "Knock out none");
+  for (const b of [inductionButton, sinkButton, clearButton]) b.type = "button";
+  const presetRow = el("div", "widget-controls");
+  presetRow.append(inductionButton, sinkButton, clearButton);
+  const knockNote = el("p", "nexttoken-knock-note");
+  knockNote.setAttribute("aria-live", "polite");
+  knockBox.append(el("p", "nexttoken-help", "Click a head in the grid below to add it or take it away; the next run " +
+    "knocks out every head listed. Mean-ablation is the fairer test: a head's average output is a constant the " +
+    "layers after it may count on, and it is kept; switching it off takes that away too."), kindRow, presetRow, knockNote);
+
+  const topHeading = el("h5", "nexttoken-top-title", "Top next tokens after your text, as trained");
+  const topList = el("ol", "nexttoken-top");
+  const knockedHeading = el("h5", "nexttoken-knocked-title");
+  const knockedList = el("ol", "nexttoken-top nexttoken-top-knocked");
+  const posHeading = el("h5", "", "Pick a position: what the model predicted there, and what came next");
+  const tokenRow = el("div", "nexttoken-tokens");
+  tokenRow.setAttribute("role", "listbox");
+  tokenRow.setAttribute("aria-label", "The text's tokens");
+  const tokenKey = el("p", "nexttoken-key");
+  const posNote = el("p", "nexttoken-position");
+  posNote.setAttribute("aria-live", "polite");
+  const gridFigure = el("figure", "nexttoken-grid");
+  const gridCanvas = el("canvas");
+  const gridCaption = el("figcaption");
+  gridFigure.append(gridCanvas, gridCaption);
+  const stripHeading = el("h5", "nexttoken-strip-title");
+  const stripFigure = el("figure", "nexttoken-strip");
+  const stripCanvas = el("canvas");
+  stripFigure.append(stripCanvas, el("figcaption", "", "The picked position's attention in every head of the layer " +
+    "of the head last clicked (dark 0, yellow 1); grey keys come after it, which a causal model never sees."));
+  const results = el("div", "nexttoken-results");
+  results.hidden = true;
+  results.append(topHeading, topList, knockedHeading, knockedList, posHeading, tokenRow, tokenKey, posNote, gridFigure, stripHeading, stripFigure);
+  section.append(row, buttons, bar, status, knockBox, results);
+
+  let knocked = []; // [{layer, head}] the next run knocks out
+  let reply = null; // the last run's numbers
+  let position = 0;
+  let layer = 0;
+  const isKnocked = (h) => knocked.some((k) => k.layer === h.layer && k.head === h.head);
+  const grid = createHeadGrid(gridCanvas, {
+    onSelect: (h) => { layer = h.layer; toggle(h); showPosition(); },
+    describe: (h) => `${headName(h)}${isKnocked(h) ? " (to be knocked out)" : ""}`,
+  });
+  const strip = createHeadStrip(stripCanvas, { onSelect: (h) => { toggle(h); } });
+
+  function showKnocked() {
+    knockNote.textContent = knocked.length
+      ? `The next run knocks out ${knocked.map(headName).join("; ")} (${kindSelect.value}).`
+      : "No head is knocked out: the model runs as trained.";
+    section.dataset.knocked = String(knocked.length);
+    if (reply) grid.update({ weights: reply.arrays.weights, causal: true, changed: knocked.map((k) => ({ ...k, change: "off" })) });
+  }
+  function toggle(h) {
+    knocked = isKnocked(h) ? knocked.filter((k) => k.layer !== h.layer || k.head !== h.head) : [...knocked, { layer: h.layer, head: h.head }];
+    showKnocked();
+  }
+  const setHeads = (list) => { knocked = list.map(([l, h]) => ({ layer: l, head: h })); kindSelect.value = "mean"; showKnocked(); };
+  inductionButton.addEventListener("click", () => setHeads(o.preset_heads.induction));
+  sinkButton.addEventListener("click", () => setHeads(o.preset_heads.sink));
+  clearButton.addEventListener("click", () => setHeads([]));
+  kindSelect.addEventListener("change", showKnocked);
+  presetButton.addEventListener("click", () => { input.value = o.preset ?? ""; input.focus(); });
+  presetButton.hidden = !o.preset;
+  showKnocked();
+
+  /** One list of bars: the top next tokens of one pass, {token, p}. */
+  function bars(list, top) {
+    list.textContent = "";
+    for (const t of top) {
+      const item = el("li", "nexttoken-bar");
+      const fill = el("span", "nexttoken-fill");
+      fill.style.width = `${(100 * t.p).toFixed(1)}%`;
+      const track = el("span", "nexttoken-track");
+      track.append(fill);
+      item.append(el("span", "nexttoken-token", shown(t.token)), track, el("span", "nexttoken-p", num(t.p, 3)));
+      list.append(item);
+    }
+  }
+
+  function showTop() {
+    bars(topList, reply.trained.top);
+    knockedHeading.hidden = knockedList.hidden = !reply.knocked;
+    if (reply.knocked) {
+      bars(knockedList, reply.knocked.top);
+      knockedHeading.textContent = `With ${reply.knock.map(([l, h]) => headName({ layer: l, head: h })).join("; ")} ` +
+        `knocked out (${reply.knock[0][2]})`;
+    }
+    const top = (reply.knocked ?? reply.trained).top[0];
+    section.dataset.top = top.token;
+    section.dataset.topP = String(top.p);
+    section.dataset.trainedTopP = String(reply.trained.top[0].p);
+  }
+
+  function showTokens() {
+    tokenRow.textContent = "";
+    reply.tokens.forEach((token, t) => {
+      const b = el("button", "nexttoken-tok", shown(token));
+      b.type = "button";
+      b.setAttribute("role", "option");
+      b.classList.toggle("right", reply.trained.predicted[t] === reply.ids[t + 1]);
+      // the next token's loss rose by more than a nat with the heads knocked out
+      b.classList.toggle("worse", Boolean(reply.knocked) && reply.knocked.loss[t] - reply.trained.loss[t] > 1);
+      b.addEventListener("click", () => { position = t; showPosition(); });
+      b.addEventListener("keydown", (ev) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
+        if (!step) return;
+        ev.preventDefault();
+        position = Math.max(0, Math.min(reply.tokens.length - 1, position + step));
+        showPosition();
+        tokenRow.children[position].focus();
+      });
+      tokenRow.append(b);
+    });
+    const worse = reply.knocked ? reply.knocked.loss.filter((x, t) => x - reply.trained.loss[t] > 1).length : 0;
+    tokenKey.textContent = "Underlined in green: the model, as trained, predicted the token that came next." +
+      (reply.knocked ? ` Framed in red: that token's loss rose by more than 1 nat with the heads knocked out (${worse} of ${reply.trained.loss.length}).` : "") +
+      " Click a token, or use Left and Right, to see its numbers.";
+    section.dataset.worse = String(worse);
+  }
+
+  function showPosition() {
+    if (!reply) return;
+    [...tokenRow.children].forEach((b, t) => {
+      b.setAttribute("aria-selected", String(t === position));
+      b.tabIndex = t === position ? 0 : -1;
+    });
+    const { trained } = reply;
+    const next = reply.targets[position];
+    let text = `At ${shown(reply.tokens[position])} (position ${position}) the model predicts ${shown(trained.predicted_tokens[position])} ` +
+      `(p ${num(trained.p_predicted[position], 3)}); `;
+    text += next == null ? "nothing came next: the top tokens above are its guesses." : `next came ${shown(next)}: ` +
+      `p ${num(trained.p_next[position], 3)}, loss ${num(trained.loss[position], 2)} nats`;
+    if (reply.knocked && next != null) {
+      const k = reply.knocked;
+      text += `; knocked out it predicts ${shown(k.predicted_tokens[position])}, and ${shown(next)} gets p ` +
+        `${num(k.p_next[position], 3)}, loss ${num(k.loss[position], 2)} (${k.loss[position] >= trained.loss[position] ? "+" : ""}` +
+        `${num(k.loss[position] - trained.loss[position], 2)}).`;
+    } else if (next != null) text += ".";
+    posNote.textContent = text;
+    section.dataset.position = String(position);
+    strip.update({ weights: reply.arrays.weights, tokens: reply.tokens.map(shown), causal: true, layer, query: position, heads: reply.heads });
+    stripHeading.textContent = `Position ${position} in every head of layer ${layer}`;
+  }
+
+  function show(next) {
+    // a new text opens at its last position, the one whose next token is the question; the same text keeps the picked one
+    const same = reply && reply.ids.join() === next.ids.join();
+    reply = next;
+    if (!same) position = reply.tokens.length - 1;
+    results.hidden = false;
+    showTop();
+    showTokens();
+    showKnocked();
+    const lossMean = (s) => s.loss.reduce((a, b) => a + b, 0) / s.loss.length;
+    gridCaption.textContent = `SmolLM2's ${reply.layers * reply.heads} heads on your text: ${reply.layers} layers (rows) × ` +
+      `${reply.heads} heads (columns), counted from 0; grey above the diagonal (a causal model never looks ahead). ` +
+      "Crossed heads are knocked out in the next run; click one to add or remove it." +
+      (reply.knocked ? " These patterns are the knocked-out model's." : "");
+    showPosition();
+    return reply.knocked
+      ? ` Mean loss per token ${num(lossMean(reply.trained), 2)} nats as trained, ${num(lossMean(reply.knocked), 2)} knocked out.`
+      : ` Mean loss per token ${num(lossMean(reply.trained), 2)} nats.`;
+  }
+
+  const say = (text, state) => { status.textContent = text; section.dataset.state = state; };
+  if (available) {
+    const bytes = Object.values(o.live_files).reduce((sum, { size }) => sum + size, 0);
+    say(`The first run downloads SmolLM2-135M's 4-bit weights and tokenizer (${num(bytes / 1e6, 1)} MB), once: your ` +
+      `browser keeps them. Running it takes up to about ${num(Math.ceil((bytes * LIVE_MEMORY_PER_BYTE) / 1e8) * 100, 0)} MB ` +
+      "more of this device's memory, and a pass takes seconds. The forward pass is lessonpy/models/smollm2.py, plain NumPy.", "idle");
+  } else {
+    say("This site was built without SmolLM2's live weights, so the model cannot run here (built with " +
+      "--no-live-model, or offline).", "absent");
+    runButton.disabled = input.disabled = true;
+  }
+  let pythonReady = false;
+  watchPython(runtime, (state) => { pythonReady = !pythonNote(state); });
+
+  let controller = null;
+  async function run() {
+    if (!available || controller) return;
+    const focused = document.activeElement === runButton;
+    runButton.disabled = true;
+    stopButton.hidden = false;
+    if (focused) stopButton.focus();
+    controller = new AbortController();
+    const { signal } = controller;
+    try {
+      say(pythonReady ? "Getting SmolLM2's files…" : "Waiting for Python…", "busy");
+      const { sources, notes } = await fetchLiveFiles({
+        runtime, filesCall: calls.files, folder: new URL(o.live_url, document.baseURI), sizes: o.live_files, signal,
+        onProgress(name, loaded, total) {
+          if (!loaded) return;
+          bar.hidden = false;
+          bar.value = total ? loaded / total : 0;
+          say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
+        },
+      });
+      bar.hidden = true;
+      section.dataset.liveSource = [...sources].join(" ");
+      say(knocked.length ? `Running SmolLM2 in Python with ${knocked.length} head${knocked.length === 1 ? "" : "s"} knocked out…`
+        : "Running SmolLM2 in Python…", "running");
+      const answer = await runtime.call(...calls.predict, {
+        text: input.value, knock: knocked.map((k) => [k.layer, k.head, kindSelect.value]), target: spec.id }, { signal });
+      const extra = show(answer);
+      say(`SmolLM2 read your ${answer.tokens.length - 1} tokens (after <|endoftext|>, as every document starts) in ` +
+        `${num(answer.seconds, 1)} s, NumPy in your browser.${extra}${notes.map((t) => ` ${t}`).join("")}`, "done");
+    } catch (err) {
+      bar.hidden = true;
+      if (wasStopped(err)) {
+        say(STOPPED, "stopped");
+      } else {
+        say(lineAround("SmolLM2 could not run: ", pythonMessage(err), " What is shown below is from the run before."), "error");
+      }
+    } finally {
+      const focusedStop = document.activeElement === stopButton;
+      controller = null;
+      runButton.disabled = false;
+      stopButton.hidden = true;
+      if (focusedStop) runButton.focus();
+    }
+  }
+  runButton.addEventListener("click", run);
+  input.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); run(); } });
+  stopButton.addEventListener("click", () => controller?.abort());
+  return { grid, strip };
+}
