@@ -243,7 +243,8 @@ def test_the_live_sentence_uses_the_cell_that_holds_minilms_forward_pass(lesson)
     from sitebuild.pages.widget_fence import parse_widget
     from sitebuild.pages.lessons import parse_fence_info
 
-    widget = next(t for t in lesson.tokens if t.type == "fence" and t.info.startswith("widget real-heads"))
+    # the real-heads section's widget (Step 3's shows stored heads only: no live panel, no forward)
+    widget = next(t for t in lesson.tokens if t.type == "fence" and t.info.startswith("widget real-heads id=real-heads"))
     _, flags, options = parse_fence_info(widget.info, lesson.source_path, 1)
     spec = parse_widget(widget.content, options, {"flags": flags, "path": lesson.source_path, "line": 1})
     assert spec["options"]["forward"] == "minilm-forward" in [c.id for c in lesson.cells]
