@@ -43,12 +43,18 @@ new PerformanceObserver((list) => {
 #: build what came near the screen wait their turn, as a reader's eyes would take that long), not what Python
 #: sends later. Scrolling itself is no layout shift; what changes size as it comes into view is.
 SCROLL_THROUGH = """async () => {
+  // each wait is bounded by a timer too, and the whole walk by a deadline: page.evaluate has no timeout of its own,
+  // and one full run's scroll never ended (its frames never came), holding the suite until it was killed
+  const atMost = (ms, promise) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
   const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const deadline = performance.now() + 180000;
   for (let y = 0; y < document.documentElement.scrollHeight - innerHeight; y += innerHeight * 0.8) {
+    if (performance.now() > deadline) return false;
     scrollTo(0, y);
-    await frames();
+    await atMost(1000, frames());
     await new Promise((r) => requestIdleCallback(r, { timeout: 1000 }));
   }
+  return true;
 }"""
 
 
@@ -90,7 +96,7 @@ def test_loading_a_first_run_and_scrolling_through_shift_nothing(browser, site_u
         first = page.locator("[data-cell]").first
         first.get_by_role("button", name="Run").click()
         expect(Cell(page, first.get_attribute("data-cell")).wait_done()).not_to_be_empty()
-        page.evaluate(SCROLL_THROUGH)
+        assert page.evaluate(SCROLL_THROUGH), f"{size}: the scroll through the lesson did not end within 180 s"
         cls, window = cumulative_layout_shift(page.evaluate("layoutShifts"))
         assert cls <= MOST_CLS, f"{size}: CLS {cls:.3f}, its shifts:\n{explain(window)}"
     finally:

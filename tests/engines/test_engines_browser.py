@@ -15,7 +15,7 @@ from sites import build_once
 from engines import drivers
 from minilm_random import write_random_live
 
-LONG_FILE = True  # minutes in all: first in the suite's order (tests/conftest.py)
+LONG_FILE = True  # minutes in all: last in the suite's order (tests/support/layers.py says why)
 BOOT_S = 120  # WebKit's normal boot takes ~7 s here; a loaded CI machine far longer
 RUN_S = 120  # a cell here takes a second or two; the other worker's browser tests load the machine
 LOOP_CELL = "cost"  # Lesson 4's last cell

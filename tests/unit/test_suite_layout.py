@@ -35,8 +35,8 @@ def test_browser_tests_are_in_the_browser_layers_and_nowhere_else():
         assert path.name.endswith("_browser.py") == is_browser_file(path), path.relative_to(TESTS)
 
 
-def test_long_files_go_first_then_browser_files_by_size_then_the_rest():
+def test_browser_files_by_size_go_first_then_the_rest_then_long_files():
     engine, page, widgets, unit = (BROWSER_LAYERS[1] / "test_e_browser.py", BROWSER_LAYERS[0] / "test_p_browser.py",
                                    BROWSER_LAYERS[0] / "widgets" / "test_w_browser.py", TESTS / "unit" / "test_u.py")
     files = [(unit, 300, False), (page, 20, False), (engine, 4, True), (widgets, 30, False)]
-    assert [path for path, *_ in sorted(files, key=lambda f: file_order(*f))] == [engine, widgets, page, unit]
+    assert [path for path, *_ in sorted(files, key=lambda f: file_order(*f))] == [widgets, page, unit, engine]
