@@ -195,9 +195,16 @@ def smoke_lesson_4(d, url, isolated):
     d.key("Shift+Enter")  # the editor has the focus: run it from the keyboard
     d.wait(f"return document.querySelector(`[data-cell='{LOOP_CELL}'] .cell-output`)?.innerText.includes('looping')",
            "the loop to start", RUN_S, state=lambda: cell_state(d, LOOP_CELL))
-    d.click(f'[data-cell="{LOOP_CELL}"] .cell-stop')
+    # Taken: the cell says "Stopping…" at once (or has already stopped). CI once waited 120 s for a Stop that
+    # never showed a sign of being taken, WebKit under load, with nothing to say why: clicked until taken, and
+    # the wait says what the cell and the status line showed.
+    click_until(d, f'[data-cell="{LOOP_CELL}"] .cell-stop',
+                "const c = document.querySelector(`[data-cell='${arguments[0]}']`);"
+                "return ['stopped', 'error'].includes(c.dataset.status) || c.querySelector('.cell-state')?.textContent === 'Stopping…'",
+                "the Stop to be taken", LOOP_CELL)
     stopped = d.wait(f"const s = document.querySelector(`[data-cell='{LOOP_CELL}']`).dataset.status;"
-                     "return ['stopped', 'error'].includes(s) && s", "the Stop to end the loop", RUN_S)
+                     "return ['stopped', 'error'].includes(s) && s", "the Stop to end the loop", RUN_S,
+                     state=lambda: cell_state(d, LOOP_CELL))
     assert stopped == "stopped", d.name
     wait_ready(d)
     # Interrupted in place: the same interpreter. Else a new one, which re-ran the cells run before.

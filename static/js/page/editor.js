@@ -45,7 +45,9 @@ export function createEditor(parent, { doc, label, onRun, onChange }) {
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange(update.state.doc.toString());
         }),
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        // tabindex: an exercise's editor has a maximum height and scrolls; a scrolling region needs content the
+        // keyboard reaches (axe, scrollable-region-focusable), and contenteditable alone does not count there.
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.lineWrapping, // long lines wrap: no sideways scrolling inside a cell, on a phone either
         editorTheme(prefersDark()),
       ],
