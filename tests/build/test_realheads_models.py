@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 import pytest
-from lessonpy.models import minilm, realheads
+from lessonpy.models import head_writes, minilm, realheads
 from lessonpy.models.safetensors import read_safetensors
 from lessonpy.models.wordpiece import TokenizerError, WordPiece
 
@@ -344,14 +344,20 @@ def _assert_reproduces(heads, s, fresh, kv_group):
 
 def test_committed_minilm_data_recomputes_from_the_pinned_weights(minilm_weights):
     heads = realheads.load("minilm")
-    _assert_reproduces(heads, 3, minilm.forward(minilm_weights, heads.ids(3)), 1)
+    fresh = minilm.forward(minilm_weights, heads.ids(3))
+    _assert_reproduces(heads, 3, fresh, 1)
+    w_o = np.stack([minilm_weights[f"encoder.layer.{layer}.attention.output.dense.weight"] for layer in range(minilm.LAYERS)])
+    np.testing.assert_allclose(heads.norms(3), head_writes.value_norms(fresh["v"], w_o, minilm.HEADS), rtol=NORM_RTOL)
 
 
 def test_committed_smollm2_data_recomputes_from_the_pinned_weights(smol):
     from sitebuild.realheads import smollm2
 
     heads = realheads.load("smollm2")
-    _assert_reproduces(heads, 0, smollm2.forward(smol, heads.ids(0)), smol.heads // smol.kv_heads)
+    fresh = smollm2.forward(smol, heads.ids(0))
+    _assert_reproduces(heads, 0, fresh, smol.heads // smol.kv_heads)
+    w_o = np.stack([smol.W[f"blk.{layer}.attn_output.weight"] for layer in range(smol.layers)])
+    np.testing.assert_allclose(heads.norms(0), head_writes.value_norms(fresh["v"], w_o, smol.heads), rtol=NORM_RTOL)
 
 
 def test_the_live_minilm_file_is_small_and_close(minilm_weights):
