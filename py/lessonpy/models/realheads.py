@@ -13,7 +13,7 @@ The data (``static/data/realheads/<model>.npz``, made by ``python3 -m sitebuild.
 * ``q<s>``, ``k<s>``, ``v<s>``: float16 (F, T, D) for the F featured heads, in ``featured`` order; for the
   causal model RoPE is already applied to q and k.
 * ``n<s>``: float16 (L, H, T), every head's ``||v_j W_O^h||`` for every key j of sentence s: the size of what
-  that key passes on through the head (:mod:`lessonpy.models.head_writes`, which draws the weighted pattern).
+  that key passes on through the head (:mod:`lessonpy.models.head_writes`, which makes the weighted pattern).
 
 Rows are *not* renormalised after decoding: many tiny weights rounding to 0 would make the big ones grow
 by up to ~0.02, ten times the quantisation error. A decoded row sums to 1 within T / 510.
