@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from lessonpy.course.attention import cat_example as cat
-from lessonpy.course.attention import trained_head, trained_it
+from lessonpy.course.attention import first_token_writes, trained_head, trained_it
 from lessonpy.maths.attention import row_entropy as entropy  # the lesson's cells write these two out; same results
 from lessonpy.maths.attention import softmax
 from lessonpy.models import ablation, head_tests, live, realheads, sentence_changes
@@ -229,6 +229,7 @@ def numbers():
     total = gpt2_small_params(**GPT2)
     big = np.array(BIG_SCORES)
     return (realheads.numbers() | head_tests.numbers() | ablation.numbers() | sentence_changes.numbers()
+            | first_token_writes.numbers()
             | trained_it.numbers() | trained_head.numbers() | {
         "live_others": str(len(live.OTHERS)),  # the fixed sentences the change-heads panel compares with
         # Step 2: the draft's experiment (cells "draft", "draft-scaled", "draft-why", "draft-fixed")

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..project import ROOT
 
-from lessonpy.models import head_tests, minilm, realheads
+from lessonpy.models import head_tests, head_writes, minilm, realheads
 from lessonpy.maths.attention import scaled_dot_product_attention
 from lessonpy.models.safetensors import read_safetensors
 
@@ -57,7 +57,9 @@ def minilm_runner():
     info = {"model": "minilm", "title": "MiniLM-L6 (all-MiniLM-L6-v2)", "causal": False,
             "layers": minilm.LAYERS, "heads": minilm.HEADS, "kv_heads": minilm.HEADS,
             "head_dim": minilm.WIDTH // minilm.HEADS}
-    return info, run
+    # each layer's output projection (out, in); its bias belongs to no head (lessonpy.models.head_writes)
+    w_o = np.stack([W[f"encoder.layer.{layer}.attention.output.dense.weight"] for layer in range(minilm.LAYERS)])
+    return info, run, w_o
 
 
 def smollm2_runner():
@@ -73,7 +75,8 @@ def smollm2_runner():
 
     info = {"model": "smollm2", "title": "SmolLM2-135M-Instruct (4-bit GGUF)", "causal": True,
             "layers": model.layers, "heads": model.heads, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
-    return info, run
+    w_o = np.stack([model.W[f"blk.{layer}.attn_output.weight"] for layer in range(model.layers)])  # (out, in), no bias
+    return info, run, w_o
 
 
 def recompute(q, k, causal):
@@ -85,11 +88,15 @@ def recompute(q, k, causal):
 
 def extract(name, runner, out_dir: Path) -> dict:
     """Run one model on every sentence, pick its featured heads by score, and write its file."""
-    info, run = runner()
+    info, run, w_o = runner()
     results = [run(text) for text in SENTENCES]
     sentences = [{"text": text, "tokens": tokens, "ids": [int(i) for i in ids]}
                  for text, (ids, tokens, _) in zip(SENTENCES, results)]
     arrays = {f"w{s}": realheads.encode_weights(out["weights"], info["causal"]) for s, (_, _, out) in enumerate(results)}
+    # every head's ||v_j W_O^h|| (what each key passes on): float16's relative error 2**-11 is far below what the
+    # view draws, and every head costs little next to the weights (docs/realheads.md gives the bytes)
+    arrays.update({f"n{s}": head_writes.value_norms(out["v"], w_o, info["heads"]).astype(np.float16)
+                   for s, (_, _, out) in enumerate(results)})
     # score the heads on the data as shipped, exactly as the lesson's numbers will
     draft = realheads.Heads({**info, "sentences": sentences}, arrays)
     # the featured heads are the ones the field's tests pick on repeated random tokens (score_heads)

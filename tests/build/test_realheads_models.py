@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 import pytest
-from lessonpy.models import minilm, realheads
+from lessonpy.models import head_writes, minilm, realheads
 from lessonpy.models.safetensors import read_safetensors
 from lessonpy.models.wordpiece import TokenizerError, WordPiece
 
@@ -264,6 +264,74 @@ def test_the_changed_heads_data_recomputes_from_the_pinned_weights(minilm_folder
                                data["changes"]["off"]["layer"][last], atol=1e-4)
 
 
+# ---------------------------------------------------------------------------- what a head writes
+
+#: a shipped ||v_j W_O^h|| (float16, relative error 2**-11) against transformers' float32 (measured: 5e-4)
+NORM_RTOL = 2e-3
+
+
+def _writes_in_transformers(model, ids, layers):
+    """For every layer of *layers* ((self-attention's value projection, output projection) pairs of a
+    transformers model): the value projection's output (T, G * D), bias included, the output projection's
+    input-to-output weight (C, H * D) and output (T, C), and the attention probabilities (L, H, T, T)."""
+    import torch
+
+    seen, hooks = {}, []
+    for layer, (value, output) in enumerate(layers):
+        hooks.append(value.register_forward_hook(lambda mod, args, out, layer=layer: seen.__setitem__(("v", layer), out[0].numpy().copy())))
+        hooks.append(output.register_forward_hook(lambda mod, args, out, layer=layer: seen.__setitem__(("o", layer), out[0].numpy().copy())))
+    try:
+        attention, _ = reference_attention(model, ids)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return [(seen["v", layer], output.weight.detach().numpy(), output.bias, seen["o", layer])
+            for layer, (_, output) in enumerate(layers)], attention
+
+
+def _assert_writes(heads, s, found, attention, D):
+    """Each shipped ||v_j W_O^h|| against the one from transformers' own value vectors and output projection, and
+    what the heads pass on, weighted and summed (plus the projection's bias, which belongs to no head), against
+    the output projection's output: the decomposition the view draws adds up to what the layer adds."""
+    H = heads.heads
+    shipped = heads.norms(s)
+    for layer, (v, w_o, bias, out) in enumerate(found):
+        G = v.shape[-1] // D
+        total = np.zeros_like(out, dtype=np.float64)
+        for h in range(H):
+            g = h // (H // G)
+            f = v[:, g * D:(g + 1) * D].astype(np.float64) @ w_o[:, h * D:(h + 1) * D].T.astype(np.float64)  # (T, C)
+            np.testing.assert_allclose(shipped[layer, h], np.linalg.norm(f, axis=-1), rtol=NORM_RTOL)
+            total += attention[layer, h].astype(np.float64) @ f
+        if bias is not None:
+            total += bias.detach().numpy()
+        np.testing.assert_allclose(total, out, atol=2e-4)
+
+
+@needs_torch
+def test_minilm_value_norms_match_transformers_with_hooks(minilm_folder):
+    """MiniLM's value projection has a bias, which is part of each head's v_j; its output projection's bias is not."""
+    from transformers import BertModel
+
+    model = BertModel.from_pretrained(str(minilm_folder), attn_implementation="eager").eval()
+    heads = realheads.load("minilm")
+    layers = [(block.attention.self.value, block.attention.output.dense) for block in model.encoder.layer]
+    for s in (0, 3):
+        found, attention = _writes_in_transformers(model, heads.ids(s), layers)
+        assert all(bias is not None for _, _, bias, _ in found)
+        _assert_writes(heads, s, found, attention, minilm.WIDTH // minilm.HEADS)
+
+
+@needs_torch
+def test_smollm2_value_norms_match_transformers_with_hooks(smol_reference):
+    """SmolLM2's 9 query heads share 3 value heads, each through its own columns of o_proj; no biases."""
+    heads = realheads.load("smollm2")
+    layers = [(block.self_attn.v_proj, block.self_attn.o_proj) for block in smol_reference.model.layers]
+    found, attention = _writes_in_transformers(smol_reference, heads.ids(0), layers)
+    assert all(bias is None for _, _, bias, _ in found)
+    _assert_writes(heads, 0, found, attention, smol_reference.config.head_dim)
+
+
 # ---------------------------------------------------------------------------- the committed data, recomputed
 
 def _assert_reproduces(heads, s, fresh, kv_group):
@@ -276,14 +344,20 @@ def _assert_reproduces(heads, s, fresh, kv_group):
 
 def test_committed_minilm_data_recomputes_from_the_pinned_weights(minilm_weights):
     heads = realheads.load("minilm")
-    _assert_reproduces(heads, 3, minilm.forward(minilm_weights, heads.ids(3)), 1)
+    fresh = minilm.forward(minilm_weights, heads.ids(3))
+    _assert_reproduces(heads, 3, fresh, 1)
+    w_o = np.stack([minilm_weights[f"encoder.layer.{layer}.attention.output.dense.weight"] for layer in range(minilm.LAYERS)])
+    np.testing.assert_allclose(heads.norms(3), head_writes.value_norms(fresh["v"], w_o, minilm.HEADS), rtol=NORM_RTOL)
 
 
 def test_committed_smollm2_data_recomputes_from_the_pinned_weights(smol):
     from sitebuild.realheads import smollm2
 
     heads = realheads.load("smollm2")
-    _assert_reproduces(heads, 0, smollm2.forward(smol, heads.ids(0)), smol.heads // smol.kv_heads)
+    fresh = smollm2.forward(smol, heads.ids(0))
+    _assert_reproduces(heads, 0, fresh, smol.heads // smol.kv_heads)
+    w_o = np.stack([smol.W[f"blk.{layer}.attn_output.weight"] for layer in range(smol.layers)])
+    np.testing.assert_allclose(heads.norms(0), head_writes.value_norms(fresh["v"], w_o, smol.heads), rtol=NORM_RTOL)
 
 
 def test_the_live_minilm_file_is_small_and_close(minilm_weights):

@@ -60,7 +60,8 @@ def test_the_schema_of_each_model(heads):
         for name in "qkv":
             a = heads.arrays[f"{name}{s}"]
             assert a.dtype == np.float16 and a.shape == (F, T, heads.head_dim), (name, s, a.shape)
-    assert set(heads.arrays) == {f"{n}{s}" for s in range(len(heads.sentences)) for n in "wqkv"}
+        assert heads.arrays[f"n{s}"].dtype == np.float16 and heads.arrays[f"n{s}"].shape == (heads.layers, heads.heads, T)
+    assert set(heads.arrays) == {f"{n}{s}" for s in range(len(heads.sentences)) for n in "wqkvn"}
 
 
 def test_rows_sum_to_one_within_the_quantisation_error(heads):
@@ -234,3 +235,83 @@ def test_a_failed_download_is_data_missing_whatever_the_way_it_failed(monkeypatc
 
     with pytest.raises(realheads.DataMissing, match="could not download minilm.npz"):
         site_data.download("minilm.npz")
+
+
+# ---------------------------------------------------------------------------- what a head writes (head_writes)
+
+def test_every_heads_value_norms_read_back_and_weight_its_pattern(heads):
+    """n<s> is read back as (L, H, T) positive lengths for every head, and the grid's written array is each weight
+    times its key's length over the head's longest: no larger than the weight, equal to it at that longest key."""
+    for s in range(len(heads.sentences)):
+        T = len(heads.tokens(s))
+        assert heads.arrays[f"n{s}"].dtype == np.float16
+        norms = heads.norms(s)
+        assert norms.shape == (heads.layers, heads.heads, T) and norms.dtype == np.float32
+        assert np.isfinite(norms).all() and (norms > 0).all()
+    payload = realheads.grid_payload(heads, 2)
+    w, written = payload["arrays"]["weights"], payload["arrays"]["written"]
+    assert written.shape == w.shape and written.dtype == np.float32
+    assert (written <= w + 1e-7).all() and (written >= 0).all()
+    longest = heads.norms(2).argmax(-1)  # (L, H): each head's longest key
+    at = np.take_along_axis(written, longest[..., None, None].repeat(w.shape[2], -2), -1)
+    np.testing.assert_array_equal(at, np.take_along_axis(w, longest[..., None, None].repeat(w.shape[2], -2), -1))
+    # a head's cells divided by its weights give its keys' lengths over the longest, whatever the row
+    L, H = 1, 2
+    ratio = written[L, H][w[L, H] > 0.05] / w[L, H][w[L, H] > 0.05]
+    keys = np.nonzero(w[L, H] > 0.05)[1]
+    np.testing.assert_allclose(ratio, heads.norms(2)[L, H, keys] / heads.norms(2)[L, H].max(), rtol=1e-6)
+
+
+def test_a_file_without_value_norms_says_so():
+    heads = Heads.load("minilm")
+    broken = Heads(heads.meta, {k: v for k, v in heads.arrays.items() if k != "n0"})
+    with pytest.raises(realheads.DataBroken, match="value norms n0"):
+        broken.norms(0)
+
+
+def test_the_value_norms_are_the_lengths_of_what_each_head_adds_to_the_layers_output():
+    """head_writes.value_norms on a random grouped-query layer: each head's vectors v_j W_O^h, summed over the heads
+    with the weights, give merged heads @ W_O.T (the layer's output before its bias), and the norms are their lengths."""
+    from lessonpy.models import head_writes
+
+    rng = np.random.default_rng(3)
+    L, G, H, T, D = 2, 2, 4, 5, 3
+    v = rng.standard_normal((L, G, T, D))
+    w_o = rng.standard_normal((L, H * D, H * D))
+    a = rng.dirichlet(np.ones(T), size=(L, H, T))  # (L, H, T, T), rows sum to 1
+    norms = head_writes.value_norms(v, w_o, H)
+    assert norms.shape == (L, H, T)
+    for layer in range(L):
+        z = np.stack([a[layer, h] @ v[layer, h // (H // G)] for h in range(H)])  # (H, T, D), each head's output
+        merged = z.transpose(1, 0, 2).reshape(T, H * D)
+        f = [v[layer, h // (H // G)] @ w_o[layer, :, h * D:(h + 1) * D].T for h in range(H)]  # (T, C) per head
+        np.testing.assert_allclose(sum(a[layer, h] @ f[h] for h in range(H)), merged @ w_o[layer].T, atol=1e-9)
+        np.testing.assert_allclose(norms[layer], [np.linalg.norm(fh, axis=-1) for fh in f], rtol=1e-6)
+    with pytest.raises(ValueError, match="do not fit 3 heads"):
+        head_writes.value_norms(v, w_o, 3)
+
+
+def test_what_the_first_token_heads_write_is_computed_from_the_data_the_lesson_states():
+    """The lesson's writes_* numbers, recomputed here from the grid's written array (where the head's scale
+    cancels out of each row's share) and the norms, and the weight held to the head's score on the sentences."""
+    from lessonpy.course.attention import first_token_writes
+
+    values = first_token_writes.numbers()
+    scores = realheads.numbers()
+    for name in realheads.MODELS:
+        heads = Heads.load(name)
+        f = heads.featured_head("first")
+        shares, ratios = [], []
+        for s in range(len(heads.sentences)):
+            written = realheads.grid_payload(heads, s)["arrays"]["written"][f["layer"], f["head"], 1:]
+            shares.extend(written[:, 0] / written.sum(-1))
+            n = heads.norms(s)[f["layer"], f["head"]]
+            ratios.append(n[1:].mean() / n[0])
+        key = f"writes_{name}_first"
+        assert values[f"{key}_layer"] == str(f["layer"]) and values[f"{key}_head"] == str(f["head"])
+        assert values[f"{key}_share"] == f"{np.mean(shares):.2f}"
+        assert values[f"{key}_ratio"] == f"{np.mean(ratios):.0f}"
+        assert values[f"{key}_weight"] == scores[f"{name}_first_score"]
+        # what the prose says of them: the weight on the first token is large, and what it passes on short
+        assert float(values[f"{key}_weight"]) > 0.5 and float(values[f"{key}_ratio"]) >= 5
+        assert float(values[f"{key}_share"]) < float(values[f"{key}_weight"]) or name == "smollm2"

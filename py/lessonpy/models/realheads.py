@@ -12,6 +12,8 @@ The data (``static/data/realheads/<model>.npz``, made by ``python3 -m sitebuild.
   (row t keeps its t + 1 first weights), row after row; an encoder's as full T x T rows.
 * ``q<s>``, ``k<s>``, ``v<s>``: float16 (F, T, D) for the F featured heads, in ``featured`` order; for the
   causal model RoPE is already applied to q and k.
+* ``n<s>``: float16 (L, H, T), every head's ``||v_j W_O^h||`` for every key j of sentence s: the size of what
+  that key passes on through the head (:mod:`lessonpy.models.head_writes`, which makes the weighted pattern).
 
 Rows are *not* renormalised after decoding: many tiny weights rounding to 0 would make the big ones grow
 by up to ~0.02, ten times the quantisation error. A decoded row sums to 1 within T / 510.
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import ablation, head_tests
+from . import ablation, head_tests, head_writes
 from .site_data import DataBroken, DataMissing, HeadsError, download
 
 LEVELS = 255
@@ -142,6 +144,20 @@ class Heads:
             self._weights[s] = w
         return self._weights[s]
 
+    def norms(self, s):
+        """Every head's ``||v_j W_O^h||`` on sentence *s*, for every key j: float32 (L, H, T)."""
+        T = len(self.tokens(s))
+        n = self.arrays.get(f"n{s}")
+        if n is None or n.shape != (self.layers, self.heads, T):
+            raise DataBroken(f"{self.name}: expected the value norms n{s} of shape {(self.layers, self.heads, T)}, "
+                             f"got {None if n is None else n.shape}")
+        return n.astype(np.float32)
+
+    def written(self, s):
+        """Every head's pattern weighted by what each key passes on (:func:`head_writes.written`): float32
+        (L, H, T, T), each head divided by its largest ``||v_j W_O^h||`` on sentence *s*."""
+        return head_writes.written(self.weights(s), self.norms(s))
+
     def pattern(self, s, layer, head):
         """One head's weights on sentence *s*: float32 (T, T); row t is how query t spreads its attention."""
         self._check_head(layer, head)
@@ -191,13 +207,14 @@ def grid_payload(heads: Heads, s, target=None):
     event (``bridge.emit("arrays", grid_payload(...))``): ``arrays.weights`` is float32 (L, H, T, T), which
     the worker sends as one flat Float32Array plus its shape; ``featured`` names the heads with a job, so a
     click on any thumbnail can open ``heads.pattern(s, layer, head)`` (and, for a featured head, its Q, K, V)
-    in the linked view."""
+    in the linked view. ``arrays.written`` is the same shape: each pattern weighted by what each key passes on
+    (:meth:`Heads.written`), shown beside the open head's plain pattern."""
     return {"view": "heads-grid", "target": target, "model": heads.name, "title": heads.meta.get("title", heads.name),
             "causal": heads.causal, "sentence": s, "tokens": heads.tokens(s), "text": heads.sentences[s]["text"],
             "layers": heads.layers, "heads": heads.heads,
             "featured": [{k: f[k] for k in ("job", "layer", "head", "score", "test", "test_score", "chance")}
                          for f in heads.featured],
-            "arrays": {"weights": heads.weights(s)}}
+            "arrays": {"weights": heads.weights(s), "written": heads.written(s)}}
 
 
 # ---------------------------------------------------------------------------- what a head does

@@ -429,7 +429,8 @@ def test_changed_heads_change_what_the_model_says_and_stop_loses_nothing(browser
 def test_after_a_live_run_the_menu_names_your_sentence_and_a_bad_change_value_adds_nothing(browser, live_site):
     """From SmolLM2's grid, a live run: the sentence menu names the reader's sentence (not "0: …" of the grid
     before) and lists MiniLM's shipped sentences, one of which goes back to them. A "what to do" value that names
-    no change (set from devtools) adds nothing, and throws nothing."""
+    no change (set from devtools) adds nothing, and throws nothing. What the open head writes has no shipped lengths
+    for the reader's sentence: its panel says so, and draws again once a shipped sentence is back."""
     url, _ = live_site
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
@@ -449,8 +450,13 @@ def test_after_a_live_run_the_menu_names_your_sentence_and_a_bad_change_value_ad
         shipped = [s["text"] for s in realheads.load("minilm").sentences]
         expect(menu.locator("option")).to_have_text([f"Your sentence: {SENTENCE}"] + [f"{i}: {t}" for i, t in enumerate(shipped)])
         expect(real.get_by_label("Model")).to_have_value("minilm")
+        writes = real.locator(".realheads-writes")
+        expect(writes).to_have_attribute("data-state", "none")
+        expect(writes.locator(".realheads-writes-none")).to_contain_text("the lesson's sentences only")
+        expect(writes.locator("canvas")).to_be_hidden()
         menu.select_option("2")  # back to the shipped data
         expect(real.locator(".realheads-grid figcaption")).to_contain_text("on sentence 2", timeout=RUN_TIMEOUT_MS)
+        expect(writes).to_have_attribute("data-state", "shown")
         expect(menu.locator("option")).to_have_count(len(shipped))
         check_clean(page)
     finally:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, RUN_TIMEOUT_MS
-from lessonpy.models import ablation
+from lessonpy.models import ablation, realheads
 from pages import Widget
 from widget_site import LESSON
 
@@ -116,6 +117,43 @@ def test_an_ablation_bar_opens_its_head_in_smollm2s_grid(phone):
     phone.keyboard.press("Enter")
     expect(real).to_have_attribute("data-open", f"{top['layer']},{top['head']}")
     expect(real.locator(".realheads-open-title")).to_be_in_viewport()
+
+
+def test_what_the_open_head_writes_is_drawn_beside_its_pattern_and_follows_the_selected_row(phone):
+    """SmolLM2's first-token head: under its pattern, the panel of what it writes, on the phone's screen, whose table
+    holds Python's weighted pattern (lessonpy.models.head_writes) where the plain table holds the weights; the arrow
+    keys on its picture choose the query row of the whole view, and a row chosen in the view is marked in its table."""
+    real = Widget(phone, "real").locator
+    real.get_by_label("Model").select_option("smollm2")
+    expect(real.locator(GRID)).to_have_attribute("data-heads", "270", timeout=RUN_TIMEOUT_MS)
+    heads = realheads.load("smollm2")
+    f = heads.featured_head("first")
+    r = rect_of(layout(phone), f["layer"], f["head"])
+    real.locator(GRID).tap(position={"x": r["x"] + r["size"] / 2, "y": r["y"] + r["size"] / 2})
+    expect(real).to_have_attribute("data-open", f"{f['layer']},{f['head']}")
+    writes = real.locator(".realheads-writes")
+    expect(writes).to_have_attribute("data-state", "shown")
+    canvas = writes.locator("canvas")
+    expect(canvas).to_have_attribute("aria-label", re.compile("what the head writes"))
+    box = canvas.bounding_box()
+    assert box["width"] > 200 and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    writes.get_by_text("Show what the open head writes as a table").click()
+    table = writes.locator("table")
+    expect(table.locator("caption")).to_contain_text(f"layer {f['layer']}, head {f['head']}")
+    want, weights = heads.written(0)[f["layer"], f["head"]], heads.pattern(0, f["layer"], f["head"])
+    row = 3
+    cells = table.locator(f"tr[data-row='{row}'] td")
+    got = [float(v) for v in cells.evaluate_all("tds => tds.map((td) => td.dataset.value)")]
+    np.testing.assert_allclose(got, want[row], atol=1e-6)
+    # the plain pattern parks everything on the first token; what it writes from there is a small fraction
+    assert weights[row, 0] > 0.9 and got[0] < 0.2 * weights[row, 0], (weights[row, 0], got[0])
+    view = real.locator(".realheads-view .attn-view")
+    phone.evaluate("() => lessonWidgets.find((w) => w.id === 'real').view.select(1)")
+    expect(table.locator("tr[aria-current='true']")).to_have_attribute("data-row", "1")
+    canvas.focus()
+    phone.keyboard.press("ArrowDown")
+    expect(view).to_have_attribute("data-selected", "2")
+    expect(table.locator("tr[aria-current='true']")).to_have_attribute("data-row", "2")
 
 
 def test_a_struck_token_strikes_its_word_not_its_leading_space(phone):

@@ -235,7 +235,8 @@ def real_head_example(cell, title=None, target=None):
 
 def real_heads_prerender(model="minilm", sentence=0, job=None, target=None, ablation_view=True):
     """The real-heads widget's picture before Python loads, computed at build time from the committed data:
-    the sentence and the featured head *job* (default: the model's first) as stored, without the whole grid
+    the sentence and the featured head *job* (default: the model's first) as stored, and what it writes
+    (:meth:`lessonpy.models.realheads.Heads.written`), without the whole grid
     (L x H x T x T numbers would weigh on every page view; the page asks Python for them), and, when the widget
     shows it (*ablation_view*), the whole of its ablation view (:func:`lessonpy.models.ablation.payload`: fixed data,
     2 KB gzipped), drawn with the widget, so it never arrives later to push the page down under the reader."""
@@ -247,7 +248,8 @@ def real_heads_prerender(model="minilm", sentence=0, job=None, target=None, abla
     return {**grid, "widget": "real-heads", "sentences": [x["text"] for x in heads.sentences],
             "models": [{"name": name, "title": realheads.load(name).meta["title"]} for name in realheads.MODELS],
             "open": {"layer": f["layer"], "head": f["head"], "job": f["job"],
-                     "weights": heads.pattern(s, f["layer"], f["head"])},
+                     "weights": heads.pattern(s, f["layer"], f["head"]),
+                     "written": heads.written(s)[f["layer"], f["head"]]},
             **({"ablation": ablation.payload(target=target)} if ablation_view else {})}
 
 

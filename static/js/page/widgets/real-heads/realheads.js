@@ -1,6 +1,8 @@
 // Every head of a trained model on one sentence: pick a model and a sentence, see the L × H grid of
 // patterns (components/headgrid.js), open one in the linked view with its numbers as a table whose
-// caption names the model, layer and head (counted from 0). Under the view, the strip
+// caption names the model, layer and head (counted from 0). Under the view, what the open head writes
+// (realheads-writes.js: the pattern weighted by the size of what each key passes on, Python's arrays.written).
+// Under that, the strip
 // (components/headstrip.js) shows the view's selected query row in every head of the open head's
 // layer, with a table of each head's strongest keys; a line of it opens that head. Python
 // (lessonpy.course.attention.widget_payloads.real_heads) sends the shipped weights as one float32 (L, H, T, T) array;
@@ -17,6 +19,7 @@ import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessa
 import { lineAround } from "../../line.js";
 import { STOPPED, wasStopped } from "../live-download.js";
 import { createAblationView } from "./realheads-ablation.js";
+import { createWritesView } from "./realheads-writes.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
 
 // The most characters the live panel's sentence boxes hold (yours, and the one to compare with): what a reader types
@@ -90,6 +93,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
   const featuredList = el("ul", "realheads-featured");
   const openHeading = el("h4", "realheads-open-title");
   const viewHost = el("div", "realheads-view");
+  const writesHost = el("div", "realheads-writes-host");
   const details = el("details", "realheads-table");
   details.append(el("summary", "", "Show the open head's weights as a table"));
   const stripFigure = el("figure", "realheads-strip");
@@ -106,7 +110,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
   // a lesson that shows the grid for its patterns alone leaves out the live MiniLM panel and the ablation view
   const live = spec.options.live === false ? null : createLivePanel();
   section.append(controls, status, ...(live ? [live.element] : []), tokensLine, gridFigure, featuredList, openHeading,
-    viewHost, stripHeading, stripFigure, details, stripDetails);
+    viewHost, writesHost, stripHeading, stripFigure, details, stripDetails);
   // the build's fixed data; a bar opens its head in SmolLM2's grid (where the page offers SmolLM2)
   const offersSmol = models.some((m) => m.name === ABLATED_MODEL);
   if (spec.options.ablation !== false) createAblationView(section, initial.ablation, offersSmol ? { onOpen: openAblated } : {});
@@ -125,7 +129,8 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
       return `${headName(head)}${f ? `: the ${jobName(f.job, payload.causal)} head` : ""}${c ? ` (${changeName(c.change)})` : ""}`;
     },
   });
-  view.store.subscribe((row) => { table?.select(row); showStrip(); });
+  const writes = createWritesView(writesHost, { onSelect: (row) => view.store.set(row) });
+  view.store.subscribe((row) => { table?.select(row); writes.select(row); showStrip(); });
   const stripTable = createListTable(stripDetails, {
     caption: "Each head's strongest keys for one query",
     columns: ["head", "strongest key", "its weight", "second key", "second key's weight"],
@@ -191,6 +196,15 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
     return null;
   }
 
+  /** What the open head writes (head_writes.written): from the grid once Python sent it, else the build's
+   *  picture; null for the reader's live sentence, which has no shipped norms. */
+  function writtenOf(head) {
+    if (payload.arrays?.written) return headWeights(payload.arrays.written, head);
+    if (payload.arrays?.weights) return null;
+    if (payload.open && payload.open.layer === head.layer && payload.open.head === head.head) return payload.open.written ?? null;
+    return null;
+  }
+
   /**
    * Open a head. The head-change controls follow MiniLM's open head when the reader opened it (`follow`), not
    * when a redraw keeps the same head open: a grid arriving while the reader sets the menus must not reset them.
@@ -213,6 +227,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
     table = createTable(host, { caption: `${name}: attention weights ${how}`, rowHeader: "query", colHeader: "key" });
     table.update({ matrix: weights, rowLabels: payload.tokens, colLabels: payload.tokens });
     table.select(view.store.get());
+    writes.update({ written: writtenOf(open), tokens: payload.tokens, causal: payload.causal, name });
     section.dataset.open = `${open.layer},${open.head}`;
     showStrip(); // the view's row broadcast did already, unless the view refused the weights
     if (reveal) {
