@@ -398,3 +398,27 @@ def test_step_3s_real_heads_disagree_on_the_second_the_as_the_text_says():
     assert query - 1 in tops and tokens[query - 1] == "on"
     assert tokens.index("the") in tops
     assert (tops == 0).sum() >= 3 and tokens[0] == "[CLS]"
+
+
+#: Issue 41's budget for Lesson 4's main path: about 45 minutes of reading (it was 10,300 words, 2-3 hours).
+MAIN_PATH_WORDS = 6_500
+
+
+def main_path_words(tokens) -> int:
+    """The words of the prose a reader meets outside the closed asides: paragraphs, headings and lists (their
+    inline text, a number or an inline formula as one word); code, display maths, widgets and asides not counted."""
+    from sitebuild.pages import aside
+
+    words, inside = 0, False
+    for token in tokens:
+        if token.type in (aside.OPEN, aside.CLOSE):
+            inside = token.type == aside.OPEN
+        elif token.type == "inline" and not inside:
+            text = re.sub(r"\{\{.*?\}\}|\$[^$]+\$", "N", token.content)
+            words += len(text.split())
+    return words
+
+
+def test_lesson_4s_main_path_keeps_to_its_reading_budget(lesson):
+    words = main_path_words(lesson.tokens)
+    assert 3_000 < words <= MAIN_PATH_WORDS, f"Lesson 4's main path has {words:,} words of prose; the budget is {MAIN_PATH_WORDS:,}"
