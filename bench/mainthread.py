@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The page's main thread at load, two builds compared run by run (not a timed test).
 
-    python3 bench/mainthread.py OLD_SITE NEW_SITE [--runs 6] [--profile out.cpuprofile]
+    python3 bench/mainthread.py OLD_SITE NEW_SITE [--runs 6] [--cpu] [--profile out.cpuprofile]
 
 Each run opens each site (alternating which goes first) in a fresh Chromium context, presses Run
 on the lesson's `output` cell the moment it exists, as bench/startup.py does, and records the long
 tasks until its output is on screen: their count, the blocking time (each task's time past 50 ms)
 and the longest. Then it waits until every editor is built, and 1.5 s more, and records the
-long tasks of that tail as well. `--profile` writes a CPU profile (DevTools format) of NEW_SITE's
+long tasks of that tail as well. `--cpu` also traces each load and gives the same figures in the
+main thread's own CPU time (each task's thread time, Chromium's `tdur`): a long task's wall time also
+counts the time its thread waited for a core, so on a busy 2-core machine a page of 30-40 ms tasks
+shows long tasks of 60-80 ms and a blocking time that is the machine's, not the page's (docs/speed.md,
+"The main thread"). `--profile` writes a CPU profile (DevTools format) of NEW_SITE's
 first load + run, to read in Chrome's Performance panel or to summarise with --top.
 """
 
@@ -28,10 +32,37 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from sitebuild.server import serve_in_thread  # noqa: E402
 
 
-def one_run(browser, url: str, profile: Path | None = None) -> dict:
+# The trace --cpu reads: the scheduler's tasks with their thread time, and the page's mark (below).
+TRACE_CATEGORIES = ["disabled-by-default-devtools.timeline", "blink.user_timing"]
+# Put in the trace once the output is in, at the output's moment: it names the lesson's main thread and puts the
+# moment in the trace's clock (Chromium's trace of a new renderer does not always hold its navigationStart).
+OUTPUT_MARK = "bench:output"
+
+
+def cpu_figures(trace: bytes) -> dict:
+    """The main thread's CPU time up to the output and in the tail after it: total, longest task, blocking."""
+    events = json.loads(trace)["traceEvents"]
+    mark = next((e for e in events if e["name"] == OUTPUT_MARK), None)
+    if mark is None:
+        raise SystemExit(f"the trace lacks the mark {OUTPUT_MARK}: did Chromium's trace categories change?")
+    thread, out = (mark["pid"], mark["tid"]), mark["ts"]
+    runs = [e for e in events if e["name"] == "RunTask" and e.get("ph") == "X" and (e["pid"], e["tid"]) == thread]
+    if not any("tdur" in e for e in runs):
+        raise SystemExit("the trace's tasks on the page's main thread have no thread time (tdur): no CPU figures")
+    tasks = [(e["ts"], e.get("tdur", 0) / 1000) for e in runs]
+    figures = {}
+    for prefix, part in (("", [ms for ts, ms in tasks if ts < out]), ("tail_", [ms for ts, ms in tasks if ts >= out])):
+        figures |= {f"{prefix}cpu_ms": sum(part), f"{prefix}cpu_longest_ms": max(part, default=0),
+                    f"{prefix}cpu_blocking_ms": blocking_ms(part)}
+    return figures
+
+
+def one_run(browser, url: str, profile: Path | None = None, cpu: bool = False) -> dict:
     context = browser.new_context()
     try:
         page = context.new_page()
+        if cpu:
+            browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
         session = None
         if profile:
             session = context.new_cdp_session(page)
@@ -40,6 +71,8 @@ def one_run(browser, url: str, profile: Path | None = None) -> dict:
             session.send("Profiler.start")
         first = first_result(page, url + "lessons/attention/", lesson_ready, LESSON_OUTPUT)
         seen = len(page.evaluate("window.__longtasks"))
+        if cpu:
+            page.evaluate("(name) => performance.mark(name, {startTime: window.__outputAt})", OUTPUT_MARK)
         if session:
             result = session.send("Profiler.stop")
             profile.write_text(json.dumps(result["profile"]))
@@ -47,7 +80,10 @@ def one_run(browser, url: str, profile: Path | None = None) -> dict:
         page.locator("pre.code-standin, pre.cell-static").first.wait_for(state="detached", timeout=30_000)
         page.wait_for_timeout(1500)
         tail = page.evaluate("window.__longtasks")[seen:]
-        return {**first, "count": seen, "tail_blocking_ms": blocking_ms(tail), "tail_longest_ms": max(tail, default=0)}
+        row = {**first, "count": seen, "tail_blocking_ms": blocking_ms(tail), "tail_longest_ms": max(tail, default=0)}
+        if cpu:
+            row |= cpu_figures(browser.stop_tracing())
+        return row
     finally:
         context.close()
 
@@ -88,6 +124,7 @@ def main() -> int:
     parser.add_argument("old", type=Path)
     parser.add_argument("new", type=Path)
     parser.add_argument("--runs", type=int, default=6)
+    parser.add_argument("--cpu", action="store_true", help="also the main thread's CPU time per task, from a trace")
     parser.add_argument("--profile", type=Path)
     parser.add_argument("--top", action="store_true", help="print the profile's heaviest functions")
     args = parser.parse_args()
@@ -103,17 +140,18 @@ def main() -> int:
             for i in range(args.runs):
                 order = ("old", "new") if i % 2 == 0 else ("new", "old")
                 for name in order:
-                    row = one_run(browser, servers[name][1])
+                    row = one_run(browser, servers[name][1], cpu=args.cpu)
                     results[name].append(row)
                     print(name, {k: round(v, 1) if isinstance(v, float) else v for k, v in row.items()}, flush=True)
         finally:
             browser.close()
-    for key in ("blocking_ms", "longest_ms", "count", "first_s", "tail_blocking_ms", "tail_longest_ms"):
+    cpu_keys = ("cpu_ms", "cpu_longest_ms", "cpu_blocking_ms", "tail_cpu_ms", "tail_cpu_longest_ms", "tail_cpu_blocking_ms")
+    for key in ("blocking_ms", "longest_ms", "count", "first_s", "tail_blocking_ms", "tail_longest_ms", *(cpu_keys if args.cpu else ())):
         if not results["old"]:
             break
         old = [r[key] for r in results["old"]]
         new = [r[key] for r in results["new"]]
-        print(f"{key:18} old median {statistics.median(old):8.1f} [{min(old):.1f}-{max(old):.1f}]"
+        print(f"{key:20} old median {statistics.median(old):8.1f} [{min(old):.1f}-{max(old):.1f}]"
               f"   new median {statistics.median(new):8.1f} [{min(new):.1f}-{max(new):.1f}]")
     return 0
 
