@@ -40,14 +40,14 @@ import numpy as np
 
 from . import next_token, quantised, smollm2
 
-#: the most new tokens one generation makes: without the cache the 20th reruns the pass over up to 83 tokens
-#: (next_token.MAX_TOKENS + 19), about 17 s in the page (docs/speed.md)
+#: the most new tokens one generation makes: without the cache the last reruns the pass over up to
+#: next_token.MAX_TOKENS + 19 tokens, whose products grow with the text (seconds each in the page: docs/speed.md)
 MAX_NEW_TOKENS = 20
 #: the highest sampling temperature: past 2 SmolLM2's samples are mostly noise (the distribution is near flat)
 MAX_TEMPERATURE = 2.0
 #: seeds are what NumPy's generators take whole: 0 to 2**32 - 1
 MAX_SEED = 2**32 - 1
-#: a call of :func:`more` returns once it has made tokens for this long (and made at least one)
+#: a call of :func:`more` returns once it has worked this long (one step at least: a token, or the first pass)
 CHUNK_SECONDS = 1.0
 #: bytes of unpacked 4-bit blocks a generation keeps for its steps (KeptLayers): SmolLM2's all, 30 layers of
 #: 4.4 MB and the output matrix's 32 MB, within the issue's 500 MB added (measured: docs/speed.md)

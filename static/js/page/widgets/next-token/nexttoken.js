@@ -408,8 +408,11 @@ export function createNextToken({ section, spec, runtime, calls }) {
     say(`Generated ${generatingSays(g)}: ${first}.${notes.map((t) => ` ${t}`).join("")}`, "generated");
   }, {
     failed: "SmolLM2 could not generate: ",
-    stopped: () => (made?.made ? `Stopped: ${made.made === 1 ? "the token made before it stays" : `the ${made.made} ` +
-      "tokens made before it stay"} shown. Generate starts again from your text." : STOPPED),
+    stopped: () => {
+      if (!made?.made) return STOPPED;
+      const kept = made.made === 1 ? "the token made before it stays" : `the ${made.made} tokens made before it stay`;
+      return `Stopped: ${kept} shown. Generate starts again from your text.`;
+    },
   });
 
   runButton.addEventListener("click", run);
