@@ -123,7 +123,7 @@ def _reader_function(reader, cells, name):
     if found is None:
         where = f'the cell "{cell}"' if cell else "a cell of this page"
         raise smollm2.ReaderFunctionError(f"no {name} of yours has run: define it in {where}, run that cell, "
-                                          "then try again (or untick your functions)")
+                                          "then try again (or untick \"Use my own\")")
     return found
 
 

@@ -329,7 +329,11 @@ export function createNextToken({ section, spec, runtime, calls }) {
     } catch (err) {
       bar.hidden = true;
       if (wasStopped(err)) say(stopped(), "stopped");
-      else say(lineAround(failed, pythonMessage(err), " What is shown below is from the run before."), "error");
+      else {
+        // Python's one-line messages end without a full stop; the page's sentence after them needs one between
+        const message = pythonMessage(err).replace(/[.!?]?\s*$/, ".");
+        say(lineAround(failed, message, " What is shown below is from the run before."), "error");
+      }
     } finally {
       const focusedStop = document.activeElement === stopButton;
       controller = null;
@@ -392,13 +396,13 @@ export function createNextToken({ section, spec, runtime, calls }) {
 
   const generateRun = () => busy(generateButton, async (signal, notes) => {
     const sampled = chooseSelect.value === "sample";
-    made = null;
-    generated.hidden = true;
     say("Generating: reading your text first…", "generating");
     let g = await runtime.call(...calls.generate, {
       text: input.value, cache: waySelect.value === "cache", temperature: sampled ? Number(temperatureInput.value) : 0,
       seed: sampled ? Number(seedInput.value) : 0, new_tokens: Number(countInput.value),
       knock: knocked.map((k) => [k.layer, k.head, "off"]), mine: mine(), cells: o.reader_cells, target: spec.id }, { signal });
+    made = null; // a new run: the last one's text stays until this one has tokens, or a bad option is refused
+    generated.hidden = true;
     while (!g.done) {
       g = await runtime.call(...calls.more, { run: g.run, target: spec.id }, { signal });
       showGenerated(g);
