@@ -206,6 +206,13 @@ def test_the_readers_decode_step_mistakes_are_named_in_one_line(folder, code, sa
     assert "\n" not in str(info.value)
 
 
+def test_a_prediction_with_no_causal_attention_of_the_readers_says_where_to_define_it(folder):
+    with pytest.raises(smollm2.ReaderFunctionError, match='no causal_attention of yours has run: define it in the cell "prefix"'):
+        next_token.predict(TEXT, folder=folder, mine=["causal_attention", "decode_step"], cells=CELLS, reader=reader_with(None))
+    # their decode_step alone changes nothing of a prediction, which has no cached step
+    assert next_token.predict(TEXT, folder=folder, mine=["decode_step"], cells=CELLS, reader=reader_with(None))["attention"] == "lesson"
+
+
 def test_without_the_cache_the_readers_decode_step_is_not_asked_for(folder):
     reply = generated(folder, new_tokens=3, cache=False, mine=["decode_step"], cells=CELLS, reader=reader_with(None))
     assert reply["done"] and reply["functions"]["decode_step"] == "lesson"
