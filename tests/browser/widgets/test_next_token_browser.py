@@ -121,6 +121,7 @@ def test_generate_with_the_cache_and_without_then_stop(browser, smol_site):
         want = generate.more(want["run"])
     assert widget.get_attribute("data-generated") == want["text"]
     expect(widget.locator(".widget-status")).to_contain_text("4 of 4 tokens with the KV cache (greedy)")
+    expect(widget.locator(".widget-status")).to_contain_text(f"The new text: “{want['text']}”")  # read out once, at the end
     expect(widget.locator(".nexttoken-timings")).to_contain_text("with the KV cache")
 
     widget.get_by_role("combobox", name="Run").select_option("full")

@@ -133,8 +133,9 @@ export function createNextToken({ section, spec, runtime, calls }) {
   generateButton.type = "button";
   const genButtons = el("div", "widget-controls");
   genButtons.append(generateButton);
+  // not a live region: it is rewritten at every chunk, and the status line says how far the run is; the text is
+  // read out once, in the status, when the run ends
   const generated = el("p", "nexttoken-generated");
-  generated.setAttribute("aria-live", "polite");
   generated.hidden = true;
   const timings = el("table", "nexttoken-timings");
   timings.hidden = true;
@@ -409,7 +410,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
       say(`Generating: ${generatingSays(g)}…`, "generating");
     }
     const first = `reading your text took ${num(g.first_seconds, 1)} s`;
-    say(`Generated ${generatingSays(g)}: ${first}.${notes.map((t) => ` ${t}`).join("")}`, "generated");
+    say(`Generated ${generatingSays(g)}: ${first}. The new text: “${g.text}”.${notes.map((t) => ` ${t}`).join("")}`, "generated");
   }, {
     failed: "SmolLM2 could not generate: ",
     stopped: () => {
