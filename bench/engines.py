@@ -3,6 +3,7 @@
 from stock files, and the memory the lesson takes, step by step.
 
     python3 bench/engines.py [--runs 3] [--site site] [--engines chromium,firefox,webkit] [--no-memory]
+                             [--no-startup] [--smollm2]
 
 First output: per run and engine, each page (raw, then lesson) in a new browser with an empty profile, served
 isolated by the project's dev server from this machine (interleaved, so noise hits both alike): navigation start
@@ -16,6 +17,7 @@ phone's memory limit sees comes closest to this), sampled every 0.25 s, as the p
 value at its end, less the same browser on about:blank: the lesson opened to its first output, after each cell
 run in page order, after the live MiniLM panel ran on a sentence (the site's real weights: `python3 build.py`
 without --no-live-model). And Python's WebAssembly memory (the worker's heap), which only grows.
+--smollm2: the same memory for Lesson 5's live SmolLM2 panel (live_smollm2), with its pass and token times.
 Drivers: tests/engines/drivers.py. WebKit needs Xvfb, as in the tests.
 """
 
@@ -172,6 +174,78 @@ def memory(engine: str, base: str, log: Path) -> list[tuple[str, float, float, f
     return rows
 
 
+#: 31 tokens after the start token the panel puts first: the 32 of the issue's goal and of bench/live_smollm2.py
+SMOL_TEXT = ("The cat sat on the mat because it was tired. The cat sat on the mat because it was tired. "
+             "The cat sat on the mat because it was")
+SMOL_NEW_TOKENS = 8
+NEXT = "document.querySelector('[data-widget=next-token]')"
+
+
+def live_smollm2(engine: str, base: str, log: Path) -> tuple[list, dict]:
+    """Lesson 5's "What comes next?" in `engine`, as a reader uses it: Run SmolLM2 on SMOL_TEXT (the first run
+    downloads the 97.7 MB), Run again (the next pass), then Generate SMOL_NEW_TOKENS greedy tokens with the KV cache.
+    Returns the memory rows, as memory() does, and {step: seconds}: each step's wall time from the click, and the
+    panel's own figures (the pass's time in Python, seconds per generated token)."""
+    d = drivers.start(engine, log)
+    sampler = Sampler()
+    rows, seconds = [], {}
+
+    def record(step):
+        peak, now = sampler.step()
+        rows.append((step, (peak - blank) / 1e6, (now - blank) / 1e6, wasm_mb(d)))
+
+    def press(button: str, states: tuple[str, ...], what: str) -> float:
+        d.js(f"const w = {NEXT}; w.dataset.state = ''; w.querySelector(arguments[0]).click();", button)
+        start = time.monotonic()
+        state = d.wait(f"const s = {NEXT}.dataset.state; return arguments[0].includes(s) && s", what, 900, list(states))
+        if state not in states[:1]:
+            raise RuntimeError(f"{engine}: {what} ended {state}: {d.js(f'return {NEXT}.querySelector(`.widget-status`).textContent')}")
+        return time.monotonic() - start
+
+    try:
+        d.open("about:blank")
+        time.sleep(2)
+        _, blank = sampler.step()
+        d.open(base + "site/lessons/causal-mask/")
+        d.wait("return document.querySelector('.py-status')?.dataset.state === 'ready' && document.body.dataset.cells === 'ready'",
+               "Python", 180)
+        d.js(f"{NEXT}.scrollIntoView()")
+        state = d.wait(f"return {NEXT}?.dataset.state", "the next-token panel", 60)
+        if state == "absent":
+            print(f"  {engine}: this site has no SmolLM2 weights (built with --no-live-model?)", file=sys.stderr)
+            return rows, seconds
+        record("Lesson 5, Python ready")
+        d.js(f"const box = {NEXT}.querySelector('.nexttoken-text'); box.value = arguments[0];"
+             "box.dispatchEvent(new Event('input', {bubbles: true}));", SMOL_TEXT)
+        seconds["first run: download + pass (wall)"] = press(".nexttoken-run", ("done", "error", "stopped"), "the first run")
+        tokens = d.js(f"return {NEXT}.querySelectorAll('.nexttoken-tok').length")
+        seconds[f"first pass, {tokens} tokens (Python)"] = float(d.js(f"return {NEXT}.dataset.seconds"))
+        record("SmolLM2 first run")
+        seconds["next run (wall)"] = press(".nexttoken-run", ("done", "error", "stopped"), "the next run")
+        seconds[f"next pass, {tokens} tokens (Python)"] = float(d.js(f"return {NEXT}.dataset.seconds"))
+        record("SmolLM2 next run")
+        d.js(f"const n = {NEXT}.querySelector('.nexttoken-count'); n.value = arguments[0];"
+             "n.dispatchEvent(new Event('input', {bubbles: true})); n.dispatchEvent(new Event('change', {bubbles: true}));",
+             SMOL_NEW_TOKENS)
+        seconds[f"generate {SMOL_NEW_TOKENS} with the cache (wall)"] = press(
+            ".nexttoken-generate-run", ("generated", "error", "stopped"), "the generation")
+        seconds["a token with the cache (Python)"] = float(d.js(f"return {NEXT}.dataset.perTokenCache"))
+        record(f"generated {SMOL_NEW_TOKENS} tokens")
+    finally:
+        sampler.close()
+        d.close()
+    return rows, seconds
+
+
+def print_memory(title: str, rows) -> None:
+    print(f"\n{title}: the browser's processes (PSS) less about:blank, MB; Python's wasm memory, MB")
+    print(f"{'step':34}{'peak':>10}{'end':>10}{'wasm':>10}")
+    for step, peak, end, wasm in rows:
+        print(f"{step:34}{peak:>10.0f}{end:>10.0f}{wasm:>10.0f}")
+    if rows:
+        print(f"{'largest':34}{max(r[1] for r in rows):>10.0f}{max(r[2] for r in rows):>10.0f}{max(r[3] for r in rows):>10.0f}")
+
+
 def spread(values, fmt=".2f") -> str:
     return f"{statistics.median(values):{fmt}} [{min(values):{fmt}}-{max(values):{fmt}}]"
 
@@ -183,6 +257,8 @@ def main() -> int:
     parser.add_argument("--engines", default=",".join(("chromium", *drivers.ENGINES)))
     parser.add_argument("--no-memory", action="store_true", help="first output only")
     parser.add_argument("--no-startup", action="store_true", help="memory only")
+    parser.add_argument("--smollm2", action="store_true",
+                        help="also Lesson 5's live SmolLM2 panel: its first and next pass, 8 tokens with the cache, memory")
     args = parser.parse_args()
     engines = args.engines.split(",")
     for engine in engines:
@@ -209,13 +285,13 @@ def main() -> int:
                     print(f"{engine:10}{spread(raw):>22}{spread(ours):>22}{spread([b / a for a, b in zip(raw, ours)]) + 'x':>22}")
             if not args.no_memory:
                 for engine in engines:
-                    rows = memory(engine, base, log)
-                    print(f"\nMemory, {engine}: the browser's processes (PSS) less about:blank, MB; Python's wasm memory, MB")
-                    print(f"{'step':34}{'peak':>10}{'end':>10}{'wasm':>10}")
-                    for step, peak, end, wasm in rows:
-                        print(f"{step:34}{peak:>10.0f}{end:>10.0f}{wasm:>10.0f}")
-                    print(f"{'largest':34}{max(r[1] for r in rows):>10.0f}{max(r[2] for r in rows):>10.0f}"
-                          f"{max(r[3] for r in rows):>10.0f}")
+                    print_memory(f"Memory, {engine}", memory(engine, base, log))
+            if args.smollm2:
+                for engine in engines:
+                    rows, seconds = live_smollm2(engine, base, log)
+                    print_memory(f"SmolLM2 live, {engine}", rows)
+                    for step, value in seconds.items():
+                        print(f"  {step:44}{value:8.2f} s")
         finally:
             server.shutdown()
     return 0

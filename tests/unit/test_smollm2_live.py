@@ -11,7 +11,7 @@ import json
 import gguf
 import numpy as np
 import pytest
-from lessonpy.models import bpe, quantised, smollm2
+from lessonpy.models import bpe, next_token, quantised, smollm2
 from lessonpy.models.quantised import QuantisedFile, WeightsFileError
 
 import lesson5_functions as lesson5
@@ -214,3 +214,34 @@ def test_the_live_files_cache_folder_changes_with_the_conversion_the_format_and_
             patch.setattr(module, name, value)
             assert smollm2_live.live_dir(tmp_path) != first, name
     assert smollm2_live.live_dir(tmp_path) == first
+
+
+def write_files(folder, seed=0):
+    """The random model's weights and a tokenizer of its vocabulary's size, as the page's worker writes them."""
+    (folder / smollm2.WEIGHTS_NAME).write_bytes(random_file(seed))
+    tokens = [chr(ord("a") + i) for i in range(SIZES["vocab"])]
+    (folder / smollm2.TOKENIZER_NAME).write_text(json.dumps({"tokens": tokens, "merges": [], "special": []}))
+
+
+def test_once_read_the_pages_copy_of_the_weights_goes_and_files_says_loaded(tmp_path, monkeypatch):
+    """The page's file-system copy (the worker's JavaScript memory, 97.7 MB) is removed once Python holds the
+    bytes, and files() then tells the page to put nothing there; the model still runs, and a file anywhere else
+    than the page's folder (the build's cache, a test's) is never removed."""
+    page = tmp_path / "page"
+    page.mkdir()
+    write_files(page)
+    monkeypatch.setattr(smollm2, "FOLDER", str(page))
+    monkeypatch.setattr(smollm2, "_loaded", {})
+    assert [(f["name"], f["loaded"]) for f in next_token.files()] == [
+        (smollm2.WEIGHTS_NAME, False), (smollm2.TOKENIZER_NAME, False)]
+    m, _ = smollm2.load(str(page))
+    assert not (page / smollm2.WEIGHTS_NAME).exists() and (page / smollm2.TOKENIZER_NAME).exists()
+    assert all(f["loaded"] and f["path"] == f"{page}/{f['name']}" for f in next_token.files())
+    assert smollm2.load(str(page))[0] is m  # read once: the removed file is not needed again
+    assert smollm2.forward(m, [1, 2, 3], keep=())["logits"].shape == (3, SIZES["vocab"])
+
+    elsewhere = tmp_path / "cache"
+    elsewhere.mkdir()
+    write_files(elsewhere)
+    smollm2.load(str(elsewhere))
+    assert (elsewhere / smollm2.WEIGHTS_NAME).exists()

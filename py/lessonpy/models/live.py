@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import minilm, realheads
+from . import minilm, page_files, realheads
 from .safetensors import read_safetensors
 from .wordpiece import TooManyTokens, WordPiece
 
@@ -52,8 +52,9 @@ MAX_SCALE = 100.0
 
 
 def files():
-    """What the page must put into Python's file system first: [{name, path}] (name: under data/minilm-live/)."""
-    return [{"name": name, "path": f"{FOLDER}/{name}"} for name in (WEIGHTS_NAME, VOCAB_NAME)]
+    """What the page must put into Python's file system first: [{name, path, loaded}] (name: under
+    data/minilm-live/; loaded: already read, nothing to put there: :mod:`lessonpy.models.page_files`)."""
+    return page_files.listing(FOLDER, (WEIGHTS_NAME, VOCAB_NAME), FOLDER in _loaded)
 
 
 _loaded: dict = {}  # folder -> (weights, tokenizer): 45 MB is read and decoded once per interpreter
@@ -72,6 +73,7 @@ def model(folder=FOLDER):
             # (`w *= 2`) would change the model for every later pass, the lesson's too, until Python restarts
             array.setflags(write=False)
         _loaded[folder] = (W, WordPiece((path / VOCAB_NAME).read_text(encoding="utf-8")))
+        page_files.release(path / WEIGHTS_NAME, FOLDER)  # Python holds the weights now: the page's copy goes
     return _loaded[folder]
 
 

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from . import head_tests, smollm2
+from . import head_tests, page_files, smollm2
 
 #: the most tokens a text may make, the start token included: a 64-token pass takes about 13 s in the page
 #: (twice the 32-token figures of docs/speed.md), and its (L, H, T, T) weights 4.4 MB
@@ -173,5 +173,6 @@ def predict(text, knock=(), top=10, folder=smollm2.FOLDER, target=None, mine=(),
 
 
 def files():
-    """What the page must put into Python's file system first: [{name, path}] (name: under data/smollm2-live/)."""
-    return [{"name": name, "path": f"{smollm2.FOLDER}/{name}"} for name in (smollm2.WEIGHTS_NAME, smollm2.TOKENIZER_NAME)]
+    """What the page must put into Python's file system first: [{name, path, loaded}] (name: under
+    data/smollm2-live/; loaded: already read, nothing to put there: :mod:`lessonpy.models.page_files`)."""
+    return page_files.listing(smollm2.FOLDER, (smollm2.WEIGHTS_NAME, smollm2.TOKENIZER_NAME), smollm2.loaded())

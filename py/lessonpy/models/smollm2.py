@@ -26,6 +26,7 @@ import numpy as np
 
 from lessonpy.maths.attention import softmax
 
+from . import page_files
 from .bpe import BPE
 from .quantised import QuantisedFile, WeightsFileError
 
@@ -100,7 +101,13 @@ def load(folder=FOLDER):
             raise WeightsFileError(f"{TOKENIZER_NAME} has {len(tokenizer.tokens):,} tokens, the weights "
                                    f"{weights.vocab:,}: the two files are from different builds; download them again")
         _loaded[folder] = (weights, tokenizer)
+        page_files.release(path / WEIGHTS_NAME, FOLDER)  # Python holds the bytes now: the page's copy goes
     return _loaded[folder]
+
+
+def loaded(folder=None) -> bool:
+    """Whether :func:`load` has read the files of *folder* (the page's, :data:`FOLDER`, if None) in this interpreter."""
+    return str(FOLDER if folder is None else folder) in _loaded
 
 
 # ---------------------------------------------------------------------------- the pieces

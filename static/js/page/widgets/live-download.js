@@ -5,14 +5,19 @@
 /**
  * fetchLiveFiles({runtime, filesCall, folder, sizes, signal, onProgress(name, loaded, total)})
  *   -> {sources: Set("python" | "cache" | "network"), notes: [sentence]}
- * filesCall: the [module, function] that lists [{name, path}]; folder: the URL the names are under; sizes: the
+ * filesCall: the [module, function] that lists [{name, path, loaded}]; folder: the URL the names are under; sizes: the
  * build's {name: {size, sha256}}.
  */
 export async function fetchLiveFiles({ runtime, filesCall, folder, sizes, signal, onProgress }) {
   const files = await runtime.call(...filesCall, {}, { signal });
   const sources = new Set();
   const notes = [];
-  for (const { name, path } of files) {
+  for (const { name, path, loaded } of files) {
+    // Python has read it already and dropped the file system's copy (lessonpy.models.page_files): nothing to put
+    if (loaded) {
+      sources.add("python");
+      continue;
+    }
     onProgress(name, 0, 0);
     const onEvent = ({ loaded, total }) => onProgress(name, loaded, total);
     const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal, ...sizes[name] });

@@ -14,10 +14,10 @@ import { el, labelled, num, pythonMessage, pythonNote, watchPython } from "../co
 import { lineAround } from "../../line.js";
 import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
 
-// The memory a run adds per byte downloaded: an estimate, not yet measured in the browsers (docs/speed.md): Python
-// holds about 340 MB for the 97.7 MB (the file twice, one layer in float32, the logits), about 460 MB while it
-// generates (the blocks kept unpacked), the browser its own copies.
-const LIVE_MEMORY_PER_BYTE = 5;
+// The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "In every engine"): 561 to
+// 615 MB for the 97.7 MB after a run and a generation (Python's wasm memory 351 MB of it; the rest the browser's
+// own copies of the download), so "up to about 700 MB".
+const LIVE_MEMORY_PER_BYTE = 6.3;
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
 const KINDS = {
@@ -351,6 +351,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
       text: input.value, knock: knocked.map((k) => [k.layer, k.head, kindSelect.value]), target: spec.id,
       mine: mine(), cells: o.reader_cells }, { signal });
     const extra = show(answer);
+    section.dataset.seconds = String(answer.seconds); // the pass's own time in Python (bench/engines.py reads it)
     say(`SmolLM2 read your ${answer.tokens.length - 1} tokens (after <|endoftext|>, as every document starts) in ` +
       `${num(answer.seconds, 1)} s, NumPy in your browser.${extra}${notes.map((t) => ` ${t}`).join("")}`, "done");
   }, { failed: "SmolLM2 could not run: ", stopped: () => STOPPED });
@@ -382,6 +383,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
       timings.append(caption, head, body);
     }
     section.dataset.timings = rows.map(([way]) => way).join(" ");
+    for (const [way] of rows) section.dataset[`perToken${way === "cache" ? "Cache" : "Full"}`] = String(g.timings[way].seconds_per_token);
     timingsNote.textContent = g.speedup == null
       ? (rows.length === 1 ? `Generate ${g.timings.cache ? "without" : "with"} the cache too to compare the two ways.` : "")
       : `Without the cache each new token took ${num(g.speedup, 1)} times as long as with it: it reran the whole ` +

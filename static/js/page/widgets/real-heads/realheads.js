@@ -17,7 +17,7 @@ import { createAttentionView } from "../../components/linked.js";
 import { createListTable, createTable, tokenName } from "../../components/table.js";
 import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "../common.js";
 import { lineAround } from "../../line.js";
-import { STOPPED, wasStopped } from "../live-download.js";
+import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { createWritesView } from "./realheads-writes.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
@@ -389,25 +389,21 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
       const { signal } = controller;
       try {
         say("Waiting for Python…", "busy");
-        const files = await runtime.call(...calls.live_files, {}, { signal });
-        const sources = new Set();
-        const notes = []; // what the reader should know of the files: a bad kept copy replaced, a browser that keeps nothing
-        for (const { name, path } of files) {
-          say(`Getting ${name}…`, "downloading");
-          const onEvent = ({ loaded, total }) => {
+        // the files into Python's file system (live-download.js): once Python has read them, nothing to put
+        const { sources, notes } = await fetchLiveFiles({
+          runtime, filesCall: calls.live_files, folder, sizes: liveFiles, signal,
+          onProgress(name, loaded, total) {
+            if (!loaded && !total) {
+              say(`Getting ${name}…`, "downloading");
+              return;
+            }
             bar.hidden = false;
             bar.value = total ? loaded / total : 0;
             section.dataset.progress = String(bar.value);
             say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
-          };
-          const reply = await runtime.fetchFile(new URL(name, folder).href, path, { onEvent, signal, ...liveFiles[name] });
-          sources.add(reply.source);
-          section.dataset.liveSource = [...sources].join(" "); // python, cache or network, per file: a test reads it
-          if (reply.damaged) notes.push(`Your browser's copy of ${name} was damaged (${reply.damaged}), so it was downloaded again.`);
-          if (reply.source === "network" && !reply.kept) {
-            notes.push(`Your browser did not keep ${name} (its storage is full or too small), so a new visit downloads it again.`);
-          }
-        }
+          },
+        });
+        section.dataset.liveSource = [...sources].join(" "); // python, cache or network, per file: a test reads it
         bar.hidden = true;
         const asked = changes.list();
         say(asked.length ? `Running MiniLM's forward pass in Python with ${asked.length} changed head${asked.length === 1 ? "" : "s"}…`
