@@ -133,18 +133,25 @@ def wasm_mb(d) -> float:
     return int(result) / 1e6
 
 
+def open_lesson(d, sampler: Sampler, url: str) -> int:
+    """The browser's PSS on about:blank (what every step is measured against), then the lesson at `url` open
+    with Python ready and its cells set up."""
+    d.open("about:blank")
+    time.sleep(2)
+    _, blank = sampler.step()
+    d.open(url)
+    d.wait("return document.querySelector('.py-status')?.dataset.state === 'ready' && document.body.dataset.cells === 'ready'",
+           "Python", 180)
+    return blank
+
+
 def memory(engine: str, base: str, log: Path) -> list[tuple[str, float, float, float]]:
     """[(step, peak MB, end MB, wasm MB)] for the lesson in `engine`, less the browser on about:blank."""
     d = drivers.start(engine, log)
     sampler = Sampler()
     rows = []
     try:
-        d.open("about:blank")
-        time.sleep(2)
-        _, blank = sampler.step()
-        d.open(base + "site/lessons/attention/")
-        d.wait("return document.querySelector('.py-status')?.dataset.state === 'ready' && document.body.dataset.cells === 'ready'",
-               "Python", 180)
+        blank = open_lesson(d, sampler, base + "site/lessons/attention/")
         cells = d.js("return lessonPage.cells.cells.map((c) => c.id)")
         run_cell(d, "output")
 
@@ -203,12 +210,7 @@ def live_smollm2(engine: str, base: str, log: Path) -> tuple[list, dict]:
         return time.monotonic() - start
 
     try:
-        d.open("about:blank")
-        time.sleep(2)
-        _, blank = sampler.step()
-        d.open(base + "site/lessons/causal-mask/")
-        d.wait("return document.querySelector('.py-status')?.dataset.state === 'ready' && document.body.dataset.cells === 'ready'",
-               "Python", 180)
+        blank = open_lesson(d, sampler, base + "site/lessons/causal-mask/")
         d.js(f"{NEXT}.scrollIntoView()")
         state = d.wait(f"return {NEXT}?.dataset.state", "the next-token panel", 60)
         if state == "absent":
