@@ -201,3 +201,25 @@ def test_smollm2_blocks_from_the_parts_reproduce_the_models_forward_pass():
     lens = real_layers.logit_lens(m, got["stream"][:, -1], top=3)
     assert lens["final"] == int(want["logits"][-1].argmax()) and lens["rank"][-1] == 0
     assert lens["top"].shape == (m.layers + 1, 3) and np.allclose(lens["probs"].sum(-1), 1)
+
+
+def test_causal_self_attention_is_lesson_4s_attention_blind_to_the_future(rng):
+    from lessonpy.maths.attention import multi_head_attention
+
+    C, H, T = 16, 4, 6
+    x, W_qkv, W_proj = rng.standard_normal((T, C)), rng.standard_normal((3 * C, C)) / 4, rng.standard_normal((C, C))
+    y = parts.causal_self_attention(x, W_qkv, W_proj, H)
+    later = x.copy()
+    later[-1] += 1
+    np.testing.assert_allclose(parts.causal_self_attention(later, W_qkv, W_proj, H)[:-1], y[:-1])
+    # the last position sees every key, as Lesson 4's unmasked attention does; the first sees only itself
+    np.testing.assert_allclose(y[-1], multi_head_attention(x, W_qkv, W_proj, H)[-1])
+    np.testing.assert_allclose(y[0], multi_head_attention(x[:1], W_qkv, W_proj, H)[0])
+    # the course's block from a state_dict's names: the pre-LN composition of these parts
+    W = {"ln_1.weight": rng.standard_normal(C), "ln_2.weight": rng.standard_normal(C), "attn.in_proj.weight": W_qkv,
+         "attn.out_proj.weight": W_proj, "mlp.fc.weight": rng.standard_normal((4 * C, C)),
+         "mlp.proj.weight": rng.standard_normal((C, 4 * C))}
+    h = layer_norm(x, W["ln_1.weight"], 0.0, 1e-5)
+    a = x + parts.causal_self_attention(h, W_qkv, W_proj, H)
+    want = a + mlp(layer_norm(a, W["ln_2.weight"], 0.0, 1e-5), W["mlp.fc.weight"], W["mlp.proj.weight"])
+    np.testing.assert_allclose(parts.gpt2_block(x, W, H), want)

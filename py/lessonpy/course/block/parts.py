@@ -16,14 +16,15 @@ import math
 
 import numpy as np
 
-from lessonpy.maths.attention import attention_param_count
+from lessonpy.maths.attention import (attention_param_count, merge_heads, scaled_dot_product_attention,
+                                      split_heads)
 from lessonpy.models.minilm import gelu as gelu_exact
 from lessonpy.models.minilm import layer_norm
 from lessonpy.models.smollm2 import rms_norm, silu
 from lessonpy.models.smollm2 import swiglu as swiglu_mlp
 
 __all__ = ["layer_norm", "rms_norm", "gelu", "gelu_exact", "silu", "mlp", "swiglu_mlp", "post_ln_block",
-           "pre_ln_block", "mlp_param_count", "block_param_count", "gpt2_param_count", "GPT2_SMALL"]
+           "pre_ln_block", "causal_self_attention", "gpt2_block", "mlp_param_count", "block_param_count", "gpt2_param_count", "GPT2_SMALL"]
 
 # layer_norm(x, gain, bias, eps): (..., C) -> (..., C), each row to mean 0 and variance 1, then x * gain + bias;
 #   eps is added to the variance inside the square root, as torch.nn.LayerNorm does.
@@ -86,6 +87,38 @@ def pre_ln_block(x, attn, ff, ln_1, ln_2, writes=None):
     if writes is not None:
         writes["attn"], writes["mlp"] = a, m
     return x + m
+
+
+def causal_self_attention(x, W_qkv, W_proj, n_head):
+    """Lesson 5's causal multi-head attention, bias-free, (..., T, C) -> (..., T, C): W_qkv (3C, C) makes q, k
+    and v (rows in that order), W_proj (C, C) mixes the heads' outputs; position t reads positions 0 ... t."""
+    q, k, v = (split_heads(t, n_head) for t in np.split(x @ W_qkv.T, 3, axis=-1))  # 3 x (..., H, T, D)
+    T = x.shape[-2]
+    heads, _ = scaled_dot_product_attention(q, k, v, mask=np.tril(np.ones((T, T), dtype=bool)))  # (..., H, T, D)
+    return merge_heads(heads) @ W_proj.T  # (..., T, C)
+
+
+def gpt2_block(x, W, n_head, eps=1e-5):
+    """The course's GPT block (py/scaffold/block.py) in NumPy: :func:`pre_ln_block` of LayerNorm, causal
+    attention, LayerNorm and the GELU MLP, from *W*, the module's ``state_dict()`` as NumPy arrays (names
+    ``ln_1.weight``, ``attn.in_proj.weight``, ``attn.out_proj.weight``, ``ln_2.weight``, ``mlp.fc.weight``,
+    ``mlp.proj.weight``; the biases when the configuration has them). x (..., T, C) -> (..., T, C)."""
+    def bias(name):
+        return W.get(name + ".bias")
+
+    def norm(name):
+        gain = W[name + ".weight"]
+        return lambda v: layer_norm(v, gain, 0.0 if bias(name) is None else bias(name), eps)
+
+    def attn(v):
+        if bias("attn.in_proj") is not None:
+            raise ValueError("gpt2_block's attention has no biases: use the course's bias-free configuration")
+        return causal_self_attention(v, W["attn.in_proj.weight"], W["attn.out_proj.weight"], n_head)
+
+    def ff(v):
+        return mlp(v, W["mlp.fc.weight"], W["mlp.proj.weight"], bias("mlp.fc"), bias("mlp.proj"))
+
+    return pre_ln_block(x, attn, ff, norm("ln_1"), norm("ln_2"))
 
 
 # ---------------------------------------------------------------------------- what it costs
