@@ -470,3 +470,46 @@ def test_the_table_of_contents_numbers_sections_and_nests_subsections():
         {"id": "a", "text": "A", "children": [{"id": "b", "text": "B"}, {"id": "c", "text": "C"}]},
         {"id": "d", "text": "D", "children": [{"id": "e", "text": "E"}]}]
     assert toc_tree([(3, "x", "X"), (2, "a", "A")])[0]["id"] == "x"  # a lesson that opens with a subsection
+
+
+def test_every_link_of_the_real_pages_reaches_a_file_and_its_anchor(built_site):
+    """Every href of the built pages that stays on the site (a table of contents entry, a permalink, the lessons'
+    links to each other and to their downloads) names a file the site has and, with a #fragment, an id in it:
+    a renamed heading or a moved lesson breaks a link the prose still shows."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote, urlsplit
+
+    class Page(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.hrefs, self.ids = [], set()
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if attrs.get("id"):
+                self.ids.add(attrs["id"])
+            if tag == "a" and attrs.get("href"):
+                self.hrefs.append(attrs["href"])
+
+    def read(path):
+        page = Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        return page
+
+    pages = sorted(built_site.glob("**/index.html"))
+    assert len(pages) >= 3  # the index and both lessons
+    broken = []
+    for path in pages:
+        page = read(path)
+        for href in page.hrefs:
+            url = urlsplit(href)
+            if url.scheme or url.netloc:
+                continue  # another site: the prose cites papers; never fetched here
+            target = (path.parent / unquote(url.path)).resolve() if url.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file() or not target.is_relative_to(built_site.resolve()):
+                broken.append(f"{path.relative_to(built_site)}: {href} (no such file)")
+            elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in read(target).ids:
+                broken.append(f"{path.relative_to(built_site)}: {href} (no such anchor)")
+    assert broken == []

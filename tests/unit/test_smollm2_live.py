@@ -14,6 +14,7 @@ import pytest
 from lessonpy.models import bpe, quantised, smollm2
 from lessonpy.models.quantised import QuantisedFile, WeightsFileError
 
+import lesson5_functions as lesson5
 from smollm2_random import SIZES, random_file, random_weights
 
 #: the cache path against the full pass: the same float32 sums in another order
@@ -126,23 +127,8 @@ def test_a_knocked_out_head_changes_what_comes_after_it_only(tiny):
 
 # ---------------------------------------------------------------------------- the reader's functions
 
-def lesson5_causal_attention(Q, K, V):
-    """Lesson 5's cell: one head, masked."""
-    n = len(Q)
-    s = Q @ K.T / np.sqrt(K.shape[-1])
-    s = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), -np.inf, s)
-    e = np.exp(s - s.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True) @ V
-
-
-def lesson5_decode_step(x_t, W_q, W_k, W_v, K_cache, V_cache):
-    """Lesson 5's exercise's solution."""
-    q = x_t @ W_q
-    K_cache = np.vstack([K_cache, x_t @ W_k])
-    V_cache = np.vstack([V_cache, x_t @ W_v])
-    s = K_cache @ q / np.sqrt(len(q))
-    w = np.exp(s - s.max())
-    return (w / w.sum()) @ V_cache, K_cache, V_cache
+lesson5_causal_attention = lesson5.causal_attention  # Lesson 5's cell: one head, masked
+lesson5_decode_step = lesson5.decode_step  # Lesson 5's exercise's solution
 
 
 def lesson4_attention(Q, K, V):

@@ -37,6 +37,9 @@ MAX_TOP = 20
 START = "<|endoftext|>"
 #: the tests' draw the preset is made of (lessonpy.models.head_tests: SmolLM2's shipped sequences)
 PRESET_DRAW = 0
+#: the reader's own Lesson 5 functions the panel can run instead of the lesson's: the masked attention of every
+#: full pass, and the step of generation with the cache (lessonpy.models.generate)
+READER_FUNCTIONS = ("causal_attention", "decode_step")
 
 
 def preset(tokenizer):
@@ -109,36 +112,64 @@ def summary(logits, ids, top, tokenizer):
             "loss": [float(-x) for x in nxt], "p_next": [float(np.exp(x)) for x in nxt]}
 
 
-_clean: dict = {}  # (folder, ids, top) -> the summary of the pass as trained: one pass saved per knocked-out run
+_clean: dict = {}  # (folder, ids, top, attention) -> the summary of the pass as trained: one pass saved per knocked-out run
 
 
-def predict(text, knock=(), top=10, folder=smollm2.FOLDER, target=None):
+def _reader_function(reader, cells, name):
+    """The reader's *name* from the cell ``cells[name]`` (``lessonpy.runtime.runner.ReaderCells``), or
+    ReaderFunctionError in one line saying where to define it."""
+    cell = (cells or {}).get(name)
+    found = reader.defined(name, cell) if reader is not None and cell else None
+    if found is None:
+        where = f'the cell "{cell}"' if cell else "a cell of this page"
+        raise smollm2.ReaderFunctionError(f"no {name} of yours has run: define it in {where}, run that cell, "
+                                          "then try again (or untick \"Use my own\")")
+    return found
+
+
+def reader_functions(mine, reader=None, cells=None, use=READER_FUNCTIONS):
+    """{name: function or None} for each of :data:`READER_FUNCTIONS`: the reader's for the names in both *mine*
+    (the panel's list of those names) and *use* (what this call runs), the lesson's (None) for the others."""
+    if not isinstance(mine, (list, tuple)) or any(name not in READER_FUNCTIONS for name in mine):
+        raise ValueError(f"mine lists {' and/or '.join(READER_FUNCTIONS)}, not {mine!r}")
+    return {name: _reader_function(reader, cells, name) if name in mine and name in use else None
+            for name in READER_FUNCTIONS}
+
+
+def predict(text, knock=(), top=10, folder=smollm2.FOLDER, target=None, mine=(), cells=None, reader=None):
     """SmolLM2 on the reader's *text* (see the module's docstring). Returns {tokens, ids, targets (each
     position's next token, None at the last), seconds (this call's passes), layers, heads, knock (as applied),
-    trained: :func:`summary` as trained, knocked: the same with *knock* (None without), arrays: {weights
-    (L, H, T, T) float32 of the pass with the knock-outs}}."""
+    attention ("yours" or "lesson"), trained: :func:`summary` as trained, knocked: the same with *knock* (None
+    without), arrays: {weights (L, H, T, T) float32 of the pass with the knock-outs}}.
+
+    *mine* ["causal_attention"]: the passes use the reader's Lesson 5 ``causal_attention``, found in the cell
+    *cells* names among the *reader*'s (:func:`reader_functions`); a missing or unusable
+    one raises :class:`smollm2.ReaderFunctionError` in one line. Theirs returns no weights: the grid then shows
+    none (``arrays`` is empty)."""
     m, tokenizer = smollm2.load(folder)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise ValueError(f"top must be a whole number from 1 to {MAX_TOP}, not {top!r}")
     applied = knocks(knock, m)
+    attention = reader_functions(mine, reader, cells, use=("causal_attention",))["causal_attention"]
     ids = encode(text, tokenizer)
-    key = (str(folder), tuple(ids), top)
+    key = (str(folder), tuple(ids), top, attention)
     start = time.perf_counter()
-    out = smollm2.forward(m, ids, knock=smollm2.knock_heads(applied), keep=("weights",))
-    mine = summary(out["logits"], ids, top, tokenizer)
+    out = smollm2.forward(m, ids, knock=smollm2.knock_heads(applied), keep=("weights",), attention=attention)
+    this = summary(out["logits"], ids, top, tokenizer)
     if not applied:
-        _clean[key] = mine
+        _clean[key] = this
     elif key not in _clean:
         if len(_clean) > 32:
             _clean.clear()
-        _clean[key] = summary(smollm2.forward(m, ids, keep=())["logits"], ids, top, tokenizer)
+        _clean[key] = summary(smollm2.forward(m, ids, keep=(), attention=attention)["logits"], ids, top, tokenizer)
     seconds = time.perf_counter() - start
     tokens = [tokenizer.token_text(i) for i in ids]
     return {"view": "next-token", "target": target, "tokens": tokens, "ids": ids,
             "targets": tokens[1:] + [None], "seconds": seconds, "layers": m.layers, "heads": m.heads,
             "knock": [[layer, head, kind] for (layer, head), kind in applied.items()],
-            "trained": _clean[key], "knocked": mine if applied else None,
-            "arrays": {"weights": out["weights"]}}
+            "attention": "lesson" if attention is None else "yours",
+            "trained": _clean[key], "knocked": this if applied else None,
+            "arrays": {"weights": out["weights"]} if "weights" in out else {}}
 
 
 def files():

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, protocol_errors
-from lessonpy.models import next_token, smollm2
+from lessonpy.models import generate, next_token, smollm2
 from pages import Widget
 from widget_site import LESSON, build_fixture_site
 
@@ -44,8 +44,8 @@ def smol_site(tmp_path_factory):
     server.shutdown()
 
 
-def test_type_run_knock_out_and_stop(browser, smol_site):
-    url, folder = smol_site
+def open_panel(browser, url):
+    """A new context on the fixture lesson, Python ready: (context, page, its page errors, the panel's locator)."""
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     page = context.new_page()
     errors = []
@@ -54,6 +54,12 @@ def test_type_run_knock_out_and_stop(browser, smol_site):
     expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
     widget = Widget(page, "next").locator
     widget.scroll_into_view_if_needed()
+    return context, page, errors, widget
+
+
+def test_type_run_knock_out_and_stop(browser, smol_site):
+    url, folder = smol_site
+    context, page, errors, widget = open_panel(browser, url)
     expect(widget).to_have_attribute("data-state", "idle")
     run = widget.get_by_role("button", name="Run SmolLM2")
     box = widget.get_by_role("textbox", name="Your text")
@@ -96,5 +102,39 @@ def test_type_run_knock_out_and_stop(browser, smol_site):
     run.click()
     expect(widget).to_have_attribute("data-state", "done", timeout=RUN_MS)
     assert next_token.preset(smollm2.load(folder)[1]).startswith(widget.get_attribute("data-top"))  # the repeat goes on
+    assert not errors and protocol_errors(page) == []
+    context.close()
+
+
+def test_generate_with_the_cache_and_without_then_stop(browser, smol_site):
+    """Greedy with the cache makes CPython's tokens; without it, stopped after a few, the tokens made stay shown
+    and both ways' seconds per token stand side by side (the real model: about a minute in Chromium)."""
+    url, folder = smol_site
+    context, page, errors, widget = open_panel(browser, url)
+    text = "The cat sat on the mat. The cat"
+    widget.get_by_role("textbox", name="Your text").fill(text)
+    widget.get_by_role("spinbutton", name="New tokens").fill("4")
+    widget.get_by_role("button", name="Generate").click()
+    expect(widget).to_have_attribute("data-state", "generated", timeout=RUN_MS)
+    want = generate.start(text, new_tokens=4, folder=folder)
+    while not want["done"]:
+        want = generate.more(want["run"])
+    assert widget.get_attribute("data-generated") == want["text"]
+    expect(widget.locator(".widget-status")).to_contain_text("4 of 4 tokens with the KV cache (greedy)")
+    expect(widget.locator(".widget-status")).to_contain_text(f"The new text: “{want['text']}”")  # read out once, at the end
+    expect(widget.locator(".nexttoken-timings")).to_contain_text("with the KV cache")
+
+    widget.get_by_role("combobox", name="Run").select_option("full")
+    widget.get_by_role("spinbutton", name="New tokens").fill("20")
+    widget.get_by_role("button", name="Generate").click()
+    expect(widget).to_have_attribute("data-made", "3", timeout=RUN_MS)
+    shown = widget.get_attribute("data-generated")
+    widget.get_by_role("button", name="Stop").click()
+    expect(widget).to_have_attribute("data-state", "stopped", timeout=RUN_MS)
+    expect(widget.locator(".widget-status")).to_contain_text("stay shown")
+    assert widget.get_attribute("data-generated") == shown and want["text"].startswith(shown)  # greedy: the same tokens
+    assert widget.get_attribute("data-timings") == "cache full"
+    expect(widget.locator(".nexttoken-timing-full")).to_contain_text("s per token")
+    expect(widget.locator(".nexttoken-timings-note")).to_contain_text("times as long as with it")
     assert not errors and protocol_errors(page) == []
     context.close()

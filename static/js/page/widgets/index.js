@@ -7,7 +7,7 @@ export const WIDGETS = Object.freeze({
   "dk-explorer": { load: async () => (await import("./dk-explorer/explorer.js")).createExplorer, receives: null, calls: {"explore": ["lessonpy.course.attention.widget_payloads", "explore"]} },
   "heads": { load: async () => (await import("./heads/heads.js")).createHeads, receives: null, calls: {"heads": ["lessonpy.course.attention.widget_payloads", "heads"]} },
   "lookup-view": { load: async () => (await import("./lookup-view/lookup.js")).createLookupWidget, receives: "lookup", calls: {} },
-  "next-token": { load: async () => (await import("./next-token/nexttoken.js")).createNextToken, receives: null, calls: {"files": ["lessonpy.models.next_token", "files"], "predict": ["lessonpy.models.next_token", "predict"]} },
+  "next-token": { load: async () => (await import("./next-token/nexttoken.js")).createNextToken, receives: null, calls: {"files": ["lessonpy.models.next_token", "files"], "predict": ["lessonpy.models.next_token", "predict"], "generate": ["lessonpy.models.generate", "start"], "more": ["lessonpy.models.generate", "more"]} },
   "real-heads": { load: async () => (await import("./real-heads/realheads.js")).createRealHeads, receives: null, calls: {"grid": ["lessonpy.course.attention.widget_payloads", "real_heads"], "live_files": ["lessonpy.models.live", "files"], "live_heads": ["lessonpy.models.live", "heads"]} },
   "step-through": { load: async () => preloaded0.createStepThrough, receives: "attention", calls: {} },
 });

@@ -4,7 +4,10 @@
 // predicted there against the token that came next, with that token's loss (the shifted targets); every head's
 // pattern for the picked position (the grid of components/headgrid.js, and the position's row in every head of
 // a layer, components/headstrip.js); and heads knocked out (clicked in the grid, or the preset's buttons), with
-// the prediction before and after. Python computes every number; this file draws them.
+// the prediction before and after. Generate writes after the text (lessonpy.models.generate: greedy, or sampled
+// with a temperature and a seed), a call at a time so the tokens show as they come, with the KV cache or without,
+// and shows the two ways' seconds per token side by side. The reader's own causal_attention and decode_step (cells
+// of Lesson 5) can run instead of the lesson's. Python computes every number; this file draws them.
 import { createHeadGrid } from "../../components/headgrid.js";
 import { createHeadStrip } from "../../components/headstrip.js";
 import { el, labelled, num, pythonMessage, pythonNote, watchPython } from "../common.js";
@@ -12,8 +15,9 @@ import { lineAround } from "../../line.js";
 import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
 
 // The memory a run adds per byte downloaded: an estimate, not yet measured in the browsers (docs/speed.md): Python
-// holds about 340 MB for the 97.7 MB (the file twice, one layer in float32, the logits), the browser its own copies.
-const LIVE_MEMORY_PER_BYTE = 4;
+// holds about 340 MB for the 97.7 MB (the file twice, one layer in float32, the logits), about 460 MB while it
+// generates (the blocks kept unpacked), the browser its own copies.
+const LIVE_MEMORY_PER_BYTE = 5;
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
 const KINDS = {
@@ -43,6 +47,10 @@ export function createNextToken({ section, spec, runtime, calls }) {
   presetButton.type = "button";
   const buttons = el("div", "widget-controls");
   buttons.append(runButton, stopButton, presetButton);
+  const mineRow = el("div", "widget-controls");
+  const mineBox = Object.assign(el("input", "nexttoken-mine"), { type: "checkbox" });
+  labelled(mineRow, mineBox, "Use my own causal_attention (for every full pass) and decode_step (for each " +
+    "step with the cache), from the cells above I ran", { after: true });
   const bar = el("progress", "nexttoken-progress");
   bar.max = 1;
   bar.hidden = true;
@@ -93,10 +101,58 @@ export function createNextToken({ section, spec, runtime, calls }) {
   const stripCanvas = el("canvas");
   stripFigure.append(stripCanvas, el("figcaption", "", "The picked position's attention in every head of the layer " +
     "of the head last clicked (dark 0, yellow 1); grey keys come after it, which a causal model never sees."));
+  // generation: how tokens are chosen, the cache or not, Generate; the text as it comes; the two ways' timings
+  const genBox = el("div", "nexttoken-generate");
+  genBox.append(el("h5", "", "Generate after your text"));
+  const genRow = el("div", "widget-controls");
+  const chooseSelect = el("select", "nexttoken-choose");
+  for (const [value, label] of [["greedy", "greedy: the most likely token"], ["sample", "sample with a temperature"]]) {
+    const opt = el("option", "", label);
+    opt.value = value;
+    chooseSelect.append(opt);
+  }
+  labelled(genRow, chooseSelect, "Choose each token by");
+  const temperatureInput = Object.assign(el("input", "nexttoken-temperature"),
+    { type: "number", min: "0.1", max: String(o.max_temperature ?? 2), step: "0.1", value: "0.8", disabled: true });
+  labelled(genRow, temperatureInput, "Temperature");
+  const seedInput = Object.assign(el("input", "nexttoken-seed"),
+    { type: "number", min: "0", max: String(o.max_seed ?? 0), step: "1", value: "0", disabled: true });
+  labelled(genRow, seedInput, "Seed");
+  const waySelect = el("select", "nexttoken-way");
+  for (const [value, label] of [["cache", "with the KV cache: each new token alone"],
+    ["full", "without: the whole text again for every token"]]) {
+    const opt = el("option", "", label);
+    opt.value = value;
+    waySelect.append(opt);
+  }
+  labelled(genRow, waySelect, "Run");
+  const countInput = Object.assign(el("input", "nexttoken-count"),
+    { type: "number", min: "1", max: String(o.max_new_tokens ?? 1), step: "1", value: String(Math.min(10, o.max_new_tokens ?? 1)) });
+  labelled(genRow, countInput, "New tokens");
+  const generateButton = el("button", "nexttoken-generate-run", "Generate");
+  generateButton.type = "button";
+  const genButtons = el("div", "widget-controls");
+  genButtons.append(generateButton);
+  // not a live region: it is rewritten at every chunk, and the status line says how far the run is; the text is
+  // read out once, in the status, when the run ends
+  const generated = el("p", "nexttoken-generated");
+  generated.hidden = true;
+  const timings = el("table", "nexttoken-timings");
+  timings.hidden = true;
+  const timingsNote = el("p", "nexttoken-timings-note");
+  timingsNote.setAttribute("aria-live", "polite");
+  genBox.append(el("p", "nexttoken-help", `Up to ${o.max_new_tokens ?? ""} new tokens, shown as they come; Stop ends ` +
+    "it at any time. Knocked-out heads stay knocked out, switched off (a step with the cache reads one position, " +
+    "where mean-ablation would change nothing). Both ways first read your text in one pass; then each new token " +
+    "is timed."), genRow, genButtons, generated, timings, timingsNote);
+  chooseSelect.addEventListener("change", () => {
+    temperatureInput.disabled = seedInput.disabled = chooseSelect.value === "greedy";
+  });
+
   const results = el("div", "nexttoken-results");
   results.hidden = true;
   results.append(topHeading, topList, knockedHeading, knockedList, posHeading, tokenRow, tokenKey, posNote, gridFigure, stripHeading, stripFigure);
-  section.append(row, buttons, bar, status, knockBox, results);
+  section.append(row, buttons, mineRow, bar, status, knockBox, genBox, results);
 
   let knocked = []; // [{layer, head}] the next run knocks out
   let reply = null; // the last run's numbers
@@ -114,7 +170,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
       ? `The next run knocks out ${knocked.map(headName).join("; ")} (${kindSelect.value}).`
       : "No head is knocked out: the model runs as trained.";
     section.dataset.knocked = String(knocked.length);
-    if (reply) grid.update({ weights: reply.arrays.weights, causal: true, changed: knocked.map((k) => ({ ...k, change: "off" })) });
+    if (reply?.arrays.weights) grid.update({ weights: reply.arrays.weights, causal: true, changed: knocked.map((k) => ({ ...k, change: "off" })) });
   }
   function toggle(h) {
     knocked = isKnocked(h) ? knocked.filter((k) => k.layer !== h.layer || k.head !== h.head) : [...knocked, { layer: h.layer, head: h.head }];
@@ -204,6 +260,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
     } else if (next != null) text += ".";
     posNote.textContent = text;
     section.dataset.position = String(position);
+    if (!reply.arrays.weights) return; // the reader's causal_attention returns no weights: no patterns to draw
     strip.update({ weights: reply.arrays.weights, tokens: reply.tokens.map(shown), causal: true, layer, query: position, heads: reply.heads });
     stripHeading.textContent = `Position ${position} in every head of layer ${layer}`;
   }
@@ -217,15 +274,18 @@ export function createNextToken({ section, spec, runtime, calls }) {
     showTop();
     showTokens();
     showKnocked();
+    gridFigure.hidden = stripHeading.hidden = stripFigure.hidden = !reply.arrays.weights;
     const lossMean = (s) => s.loss.reduce((a, b) => a + b, 0) / s.loss.length;
     gridCaption.textContent = `SmolLM2's ${reply.layers * reply.heads} heads on your text: ${reply.layers} layers (rows) × ` +
       `${reply.heads} heads (columns), counted from 0; grey above the diagonal (a causal model never looks ahead). ` +
       "Crossed heads are knocked out in the next run; click one to add or remove it." +
       (reply.knocked ? " These patterns are the knocked-out model's." : "");
+    const yours = reply.attention === "yours" ? " Your causal_attention ran every head (it returns no weights, so " +
+      "no patterns are drawn)." : "";
     showPosition();
-    return reply.knocked
+    return (reply.knocked
       ? ` Mean loss per token ${num(lossMean(reply.trained), 2)} nats as trained, ${num(lossMean(reply.knocked), 2)} knocked out.`
-      : ` Mean loss per token ${num(lossMean(reply.trained), 2)} nats.`;
+      : ` Mean loss per token ${num(lossMean(reply.trained), 2)} nats.`) + yours;
   }
 
   const say = (text, state) => { status.textContent = text; section.dataset.state = state; };
@@ -237,16 +297,18 @@ export function createNextToken({ section, spec, runtime, calls }) {
   } else {
     say("This site was built without SmolLM2's live weights, so the model cannot run here (built with " +
       "--no-live-model, or offline).", "absent");
-    runButton.disabled = input.disabled = true;
+    runButton.disabled = input.disabled = generateButton.disabled = true;
   }
   let pythonReady = false;
   watchPython(runtime, (state) => { pythonReady = !pythonNote(state); });
 
+  const mine = () => (mineBox.checked ? ["causal_attention", "decode_step"] : []);
   let controller = null;
-  async function run() {
+  /** Run *task(signal, notes)* with the live files in place: the buttons busy, Stop shown, a stop or an error said. */
+  async function busy(button, task, { failed, stopped }) {
     if (!available || controller) return;
-    const focused = document.activeElement === runButton;
-    runButton.disabled = true;
+    const focused = document.activeElement === button;
+    runButton.disabled = generateButton.disabled = true;
     stopButton.hidden = false;
     if (focused) stopButton.focus();
     controller = new AbortController();
@@ -264,29 +326,102 @@ export function createNextToken({ section, spec, runtime, calls }) {
       });
       bar.hidden = true;
       section.dataset.liveSource = [...sources].join(" ");
-      say(knocked.length ? `Running SmolLM2 in Python with ${knocked.length} head${knocked.length === 1 ? "" : "s"} knocked out…`
-        : "Running SmolLM2 in Python…", "running");
-      const answer = await runtime.call(...calls.predict, {
-        text: input.value, knock: knocked.map((k) => [k.layer, k.head, kindSelect.value]), target: spec.id }, { signal });
-      const extra = show(answer);
-      say(`SmolLM2 read your ${answer.tokens.length - 1} tokens (after <|endoftext|>, as every document starts) in ` +
-        `${num(answer.seconds, 1)} s, NumPy in your browser.${extra}${notes.map((t) => ` ${t}`).join("")}`, "done");
+      await task(signal, notes);
     } catch (err) {
       bar.hidden = true;
-      if (wasStopped(err)) {
-        say(STOPPED, "stopped");
-      } else {
-        say(lineAround("SmolLM2 could not run: ", pythonMessage(err), " What is shown below is from the run before."), "error");
+      if (wasStopped(err)) say(stopped(), "stopped");
+      else {
+        // Python's one-line messages end without a full stop; the page's sentence after them needs one between
+        const message = pythonMessage(err).replace(/[.!?]?\s*$/, ".");
+        say(lineAround(failed, message, " What is shown below is from the run before."), "error");
       }
     } finally {
       const focusedStop = document.activeElement === stopButton;
       controller = null;
-      runButton.disabled = false;
+      runButton.disabled = generateButton.disabled = false;
       stopButton.hidden = true;
-      if (focusedStop) runButton.focus();
+      if (focusedStop) button.focus();
     }
   }
+
+  const run = () => busy(runButton, async (signal, notes) => {
+    say(knocked.length ? `Running SmolLM2 in Python with ${knocked.length} head${knocked.length === 1 ? "" : "s"} knocked out…`
+      : "Running SmolLM2 in Python…", "running");
+    const answer = await runtime.call(...calls.predict, {
+      text: input.value, knock: knocked.map((k) => [k.layer, k.head, kindSelect.value]), target: spec.id,
+      mine: mine(), cells: o.reader_cells }, { signal });
+    const extra = show(answer);
+    say(`SmolLM2 read your ${answer.tokens.length - 1} tokens (after <|endoftext|>, as every document starts) in ` +
+      `${num(answer.seconds, 1)} s, NumPy in your browser.${extra}${notes.map((t) => ` ${t}`).join("")}`, "done");
+  }, { failed: "SmolLM2 could not run: ", stopped: () => STOPPED });
+
+  // ---- generation
+  let made = null; // the last generation's reply: its tokens stay shown after a Stop
+  const WAY = { cache: "with the KV cache", full: "without the cache" };
+  const perToken = (t) => `${num(t.seconds_per_token, 2)} s per token (${t.steps} step${t.steps === 1 ? "" : "s"})`;
+
+  function showGenerated(g) {
+    made = g;
+    generated.hidden = false;
+    generated.textContent = "";
+    const mark = el("mark", "nexttoken-new", g.text);
+    generated.append(el("span", "nexttoken-prompt", g.prompt_text), mark);
+    section.dataset.generated = g.text;
+    section.dataset.made = String(g.made);
+    const rows = Object.entries(WAY).filter(([way]) => g.timings[way]);
+    timings.hidden = !rows.length;
+    timings.textContent = "";
+    if (rows.length) {
+      const caption = el("caption", "", "Seconds per new token on this text, after the pass over it");
+      const head = el("tr");
+      const body = el("tr");
+      for (const [way, label] of rows) {
+        head.append(Object.assign(el("th", "", label), { scope: "col" }));
+        body.append(el("td", `nexttoken-timing-${way}`, perToken(g.timings[way])));
+      }
+      timings.append(caption, head, body);
+    }
+    section.dataset.timings = rows.map(([way]) => way).join(" ");
+    timingsNote.textContent = g.speedup == null
+      ? (rows.length === 1 ? `Generate ${g.timings.cache ? "without" : "with"} the cache too to compare the two ways.` : "")
+      : `Without the cache each new token took ${num(g.speedup, 1)} times as long as with it: it reran the whole ` +
+        "text so far through every layer, where the cache let the new token go through alone.";
+  }
+
+  function generatingSays(g) {
+    const how = g.temperature ? `sampled at temperature ${num(g.temperature, 2)}, seed ${g.seed}` : "greedy";
+    const yours = Object.entries(g.functions).filter(([, who]) => who === "yours").map(([name]) => name);
+    const theirs = yours.length ? `, your ${yours.join(" and ")}` : "";
+    return `${g.made} of ${g.limit} tokens ${WAY[g.way]} (${how}${theirs})`;
+  }
+
+  const generateRun = () => busy(generateButton, async (signal, notes) => {
+    const sampled = chooseSelect.value === "sample";
+    say("Generating: reading your text first…", "generating");
+    let g = await runtime.call(...calls.generate, {
+      text: input.value, cache: waySelect.value === "cache", temperature: sampled ? Number(temperatureInput.value) : 0,
+      seed: sampled ? Number(seedInput.value) : 0, new_tokens: Number(countInput.value),
+      knock: knocked.map((k) => [k.layer, k.head, "off"]), mine: mine(), cells: o.reader_cells, target: spec.id }, { signal });
+    made = null; // a new run: the last one's text stays until this one has tokens, or a bad option is refused
+    generated.hidden = true;
+    while (!g.done) {
+      g = await runtime.call(...calls.more, { run: g.run, target: spec.id }, { signal });
+      showGenerated(g);
+      say(`Generating: ${generatingSays(g)}…`, "generating");
+    }
+    const first = `reading your text took ${num(g.first_seconds, 1)} s`;
+    say(`Generated ${generatingSays(g)}: ${first}. The new text: “${g.text}”.${notes.map((t) => ` ${t}`).join("")}`, "generated");
+  }, {
+    failed: "SmolLM2 could not generate: ",
+    stopped: () => {
+      if (!made?.made) return STOPPED;
+      const kept = made.made === 1 ? "the token made before it stays" : `the ${made.made} tokens made before it stay`;
+      return `Stopped: ${kept} shown. Generate starts again from your text.`;
+    },
+  });
+
   runButton.addEventListener("click", run);
+  generateButton.addEventListener("click", generateRun);
   input.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); run(); } });
   stopButton.addEventListener("click", () => controller?.abort());
   return { grid, strip };
