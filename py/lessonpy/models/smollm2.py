@@ -142,6 +142,12 @@ def silu(x):
     return x / (1.0 + np.exp(-x))
 
 
+def swiglu(h, gate, up, down):
+    """The SwiGLU MLP of h (..., C): silu(h W_gate) times h W_up, elementwise (..., F), back to C through W_down.
+    Weights in PyTorch's (out, in) layout: gate and up (F, C), down (C, F)."""
+    return (silu(h @ gate.T) * (h @ up.T)) @ down.T
+
+
 class ReaderFunctionError(ValueError):
     """The reader's own function (attention, decode_step) raised or returned something the model cannot use."""
 
@@ -217,8 +223,7 @@ def block(m, layer, x, knock=None, W=None, attention=None, past=None):
     if knock is not None:
         z = knock(layer, z)
     x = x + merge_heads(z) @ W["attn_output"].T
-    h = rms_norm(x, W["ffn_norm"], m.eps)
-    x = x + (silu(h @ W["ffn_gate"].T) * (h @ W["ffn_up"].T)) @ W["ffn_down"].T  # SwiGLU
+    x = x + swiglu(rms_norm(x, W["ffn_norm"], m.eps), W["ffn_gate"], W["ffn_up"], W["ffn_down"])
     return x, {"weights": weights, "q": q, "k": k, "v": v, "z": z}
 
 
