@@ -36,6 +36,9 @@ from . import widget_specs
 #: learn which sit in maths (written 2{,}359), in text, or in code (left alone, as on the page).
 _SLOT = "lessonnumberslot{}x"
 _SLOT_RE = re.compile(r"lessonnumberslot(\d+)x")
+#: A Markdown link to a page of the site ([text](../causal-mask/#part): no scheme, not an anchor of this page). A
+#: downloaded notebook has no site beside it, so the link would lead nowhere: the notebook keeps its text alone.
+_SITE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((?![a-zA-Z][a-zA-Z0-9+.-]*:|#)[^)\s]+\)")
 
 
 def notebook_name(lesson: Lesson) -> str:
@@ -184,7 +187,7 @@ class _Builder:
         self.flush()
 
     def prose(self, begin: int, end: int) -> None:
-        self.markdown(self.fill_numbers("".join(self.lines[begin:end])))
+        self.markdown(_SITE_LINK.sub(r"\1", self.fill_numbers("".join(self.lines[begin:end]))))
 
     def fill_numbers(self, text: str) -> str:
         """Fill ``{{ num.* }}`` as the page does: values in prose, ``2{,}359`` in maths, code untouched."""

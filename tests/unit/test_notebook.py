@@ -232,3 +232,19 @@ def test_an_aside_becomes_a_bold_title_its_prose_and_ordinary_cells(tmp_path):
     before = "\n".join(s for kind, s in cells[:code_at])
     after = "\n".join(s for kind, s in cells[code_at + 1:])
     assert "Before." in before and "Inside." in before and "Still inside." in after and "After." in after
+
+
+def test_links_to_the_sites_pages_keep_their_text_and_the_others_their_targets(tmp_path):
+    """A downloaded notebook has no site beside it: a link to another lesson keeps only its words; a link to
+    another site, and an anchor of the page itself, stay links."""
+    source = tmp_path / "tiny.md"
+    source.write_text(textwrap.dedent("""\
+        ---
+        title: Tiny
+        ---
+        ## One
+
+        See [*the panel*](../causal-mask/#what-comes-next), [the paper](https://arxiv.org/abs/1706.03762) and [above](#one).
+        """))
+    text = markdown(lesson_notebook(read_lesson(source, maths=False), WHEEL))
+    assert "See *the panel*, [the paper](https://arxiv.org/abs/1706.03762) and [above](#one)." in text
