@@ -50,7 +50,8 @@ MAX_SEED = 2**32 - 1
 #: a call of :func:`more` returns once it has worked this long (one step at least: a token, or the first pass)
 CHUNK_SECONDS = 1.0
 #: bytes of unpacked 4-bit blocks a generation keeps for its steps (KeptLayers): SmolLM2's all, 30 layers of
-#: 4.4 MB and the output matrix's 32 MB, within the issue's 500 MB added (measured: docs/speed.md)
+#: 4.4 MB and the output matrix's 32 MB. Python's memory then stays under the issue's 500 MB added (456 MB under
+#: Node); the browsers measured 561-615 MB added in all, their own copies of the download included (docs/speed.md)
 KEPT_BYTES = 170 * 2**20
 #: the two ways a generation runs
 WAYS = ("cache", "full")

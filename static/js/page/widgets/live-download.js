@@ -1,6 +1,35 @@
 // A live model's files into Python's file system, fetched only when the reader asks: the worker downloads each
 // with progress, checks its size and sha256 (the build's), keeps it in Cache Storage and says where it came from
-// (worker/live-files.js). What the reader should know of the files comes back as sentences.
+// (worker/live-files.js). What the reader should know of the files comes back as sentences. The two live panels
+// (real-heads' MiniLM, next-token's SmolLM2) show the download the same way: downloadBar and downloadProgress.
+import { el, num } from "./common.js";
+
+/** The progress bar of a live model's download (hidden until bytes come): `model` names it for a screen reader. */
+export function downloadBar(className, model) {
+  const bar = el("progress", className);
+  bar.max = 1;
+  bar.value = 0;
+  bar.hidden = true;
+  bar.setAttribute("aria-label", `Downloading ${model}'s weights`);
+  return bar;
+}
+
+/**
+ * fetchLiveFiles' onProgress for a panel: each file's start and its bytes in words through `say(text, state)`
+ * (state "downloading"), the fraction in `bar` and in `section.dataset.progress` (a test reads it).
+ */
+export function downloadProgress({ bar, say, section }) {
+  return (name, loaded, total) => {
+    if (!loaded && !total) {
+      say(`Getting ${name}…`, "downloading");
+      return;
+    }
+    bar.hidden = false;
+    bar.value = total ? loaded / total : 0;
+    section.dataset.progress = String(bar.value);
+    say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
+  };
+}
 
 /**
  * fetchLiveFiles({runtime, filesCall, folder, sizes, signal, onProgress(name, loaded, total)})

@@ -12,7 +12,7 @@ import { createHeadGrid } from "../../components/headgrid.js";
 import { createHeadStrip } from "../../components/headstrip.js";
 import { el, labelled, num, pythonMessage, pythonNote, watchPython } from "../common.js";
 import { lineAround } from "../../line.js";
-import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
+import { STOPPED, downloadBar, downloadProgress, fetchLiveFiles, wasStopped } from "../live-download.js";
 
 // The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "In every engine"): 561 to
 // 615 MB for the 97.7 MB after a run and a generation (Python's wasm memory 351 MB of it; the rest the browser's
@@ -51,10 +51,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
   const mineBox = Object.assign(el("input", "nexttoken-mine"), { type: "checkbox" });
   labelled(mineRow, mineBox, "Use my own causal_attention (for every full pass) and decode_step (for each " +
     "step with the cache), from the cells above I ran", { after: true });
-  const bar = el("progress", "nexttoken-progress");
-  bar.max = 1;
-  bar.hidden = true;
-  bar.setAttribute("aria-label", "Downloading SmolLM2's weights");
+  const bar = downloadBar("nexttoken-progress", "SmolLM2");
   const status = el("p", "widget-status nexttoken-status");
   status.setAttribute("role", "status");
 
@@ -317,12 +314,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
       say(pythonReady ? "Getting SmolLM2's files…" : "Waiting for Python…", "busy");
       const { sources, notes } = await fetchLiveFiles({
         runtime, filesCall: calls.files, folder: new URL(o.live_url, document.baseURI), sizes: o.live_files, signal,
-        onProgress(name, loaded, total) {
-          if (!loaded) return;
-          bar.hidden = false;
-          bar.value = total ? loaded / total : 0;
-          say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
-        },
+        onProgress: downloadProgress({ bar, say, section }),
       });
       bar.hidden = true;
       section.dataset.liveSource = [...sources].join(" ");

@@ -17,7 +17,7 @@ import { createAttentionView } from "../../components/linked.js";
 import { createListTable, createTable, tokenName } from "../../components/table.js";
 import { createCaller, el, labelled, num, onceNear, pythonErrorName, pythonMessage, pythonNote, statusWithStop, watchPython } from "../common.js";
 import { lineAround } from "../../line.js";
-import { STOPPED, fetchLiveFiles, wasStopped } from "../live-download.js";
+import { STOPPED, downloadBar, downloadProgress, fetchLiveFiles, wasStopped } from "../live-download.js";
 import { createAblationView } from "./realheads-ablation.js";
 import { createWritesView } from "./realheads-writes.js";
 import { changeName, createHeadChanges, describeChanges } from "./realheads-changes.js";
@@ -345,11 +345,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
     stopButton.type = "button";
     stopButton.hidden = true;
     row.append(runButton, stopButton);
-    const bar = el("progress", "realheads-live-progress");
-    bar.max = 1;
-    bar.value = 0;
-    bar.hidden = true;
-    bar.setAttribute("aria-label", "Downloading MiniLM's weights");
+    const bar = downloadBar("realheads-live-progress", "MiniLM");
     const note = el("p", "widget-status realheads-live-status");
     note.setAttribute("role", "status");
     element.append(row, bar, note);
@@ -392,16 +388,7 @@ export function createRealHeads({ section, spec, runtime, calls, initial }) {
         // the files into Python's file system (live-download.js): once Python has read them, nothing to put
         const { sources, notes } = await fetchLiveFiles({
           runtime, filesCall: calls.live_files, folder, sizes: liveFiles, signal,
-          onProgress(name, loaded, total) {
-            if (!loaded && !total) {
-              say(`Getting ${name}…`, "downloading");
-              return;
-            }
-            bar.hidden = false;
-            bar.value = total ? loaded / total : 0;
-            section.dataset.progress = String(bar.value);
-            say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
-          },
+          onProgress: downloadProgress({ bar, say, section }),
         });
         section.dataset.liveSource = [...sources].join(" "); // python, cache or network, per file: a test reads it
         bar.hidden = true;
