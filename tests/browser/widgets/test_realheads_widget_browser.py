@@ -67,7 +67,15 @@ def phone(browser, widgets_url):  # noqa: F811 (the fixture imported above)
                                is_mobile=True, has_touch=True)
     real = start(page, widgets_url)
     # the first grid waits for the data's download and numpy's import, on a machine shared with other runs
-    expect(real.locator(GRID)).to_have_attribute("data-heads", "72", timeout=BOOT_TIMEOUT_MS)
+    try:
+        expect(real.locator(GRID)).to_have_attribute("data-heads", "72", timeout=BOOT_TIMEOUT_MS)
+    except AssertionError as exc:
+        # two full runs of 7 December saw the grid never come (Python ready, no error on the canvas) and passed
+        # alone: say what the widget and the page said then, for whoever meets it next
+        said = real.evaluate("(w) => ({state: w.dataset.state, started: w.dataset.started, status: [...w.querySelectorAll("
+                             "'.widget-status')].map((e) => e.textContent), python: document.querySelector('.py-status')"
+                             "?.textContent})")
+        raise AssertionError(f"the phone's grid never came; the widget and the page said {said}") from exc
     yield page
     context.close()
     assert not page.errors, f"uncaught errors in the page: {page.errors}"
