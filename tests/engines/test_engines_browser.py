@@ -208,7 +208,8 @@ def smoke_lesson_4(d, url, isolated):
     assert stopped == "stopped", d.name
     wait_ready(d)
     # Interrupted in place: the same interpreter. Else a new one, which re-ran the cells run before.
-    assert d.js("return lessonPage.runtime.machine.restarts") == (0 if interrupts else 1), d.name
+    assert d.js("return lessonPage.runtime.machine.restarts") == (0 if interrupts else 1), \
+        f"{d.name}: {cell_state(d, LOOP_CELL)}"
     run_cell(d, "scores")  # uses Q and K from "setup": kept, or re-run by the restart
 
     # A quiz answered right, with the mouse.

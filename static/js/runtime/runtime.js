@@ -10,7 +10,12 @@ import { RestartMachine, State, Transition } from "./restart.js";
 
 const BOOT_TIMEOUT_MS = 180_000; // a slow phone on a slow line still gets there; a hang does not wait forever
 const INTERRUPT_GRACE_MS = 1_500; // after this a Stop asks whether the worker's thread is free (#busy)...
-const ANSWER_WAIT_MS = 1_000; // ...and one that does not answer in this time is a cell ignoring KeyboardInterrupt: a restart
+const ANSWER_WAIT_MS = 1_000; // ...each ask waiting this long for the answer...
+// ...and a worker silent this long in all (asks answered late by this thread do not count) is taken to be a cell
+// ignoring KeyboardInterrupt: a restart, about 4.5 s after the Stop. One unanswered ask (2.5 s after the Stop)
+// was too little: CI's Firefox, on a machine loaded by the suite's other browsers, once took longer than that to
+// unwind an interrupted `while True: pass` and lost the reader's variables to a restart it did not need.
+const SILENCE_MS = 3_000;
 // An idle install (preload) is served the bytes the prefetch downloaded (worker.js, downloads.js), and the
 // import ahead that follows reads files already written: a few seconds at most, even on a slow phone. When
 // the download failed the install's own fetch goes to the network: matplotlib's wheel, the largest (7.2 MB),
@@ -389,16 +394,21 @@ export class PythonRuntime extends EventTarget {
    * the idle preload (CI once lost its preload so, cause inferred: Chromium handled a reply queued behind 3 s
    * of script before the grace's timer when tried here). So the worker is pinged: it
    * answers once its thread is free, after its reply to `req` (a worker's messages arrive in order). No
-   * answer within ANSWER_WAIT_MS: still in Python. A wait that ended late (this thread was busy) is no
-   * verdict: the ping is sent again. An answer while `req` is still unfinished means it awaits something
-   * (a download) that no interrupt reaches: busy too.
+   * answer within ANSWER_WAIT_MS: still in Python, asked again until it has been silent for SILENCE_MS. A wait
+   * that ended late (this thread was busy) counts for nothing: the ping is sent again. An answer while `req` is
+   * still unfinished means it awaits something (a download) that no interrupt reaches: busy too.
    */
   async #busy(req) {
+    let silent = 0;
     for (;;) {
       if (this.inflight !== req) return false;
       const sent = performance.now();
       const answered = await this.#ping();
-      if (answered || performance.now() - sent < 2 * ANSWER_WAIT_MS) return this.inflight === req;
+      if (this.inflight !== req) return false;
+      if (answered) return true;
+      const waited = performance.now() - sent;
+      if (waited < 2 * ANSWER_WAIT_MS) silent += waited;
+      if (silent >= SILENCE_MS) return true;
     }
   }
 
