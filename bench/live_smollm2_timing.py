@@ -1,7 +1,6 @@
 """What bench/live_smollm2.py times, in CPython and in Pyodide: SmolLM2's live forward pass on 32 tokens (the
-first, which reads the file, and the next), the last position's logits only, and steps with the KV cache: as
-smollm2.decode_step alone, and as a generation runs them (lessonpy.models.generate.KeptLayers: the 4-bit blocks kept
-unpacked for the run's steps), and a generation's step without the cache (the pass over the text so far).
+first, which reads the file, and the next), the last position's logits only, and steps with the KV cache
+(smollm2.decode_step), and a step without the cache (the pass over the text so far).
 The value of the last expression is a JSON string of seconds."""
 
 import json
@@ -9,7 +8,7 @@ import sys
 import time
 
 sys.path.insert(0, "/home/pyodide")  # Pyodide: lessonpy copied there (CPython: on the path already)
-from lessonpy.models import generate, smollm2  # noqa: E402
+from lessonpy.models import smollm2  # noqa: E402
 
 
 try:
@@ -44,17 +43,8 @@ def run(folder=smollm2.FOLDER, steps=4):
             _, cache = smollm2.decode_step(W, token, cache)
 
     timed(f"{steps}_decode_steps", steps_)
-    kept = generate.KeptLayers(W)
-    _, cache = smollm2.decode_step(kept, ids[8 + steps], cache)  # unpacks the blocks, as a run's first pass does
-
-    def kept_steps():
-        nonlocal cache
-        for token in ids[9 + steps:9 + 2 * steps]:
-            _, cache = smollm2.decode_step(kept, token, cache)
-
-    timed(f"{steps}_decode_steps_kept_blocks", kept_steps)
-    FIGURES["kept_bytes"] = kept.used
-    timed("one_step_without_cache_kept_blocks", lambda: smollm2.forward(kept, ids[:9 + 2 * steps], keep=(), logits="last"))
+    FIGURES["kept_bytes"] = W.nbytes
+    timed("one_step_without_cache", lambda: smollm2.forward(W, ids[:8 + steps + 1], keep=(), logits="last"))
     return {"tokens": len(ids), **FIGURES}
 
 

@@ -42,6 +42,35 @@ def test_blocks_dequantise_as_gguf_does_bit_for_bit(kind):
     assert np.array_equal(file.rows("w", [4, 0, 4]), want[[4, 0, 4]])  # only those rows dequantised
 
 
+def test_the_kept_tensors_give_the_files_numbers_bit_for_bit_and_are_read_only(tmp_path):
+    # LiveWeights keeps every tensor unpacked (a byte a weight) and widens it on request: the float32 numbers of
+    # dequantising the file's blocks, from its bytes or read a tensor at a time from its path.
+    data = random_file()
+    file = QuantisedFile(data)
+    (tmp_path / "w.bin").write_bytes(data)
+    for m in (smollm2.LiveWeights(data), smollm2.LiveWeights(tmp_path / "w.bin")):
+        for i in range(m.layers):
+            got = m.layer(i)
+            assert all(np.array_equal(got[t], file.array(f"blk.{i}.{t}.weight")) for t in smollm2.LAYER_TENSORS)
+        embedding = file.array("token_embd.weight")
+        assert np.array_equal(np.concatenate([rows for _, rows in m.unembedding()]), embedding)
+        assert np.array_equal(m.embed([[3, 0], [3, 39]]), embedding[[[3, 0], [3, 39]]])
+        assert np.array_equal(m.output_norm(), file.array("output_norm.weight"))
+        weights = sum(int(np.prod(info["shape"])) for info in file.tensors.values())
+        assert m.nbytes < 1.3 * weights  # a byte a weight and float32 scales per block of 32, not float32's four
+        with pytest.raises(ValueError, match="read-only"):
+            m.kept["blk.0.attn_q.weight"].q[0, 0] = 1
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_the_output_matrix_comes_in_chunks_that_cover_it_once(chunk, monkeypatch):
+    monkeypatch.setattr(smollm2, "UNEMBED_ROWS", chunk)
+    m = random_weights()
+    chunks = list(m.unembedding())
+    assert [start for start, _ in chunks] == list(range(0, m.vocab, chunk))
+    assert sum(len(rows) for _, rows in chunks) == m.vocab
+
+
 def test_the_file_is_aligned_and_the_same_bytes_every_time():
     data = random_file()
     assert data == random_file()

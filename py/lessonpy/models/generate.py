@@ -26,9 +26,8 @@ the positions present, and a cached step has one position, so it would change no
 in the first pass and in every pass without the cache, their ``decode_step`` in every cached step; a missing or
 unusable one stops the run with :class:`smollm2.ReaderFunctionError`'s one line.
 
-Speed: a step's time is mostly dequantising the layers' 4-bit blocks (docs/speed.md), so a generation keeps the
-blocks unpacked to a byte a weight for its steps, within :data:`KEPT_BYTES` (:class:`KeptLayers`: the same
-float32 numbers, made faster), and drops them when it ends.
+Speed: a cached step is one position's products, small, and widening each layer's kept blocks to float32
+(:class:`smollm2.LiveWeights` keeps them unpacked to a byte a weight): 0.4 s in the page (docs/speed.md).
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ import time
 
 import numpy as np
 
-from . import next_token, quantised, smollm2
+from . import next_token, smollm2
 
 #: the most new tokens one generation makes: without the cache the last reruns the pass over up to
 #: next_token.MAX_TOKENS + 19 tokens, whose products grow with the text (seconds each in the page: docs/speed.md)
@@ -49,63 +48,8 @@ MAX_TEMPERATURE = 2.0
 MAX_SEED = 2**32 - 1
 #: a call of :func:`more` returns once it has worked this long (one step at least: a token, or the first pass)
 CHUNK_SECONDS = 1.0
-#: bytes of unpacked 4-bit blocks a generation keeps for its steps (KeptLayers): SmolLM2's all, 30 layers of
-#: 4.4 MB and the output matrix's 32 MB. Python's memory then stays under the issue's 500 MB added (456 MB under
-#: Node); the browsers measured 561-615 MB added in all, their own copies of the download included (docs/speed.md)
-KEPT_BYTES = 170 * 2**20
 #: the two ways a generation runs
 WAYS = ("cache", "full")
-
-
-class KeptLayers:
-    """*m* (:class:`smollm2.LiveWeights`) with its 4-bit blocks kept unpacked for one generation's steps, as many
-    tensors as fit in *budget* bytes in the order the steps read them (layer 0 first, the output matrix last):
-    one byte a weight (:func:`quantised.unpack`) instead of float32's four, and a step then turns them into float32
-    with a cast, a product and a sum (:func:`quantised.from_unpacked`), not the nibble lookup that is most of a
-    step's time (docs/speed.md). The numbers are :meth:`smollm2.LiveWeights.layer`'s, bit for bit."""
-
-    def __init__(self, m, budget=KEPT_BYTES):
-        self.m, self.budget, self.kept, self.used = m, budget, {}, 0
-
-    def __getattr__(self, name):  # sizes, embed, output_norm: the live weights'
-        return getattr(self.m, name)
-
-    def _unpacked(self, name):
-        """Tensor *name*'s unpacked blocks and shape, kept if they fit (None past the budget)."""
-        if name not in self.kept:
-            parts, shape = self.m.file.unpacked(name)
-            size = sum(a.nbytes for a in parts if a is not None)
-            if self.used + size > self.budget:
-                return None
-            for a in parts:
-                if a is not None:
-                    a.setflags(write=False)  # shared by every step: a write would change the model for the rest
-            self.kept[name], self.used = (parts, shape), self.used + size
-        return self.kept[name]
-
-    def layer(self, i):
-        out = {}
-        for t in smollm2.LAYER_TENSORS:
-            name = f"blk.{i}.{t}.weight"
-            found = self._unpacked(name)
-            if found is None:
-                out[t] = self.m.file.array(name)
-            else:
-                (q, d, m), shape = found
-                out[t] = q if d is None else quantised.from_unpacked(q, d, m, shape)
-        return out
-
-    def unembedding(self):
-        found = self._unpacked("token_embd.weight")
-        if found is None:
-            yield from self.m.unembedding()
-            return
-        (q, d, m), (V, C) = found
-        per_row = C // quantised.BLOCK  # blocks per row of the matrix
-        for start in range(0, V, smollm2.UNEMBED_ROWS):
-            end = min(start + smollm2.UNEMBED_ROWS, V)
-            rows = slice(start * per_row, end * per_row)
-            yield start, quantised.from_unpacked(q[rows], d[rows], None if m is None else m[rows], (end - start, C))
 
 
 def _number(name, value, low, high, whole=False):
@@ -130,7 +74,7 @@ class Generation:
     """One run's state: the ids so far, the next token's logits, the cache (with the cache), the times."""
 
     def __init__(self, m, tokenizer, ids, way, temperature, seed, new_tokens, knock, functions, key):
-        self.m, self.tokenizer, self.prompt = KeptLayers(m), tokenizer, list(ids)
+        self.m, self.tokenizer, self.prompt = m, tokenizer, list(ids)
         self.ids, self.way, self.temperature, self.seed, self.limit = list(ids), way, temperature, seed, new_tokens
         self.knock, self.functions, self.key = knock, functions, key
         self.logits, self.cache, self.first_seconds, self.steps = None, None, None, []
@@ -171,11 +115,11 @@ class Generation:
         if seconds is not None:
             self.steps.append(seconds)
         if self.done:
-            self.m = self.cache = None  # the kept layers and the cache go with the run's end
+            self.m = self.cache = None  # the cache goes with the run's end
 
 
 _ids = itertools.count(1)
-_runs: dict = {}  # run id -> Generation: the latest only (a new start drops the others and their kept layers)
+_runs: dict = {}  # run id -> Generation: the latest only (a new start drops the others and their caches)
 #: (folder, prompt ids, functions) -> {way: {seconds_per_token, steps}}: the two ways side by side, per text
 _timings: dict = {}
 

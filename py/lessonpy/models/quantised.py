@@ -11,14 +11,16 @@ stores them (so the page's numbers are the build's, bit for bit):
 - ``Q8_0``: blocks of 32, 34 bytes each: float16 ``d``, then 32 int8 ``q``; weight = d * q;
 - ``F32``: plain float32 (the RMSNorm gains, 576 numbers each).
 
-Dequantised to float32 the model would take about 540 MB; :class:`QuantisedFile` keeps the 97 MB of blocks and
-dequantises a tensor (one layer's matrices, ~18 MB) when asked, or only some of its rows (the embedding's rows of
-the text's tokens).
+Dequantised to float32 the model would take about 540 MB. :class:`QuantisedFile` reads the file (its bytes, or a
+tensor at a time from its path) and dequantises a tensor, or only some of its rows, when asked; :class:`Unpacked`
+keeps a tensor's blocks at a byte a weight, which a model's passes widen to float32 faster than the blocks
+dequantise (smollm2.LiveWeights keeps every tensor so: 165 MB).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -75,16 +77,18 @@ def dequantise(dtype: str, raw, shape) -> np.ndarray:
 def unpack(dtype: str, raw, shape):
     """The blocks of a Q4_1 or Q8_0 tensor, unpacked: (q, d, m) with q (n_blocks, 32) one byte a weight (Q4_1's
     4-bit values, uint8, weights 0-15 then 16-31 as :func:`dequantise` orders them; Q8_0's int8), d and m
-    (n_blocks, 1) float32 (m None for Q8_0). Kept, it saves a step the nibble lookup (a generation keeps its layers
-    so: lessonpy.models.generate) for 1 byte a weight instead of float32's 4; :func:`from_unpacked` finishes it."""
+    (n_blocks, 1) float32 (m None for Q8_0; widened from the file's float16 once, not at every use: NumPy
+    converts float16 in software, and a cached step would spend a fifth of its time on it). New arrays: *raw* can go.
+    :func:`from_unpacked` finishes them."""
     blocks = np.frombuffer(raw, dtype=BLOCK_DTYPES[dtype])
+    d = blocks["d"].astype(np.float32)[:, None]
     if dtype == "Q8_0":
-        return np.ascontiguousarray(blocks["qs"]), blocks["d"].astype(np.float32)[:, None], None
+        return np.ascontiguousarray(blocks["qs"]), d, None
     qs = blocks["qs"]
     q = np.empty((len(blocks), BLOCK), dtype=np.uint8)
     np.bitwise_and(qs, 15, out=q[:, : BLOCK // 2])
     np.right_shift(qs, 4, out=q[:, BLOCK // 2:])
-    return q, blocks["d"].astype(np.float32)[:, None], blocks["m"].astype(np.float32)[:, None]
+    return q, d, blocks["m"].astype(np.float32)[:, None]
 
 
 def from_unpacked(q, d, m, shape) -> np.ndarray:
@@ -97,39 +101,98 @@ def from_unpacked(q, d, m, shape) -> np.ndarray:
     return w.reshape(shape)
 
 
-class QuantisedFile:
-    """The tensors of a weights file in memory as bytes; :meth:`array` and :meth:`rows` dequantise on request."""
+class Unpacked:
+    """One tensor kept for a model's passes: a Q4_1 or Q8_0 matrix as :func:`unpack`'s (q, d, m), 1.25 bytes a
+    weight (1.125 for Q8_0), which :meth:`array` turns into float32 with a cast, a product and a sum (3 times faster than
+    :func:`dequantise`'s nibble lookup, measured: docs/speed.md); an F32 tensor as its array (q, with d None).
+    Read-only: every pass shares them, and a write would change the model for the rest."""
 
-    def __init__(self, data: bytes, name: str = "the weights file"):
-        if len(data) < 8:
-            raise WeightsFileError(f"{name} is {len(data)} bytes: it is cut short (download it again)")
-        n = int.from_bytes(data[:8], "little")
-        if not 2 <= n <= len(data) - 8:
+    def __init__(self, q, d, m, shape):
+        for a in (q, d, m):
+            if a is not None:
+                a.setflags(write=False)
+        self.q, self.d, self.m, self.shape = q, d, m, tuple(shape)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.q, self.d, self.m) if a is not None)
+
+    def array(self) -> np.ndarray:
+        """The tensor as float32: a new array of 4 bytes a weight (the same view of an F32 tensor)."""
+        return self.q if self.d is None else from_unpacked(self.q, self.d, self.m, self.shape)
+
+    def rows(self, index) -> np.ndarray:
+        """Rows *index* of the matrix (a 1-d array of row numbers, or a slice) as float32 (rows, in): only those
+        rows are made (a text's embeddings, or a chunk of the output matrix)."""
+        if self.d is None:
+            return self.q[index]
+        per_row = self.shape[1] // BLOCK  # blocks in a row
+        if isinstance(index, slice):
+            first, stop, _ = index.indices(self.shape[0])
+            blocks = slice(first * per_row, stop * per_row)
+            n = max(stop - first, 0)
+        else:
+            index = np.asarray(index, dtype=np.int64).reshape(-1)
+            blocks = (index[:, None] * per_row + np.arange(per_row)).reshape(-1)
+            n = len(index)
+        return from_unpacked(self.q[blocks], self.d[blocks], None if self.m is None else self.m[blocks],
+                             (n, self.shape[1]))
+
+
+class QuantisedFile:
+    """The tensors of a weights file: its bytes, or a path whose tensors are read one at a time (so a model that
+    keeps them unpacked never holds the whole file too). :meth:`array` and :meth:`rows` dequantise on request,
+    :meth:`unpacked` unpacks."""
+
+    def __init__(self, source, name: str = "the weights file"):
+        if isinstance(source, (str, Path)):
+            self._file = open(source, "rb")  # noqa: SIM115 - read tensor by tensor; close() ends it
+            size = self._file.seek(0, 2)
+            self._file.seek(0)
+            head = self._file.read(8)
+        else:
+            self._file, self._data = None, memoryview(source)
+            size, head = len(source), bytes(self._data[:8])
+        if size < 8:
+            raise WeightsFileError(f"{name} is {size} bytes: it is cut short (download it again)")
+        n = int.from_bytes(head, "little")
+        if not 2 <= n <= size - 8:
             raise WeightsFileError(f"{name} is not a SmolLM2 live weights file (its first bytes say a header of {n:,} bytes)")
         try:
-            header = json.loads(bytes(data[8:8 + n]))
+            header = json.loads(self._read(8, 8 + n))
         except ValueError:
             raise WeightsFileError(f"{name} is not a SmolLM2 live weights file (its header is not JSON)") from None
         meta = header.pop("__metadata__", {}) if isinstance(header, dict) else {}
         if meta.get("format") != FORMAT:
             raise WeightsFileError(f"{name} has format {meta.get('format')!r}, not {FORMAT!r}: it is from another "
                                    "build; download it again")
-        self.meta, self.tensors = meta, header
-        self.body = memoryview(data)[8 + n:]
+        self.meta, self.tensors, self._body = meta, header, 8 + n
         end = max((info["data_offsets"][1] for info in header.values()), default=0)
-        if len(self.body) < end:
-            raise WeightsFileError(f"{name} ends after {8 + n + len(self.body):,} bytes of {8 + n + end:,}: "
+        if size - self._body < end:
+            raise WeightsFileError(f"{name} ends after {size:,} bytes of {self._body + end:,}: "
                                    "it is cut short (download it again)")
+
+    def _read(self, start, end) -> bytes:
+        if self._file is None:
+            return bytes(self._data[start:end])
+        self._file.seek(start)
+        return self._file.read(end - start)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
 
     def _raw(self, name):
         info = self.tensors[name]
         start, end = info["data_offsets"]
-        return info["dtype"], self.body[start:end], tuple(info["shape"])
+        return info["dtype"], self._read(self._body + start, self._body + end), tuple(info["shape"])
 
-    def unpacked(self, name: str):
-        """Tensor *name* as :func:`unpack`'s (q, d, m) and its shape; an F32 tensor as (array, None, None) and its shape."""
+    def unpacked(self, name: str) -> Unpacked:
+        """Tensor *name* unpacked (:class:`Unpacked`), its bytes read once and let go."""
         dtype, raw, shape = self._raw(name)
-        return (dequantise(dtype, raw, shape), None, None) if dtype == "F32" else unpack(dtype, raw, shape), shape
+        if dtype == "F32":
+            return Unpacked(dequantise(dtype, raw, shape).copy(), None, None, shape)
+        return Unpacked(*unpack(dtype, raw, shape), shape)
 
     def array(self, name: str) -> np.ndarray:
         """Tensor *name* as float32, shape (out, in) for a matrix: a new array of ~4 bytes a weight."""

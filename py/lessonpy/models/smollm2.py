@@ -8,8 +8,8 @@ key/value heads, D = 64 per head, F = 1536 in the MLP, V = 49,152 tokens in the 
 The weights are anything with the methods of :class:`LiveWeights`: ``layer(i)`` (one layer's matrices as
 float32, PyTorch's (out, in) layout, Q and K rows in Hugging Face's order), ``embed(ids)``, ``output_norm()``,
 ``unembedding()`` (the tied matrix in chunks of rows) and the hyper-parameters as attributes. The page's
-:class:`LiveWeights` keeps GGUF's 4-bit blocks (:mod:`lessonpy.models.quantised`) and dequantises one layer at a
-time, so a pass holds the 97 MB of blocks and at most about 140 MB of float32 (measured in Pyodide:
+:class:`LiveWeights` keeps GGUF's 4-bit blocks unpacked to a byte a weight (:mod:`lessonpy.models.quantised`,
+165 MB) and widens one layer at a time to float32, so Python's memory stays under 280 MB in Pyodide (measured:
 docs/speed.md), not the 540 MB of the whole model in float32; the build's
 ``sitebuild.realheads.smollm2.Model`` holds all of it dequantised. Both run the same functions below.
 
@@ -20,6 +20,7 @@ so in one line.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -44,21 +45,34 @@ KNOCKS = ("off", "mean")
 
 
 class LiveWeights:
-    """The weights in the live file's bytes *data*, dequantised on request (see the module's docstring)."""
+    """The weights in the live file (*source*: its bytes, or its path, read a tensor at a time), every tensor kept
+    unpacked (:class:`lessonpy.models.quantised.Unpacked`: 165 MB for SmolLM2, a byte a weight and its block's scales) and made float32 on
+    request: one layer's matrices (~14 MB), the rows of a text's tokens, a chunk of the output matrix."""
 
-    def __init__(self, data: bytes, name: str = WEIGHTS_NAME):
-        self.file = QuantisedFile(data, name)
-        meta = self.file.meta
+    def __init__(self, source, name: str = WEIGHTS_NAME):
+        file = QuantisedFile(source, name)
         try:
-            self.layers, self.heads, self.kv_heads = int(meta["layers"]), int(meta["heads"]), int(meta["kv_heads"])
-            self.width, self.vocab = int(meta["width"]), int(meta["vocab"])
-            self.theta, self.eps = float(meta["theta"]), float(meta["eps"])
-        except (KeyError, TypeError, ValueError):
-            raise WeightsFileError(f"{name} does not state the model's sizes: download it again") from None
-        self.head_dim = self.width // self.heads
-        missing = [n for n in self.names() if n not in self.file.tensors]
-        if missing:
-            raise WeightsFileError(f"{name} lacks {len(missing)} tensors ({missing[0]}, ...): download it again")
+            meta = file.meta
+            try:
+                self.layers, self.heads, self.kv_heads = int(meta["layers"]), int(meta["heads"]), int(meta["kv_heads"])
+                self.width, self.vocab = int(meta["width"]), int(meta["vocab"])
+                self.theta, self.eps = float(meta["theta"]), float(meta["eps"])
+            except (KeyError, TypeError, ValueError):
+                raise WeightsFileError(f"{name} does not state the model's sizes: download it again") from None
+            self.head_dim = self.width // self.heads
+            missing = [n for n in self.names() if n not in file.tensors]
+            if missing:
+                raise WeightsFileError(f"{name} lacks {len(missing)} tensors ({missing[0]}, ...): download it again")
+            # Unpacked once, here: a pass then widens each matrix with a cast instead of the nibble lookup (the
+            # next pass 2 s faster, docs/speed.md), and the file's bytes are not kept beside them.
+            self.kept = {n: file.unpacked(n) for n in self.names()}
+        finally:
+            file.close()
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the kept tensors take."""
+        return sum(t.nbytes for t in self.kept.values())
 
     def names(self):
         yield from ("token_embd.weight", "output_norm.weight")
@@ -66,21 +80,21 @@ class LiveWeights:
             yield from (f"blk.{i}.{t}.weight" for t in LAYER_TENSORS)
 
     def layer(self, i: int) -> dict:
-        """Layer *i*'s weights as float32 arrays, {short name: array}: ~18 MB, made anew at each call."""
-        return {t: self.file.array(f"blk.{i}.{t}.weight") for t in LAYER_TENSORS}
+        """Layer *i*'s weights as float32 arrays, {short name: array}: ~14 MB, made anew at each call."""
+        return {t: self.kept[f"blk.{i}.{t}.weight"].array() for t in LAYER_TENSORS}
 
     def embed(self, ids) -> np.ndarray:
-        """The embedding rows of *ids* (any shape): (*ids.shape, C) float32; only those rows are dequantised."""
+        """The embedding rows of *ids* (any shape): (*ids.shape, C) float32; only those rows are made."""
         ids = np.asarray(ids)
-        return self.file.rows("token_embd.weight", ids.reshape(-1)).reshape(*ids.shape, self.width)
+        return self.kept["token_embd.weight"].rows(ids.reshape(-1)).reshape(*ids.shape, self.width)
 
     def output_norm(self) -> np.ndarray:
-        return self.file.array("output_norm.weight")
+        return self.kept["output_norm.weight"].array()
 
     def unembedding(self):
         """The tied output matrix (V, C) in chunks: (first row, float32 rows) pairs of :data:`UNEMBED_ROWS` rows."""
         for start in range(0, self.vocab, UNEMBED_ROWS):
-            yield start, self.file.rows("token_embd.weight", np.arange(start, min(start + UNEMBED_ROWS, self.vocab)))
+            yield start, self.kept["token_embd.weight"].rows(slice(start, start + UNEMBED_ROWS))
 
 
 _loaded: dict = {}  # folder -> (weights, tokenizer): read once per interpreter
@@ -95,7 +109,7 @@ def load(folder=FOLDER):
         for name in (WEIGHTS_NAME, TOKENIZER_NAME):
             if not (path / name).is_file():
                 raise FileNotFoundError(f"{name} is not in {folder}: download SmolLM2's weights first")
-        weights = LiveWeights((path / WEIGHTS_NAME).read_bytes())
+        weights = LiveWeights(path / WEIGHTS_NAME)  # a tensor at a time: never the whole file in memory
         tokenizer = BPE.from_json((path / TOKENIZER_NAME).read_text(encoding="utf-8"))
         if len(tokenizer.tokens) != weights.vocab:
             raise WeightsFileError(f"{TOKENIZER_NAME} has {len(tokenizer.tokens):,} tokens, the weights "
@@ -138,6 +152,16 @@ def merge_heads(z):
     return np.swapaxes(z, -2, -3).reshape(*z.shape[:-3], z.shape[-2], z.shape[-3] * z.shape[-1])
 
 
+#: Pyodide's NumPy has no BLAS: there einsum's loop multiplies a text by a matrix 1.5 times faster than matmul's
+#: (float32, 32 x 576 by 576 x 1536: 19 ms against 29; docs/speed.md); with BLAS (CPython, the build) @ is faster.
+_EINSUM_PRODUCTS = sys.platform == "emscripten"
+
+
+def linear(x, W):
+    """x (..., in) times the weight W (out, in), PyTorch's layout: (..., out), i.e. x @ W.T."""
+    return np.einsum("...i,oi->...o", x, W) if _EINSUM_PRODUCTS else x @ W.T
+
+
 def silu(x):
     return x / (1.0 + np.exp(-x))
 
@@ -145,7 +169,7 @@ def silu(x):
 def swiglu(h, gate, up, down):
     """The SwiGLU MLP of h (..., C): silu(h W_gate) times h W_up, elementwise (..., F), back to C through W_down.
     Weights in PyTorch's (out, in) layout: gate and up (F, C), down (C, F)."""
-    return (silu(h @ gate.T) * (h @ up.T)) @ down.T
+    return linear(silu(linear(h, gate)) * linear(h, up), down)
 
 
 class ReaderFunctionError(ValueError):
@@ -214,15 +238,15 @@ def block(m, layer, x, knock=None, W=None, attention=None, past=None):
     H, G = m.heads, m.kv_heads
     start = 0 if past is None else past[0].shape[-2]
     h = rms_norm(x, W["attn_norm"], m.eps)  # (..., T, C)
-    q = rope(split_heads(h @ W["attn_q"].T, H), m.theta, start)  # (..., H, T, D)
-    k = rope(split_heads(h @ W["attn_k"].T, G), m.theta, start)  # (..., G, T, D)
-    v = split_heads(h @ W["attn_v"].T, G)  # (..., G, T, D)
+    q = rope(split_heads(linear(h, W["attn_q"]), H), m.theta, start)  # (..., H, T, D)
+    k = rope(split_heads(linear(h, W["attn_k"]), G), m.theta, start)  # (..., G, T, D)
+    v = split_heads(linear(h, W["attn_v"]), G)  # (..., G, T, D)
     if past is not None:
         k, v = np.concatenate([past[0], k], axis=-2), np.concatenate([past[1], v], axis=-2)  # (..., G, S, D)
     z, weights = attend(q, k, v, start, attention)
     if knock is not None:
         z = knock(layer, z)
-    x = x + merge_heads(z) @ W["attn_output"].T
+    x = x + linear(merge_heads(z), W["attn_output"])
     x = x + swiglu(rms_norm(x, W["ffn_norm"], m.eps), W["ffn_gate"], W["ffn_up"], W["ffn_down"])
     return x, {"weights": weights, "q": q, "k": k, "v": v, "z": z}
 
@@ -231,7 +255,7 @@ def unembed(m, x):
     """Logits (..., V) of the final residual stream x (..., C): its RMSNorm times the tied embedding, one chunk
     of the vocabulary at a time (:meth:`LiveWeights.unembedding`)."""
     h = rms_norm(x, m.output_norm(), m.eps)
-    return np.concatenate([h @ rows.T for _, rows in m.unembedding()], axis=-1)
+    return np.concatenate([linear(h, rows) for _, rows in m.unembedding()], axis=-1)
 
 
 def forward(m, ids, knock=None, keep=("weights", "q", "k", "v"), attention=None, logits="all"):
