@@ -145,6 +145,10 @@ def open_lesson(d, sampler: Sampler, url: str) -> int:
     return blank
 
 
+#: Lesson 4's real-heads widget with the live MiniLM panel (its fence's id; Step 3's, `live: false`, has none)
+LIVE_HEADS = "document.querySelector('[data-widget=real-heads][data-widget-id=real-heads]')"
+
+
 def memory(engine: str, base: str, log: Path) -> list[tuple[str, float, float, float]]:
     """[(step, peak MB, end MB, wasm MB)] for the lesson in `engine`, less the browser on about:blank."""
     d = drivers.start(engine, log)
@@ -164,13 +168,14 @@ def memory(engine: str, base: str, log: Path) -> list[tuple[str, float, float, f
             status = run_cell(d, cell)
             record(f"cell {cell}" + ("" if status == "ok" else f" ({status})"))
         # The widget starts as it nears the screen (widget-loader.js): bring it there, as a reader scrolls to it.
-        d.js("document.querySelector('[data-widget=real-heads]').scrollIntoView()")
-        live = d.wait("return document.querySelector('[data-widget=real-heads]')?.dataset.live", "the live panel", 60)
+        # Lesson 4's first real-heads grid (Step 3's) has no live panel: the one that does is the section's.
+        d.js(f"{LIVE_HEADS}.scrollIntoView()")
+        live = d.wait(f"return {LIVE_HEADS}?.dataset.live", "the live panel", 60)
         if live == "idle":
-            d.js("const w = document.querySelector('[data-widget=real-heads]'); const input = w.querySelector('input[type=text], textarea');"
+            d.js(f"const w = {LIVE_HEADS}; const input = w.querySelector('input[type=text], textarea');"
                  "input.value = arguments[0]; input.dispatchEvent(new Event('input', {bubbles: true}));"
                  "[...w.querySelectorAll('button')].find((b) => /Run MiniLM/.test(b.textContent)).click();", SENTENCE)
-            state = d.wait("const s = document.querySelector('[data-widget=real-heads]')?.dataset.live;"
+            state = d.wait(f"const s = {LIVE_HEADS}?.dataset.live;"
                            "return ['done', 'error'].includes(s) && s", "the live model", 300)
             record(f"live MiniLM ({state})")
         else:
