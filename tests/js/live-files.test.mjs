@@ -124,3 +124,36 @@ test("a connection lost midway says where, in words", async () => {
   globalThis.fetch = async () => new Response("no", { status: 404, statusText: "Not Found" });
   await assert.rejects(get(memoryFs()), /could not download minilm-live\.safetensors: the site answered HTTP 404/);
 });
+
+/** A response whose body comes in `parts` (Uint8Arrays), as a network delivers it. */
+function inParts(parts) {
+  return new Response(new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  }));
+}
+
+test("a download in parts is filled into one buffer of the file's size, which the file system owns", async () => {
+  cacheStorage();
+  globalThis.fetch = async () => inParts([GOOD.slice(0, 3), GOOD.slice(3, 10), GOOD.slice(10)]);
+  const fs = memoryFs();
+  const written = [];
+  fs.writeFile = (path, bytes, options) => { written.push(options); fs.files.set(path, bytes); };
+  assert.equal((await get(fs)).source, "network");
+  assert.deepEqual(fs.files.get("/home/pyodide/m/w"), GOOD);
+  assert.equal(fs.files.get("/home/pyodide/m/w").buffer.byteLength, GOOD.length); // the one buffer, no larger
+  assert.deepEqual(written, [{ canOwn: true }]);
+});
+
+test("an answer longer than the file, or of unknown size, is read whole and checked", async () => {
+  const store = cacheStorage();
+  globalThis.fetch = async () => inParts([GOOD.slice(0, 10), GOOD.slice(10), new Uint8Array(5)]);
+  await assert.rejects(get(memoryFs()), /is not whole: it is 0\.0 MB, not 0\.0 MB/);
+  assert.equal(store.size, 0);
+  globalThis.fetch = async () => inParts([GOOD.slice(0, 10), GOOD.slice(10)]);
+  const fs = memoryFs();
+  await fetchFile({ url: URL_, path: "/p", expected: {}, fs, progress: () => {} }); // no size: chunks joined
+  assert.deepEqual(fs.files.get("/p"), GOOD);
+});
