@@ -21,9 +21,9 @@ from lessonpy.models import live, site_data, smollm2
 #: from the worker's script (assets/<hash>/js/worker/worker-bundle.js) to the site's root, where data/ is
 SITE_ROOT = "../../../../"
 #: what a cell prints when the files are not to be had
-MISSING = ("The real weights are not here: this site was built without the live models (python3 build.py "
-           "--no-live-model), or this notebook has no minilm-live/ or smollm2-live/ folder beside it. "
-           "The lesson goes on without this check.")
+MISSING = ("The real weights could not be had: this site was built without the live models (python3 build.py "
+           "--no-live-model), their download failed, or this notebook has no minilm-live/ or smollm2-live/ "
+           "folder beside it. The lesson goes on without this check.")
 
 
 def _download(site_folder: str, name: str) -> bytes | None:
