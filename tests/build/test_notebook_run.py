@@ -93,7 +93,9 @@ def executed(request, tmp_path_factory):
                                                   metadata={"test": {"solution": ex_id}}))
         nb.cells.append(nbformat.v4.new_code_cell(check.source, metadata={"test": {"solved": ex_id}}))
     nb.cells.append(nbformat.v4.new_code_cell("import lessonpy\nprint(lessonpy.__file__)", metadata={"test": {"where": 1}}))
-    nb.cells.append(nbformat.v4.new_code_cell(BAD_SHOW, metadata={"test": {"bad": 1}, "tags": ["raises-exception"]}))
+    # imported here: a lesson that draws no attention (Lesson 6) never imports show_attention itself
+    nb.cells.append(nbformat.v4.new_code_cell(f"from lessonpy.maths.show import show_attention\n{BAD_SHOW}",
+                                              metadata={"test": {"bad": 1}, "tags": ["raises-exception"]}))
     nbformat.validate(nb)
     (folder / "lesson.ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
 

@@ -5,6 +5,8 @@ does not find here).
 """
 
 from .attention.exercises import attention, attention_params, multi_head_attention, split_qkv
+from .block.exercises import layer_norm, pre_ln_block
 from .causal_mask.exercises import causal_attention, decode_step
 
-__all__ = ["attention", "attention_params", "split_qkv", "multi_head_attention", "causal_attention", "decode_step"]
+__all__ = ["attention", "attention_params", "split_qkv", "multi_head_attention", "causal_attention", "decode_step",
+           "layer_norm", "pre_ln_block"]

@@ -26,9 +26,15 @@ SITE_PATH = "../../data/realheads/"
 
 def download(filename):
     """Fetch a file of the site's data folder synchronously (a worker may): cells run top to bottom without await."""
-    import js  # Pyodide only: the worker's own URL says where the site's data folder is
+    return fetch(f"{SITE_PATH}{filename}", filename)
 
-    url = js.URL.new(f"{SITE_PATH}{filename}", js.location.href).href
+
+def fetch(path, filename):
+    """The bytes of the site's file at *path*, relative to the worker's script, downloaded synchronously;
+    :class:`DataMissing` naming *filename* when the site does not serve it. Pyodide only."""
+    import js  # Pyodide only: the worker's own URL says where the site is
+
+    url = js.URL.new(path, js.location.href).href
     request = js.XMLHttpRequest.new()
     request.open("GET", url, False)
     request.responseType = "arraybuffer"
