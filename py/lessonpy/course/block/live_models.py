@@ -26,12 +26,13 @@ MISSING = ("The real weights could not be had: this site was built without the l
            "folder beside it. The lesson goes on without this check.")
 
 
-def _download(site_folder: str, name: str) -> bytes | None:
-    """The bytes of data/<site_folder>/<name> in the site, or None when the site does not serve it."""
+def _download(site_folder: str, name: str, dest: Path) -> bool:
+    """Put data/<site_folder>/<name> of the site into the file *dest*; False when the site does not serve it."""
     try:
-        return site_data.fetch(f"{SITE_ROOT}data/{site_folder}/{name}", name)
+        site_data.fetch_into(f"{SITE_ROOT}data/{site_folder}/{name}", name, dest)
     except site_data.DataMissing:
-        return None
+        return False
+    return True
 
 
 def _folder(page_folder: str, site_folder: str, names) -> str | None:
@@ -43,11 +44,8 @@ def _folder(page_folder: str, site_folder: str, names) -> str | None:
     path = Path(page_folder)
     path.mkdir(parents=True, exist_ok=True)
     for name in names:
-        if not (path / name).is_file():
-            data = _download(site_folder, name)
-            if data is None:
-                return None
-            (path / name).write_bytes(data)
+        if not (path / name).is_file() and not _download(site_folder, name, path / name):
+            return None
     return page_folder
 
 
