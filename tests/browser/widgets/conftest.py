@@ -29,3 +29,24 @@ def page(browser, widgets_url):
     context.close()
     assert not pg.errors, f"uncaught errors in the page: {pg.errors}"
     assert unknown == [], f"messages protocol.js does not define: {unknown}"
+
+
+@pytest.fixture(scope="session")
+def smol_site(tmp_path_factory):
+    """The widgets fixture lesson built with SmolLM2's real live files (MiniLM's left out: no test here runs it):
+    (its URL, the live files' folder), for the widgets that run SmolLM2 on the reader's text."""
+    from sitebuild.realheads import live, smollm2_live
+    from sitebuild.realheads.weights import WeightsError
+    from sitebuild.server import serve_in_thread
+
+    def left_out(*args, **kwargs):
+        raise WeightsError("MiniLM: no test of this folder runs it")
+
+    tmp = tmp_path_factory.mktemp("smol")
+    folder = smollm2_live.write_live(download=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(live, "write_live", left_out)
+        site = build_fixture_site(tmp, live_model=True)
+    server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
+    yield url, folder
+    server.shutdown()

@@ -16,32 +16,12 @@ from playwright.sync_api import expect
 from browser import BOOT_TIMEOUT_MS, protocol_errors
 from lessonpy.models import generate, next_token, smollm2
 from pages import Widget
-from widget_site import LESSON, build_fixture_site
+from widget_site import LESSON
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1",
                                                       reason="SKIP_MODELS=1: the pinned model wheels are not used")]
 #: a pass of the real model in Chromium is about 7 s; the first run also downloads 97.7 MB from localhost
 RUN_MS = 180_000
-
-
-@pytest.fixture(scope="module")
-def smol_site(tmp_path_factory):
-    """The widgets fixture lesson built with SmolLM2's real live files (MiniLM's left out: not this test's)."""
-    from sitebuild.realheads import live, smollm2_live
-    from sitebuild.realheads.weights import WeightsError
-    from sitebuild.server import serve_in_thread
-
-    def left_out(*args, **kwargs):
-        raise WeightsError("MiniLM is not this test's")
-
-    tmp = tmp_path_factory.mktemp("smol")
-    folder = smollm2_live.write_live(download=False)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(live, "write_live", left_out)
-        site = build_fixture_site(tmp, live_model=True)
-    server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
-    yield url, folder
-    server.shutdown()
 
 
 def open_panel(browser, url):

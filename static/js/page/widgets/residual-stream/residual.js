@@ -1,0 +1,177 @@
+// The residual stream of SmolLM2-135M, layer by layer, at one position the reader picks: what each layer's
+// attention and MLP add to the stream (the lengths of their writes), the stream's own length, and the logit lens
+// (the final RMSNorm and the tied embedding applied to the stream after each layer), its top tokens.
+// First the lesson's sentence, every position computed by the build (lessonpy.course.block.residual_stream, from a
+// committed file: no weights needed); then the reader's own text, once the live SmolLM2 is here: "Run SmolLM2"
+// fetches its files as the next-token panel does (live-download.js) and Python computes the same numbers
+// (residual_stream.stream), a position's lens when it is picked. This file draws: the chart (layers.js), a
+// sentence of the picked layer's numbers, and every layer's numbers in a table behind a disclosure.
+import { createListTable } from "../../components/table.js";
+import { el, labelled, num, pythonMessage } from "../common.js";
+import { lineAround } from "../../line.js";
+import { STOPPED, downloadBar, downloadProgress, fetchLiveFiles, wasStopped } from "../live-download.js";
+import { createLayerChart, describeRow, rowName, tokenText } from "./layers.js";
+
+// The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
+const TEXT_CHARS = 600;
+const COLUMNS = ["Depth", "Attention wrote", "MLP wrote", "Stream's length", "Lens: top tokens (p)", "p of the prediction"];
+
+export function createResidualStream({ section, spec, runtime, calls, initial }) {
+  const o = spec.options;
+  const available = Boolean(o.live_files);
+  const controls = el("div", "widget-controls");
+  const input = el("textarea", "residual-text");
+  input.rows = 2;
+  input.maxLength = TEXT_CHARS;
+  input.value = initial.text;
+  labelled(controls, input, "Your text");
+  const runButton = Object.assign(el("button", "residual-run", "Run SmolLM2"), { type: "button" });
+  const stopButton = Object.assign(el("button", "residual-stop", "Stop"), { type: "button", hidden: true });
+  const buttons = el("div", "widget-controls");
+  buttons.append(runButton, stopButton);
+  const bar = downloadBar("residual-progress", "SmolLM2");
+  const status = el("p", "widget-status residual-status");
+  status.setAttribute("role", "status");
+
+  const posHeading = el("h5", "residual-heading", "Pick a position (Left and Right move along the text)");
+  const tokenRow = el("div", "residual-tokens");
+  tokenRow.setAttribute("role", "listbox");
+  tokenRow.setAttribute("aria-label", "The text's tokens: the position whose stream is shown");
+  const figure = el("figure", "residual-chart");
+  const canvas = el("canvas");
+  const caption = el("figcaption");
+  figure.append(canvas, caption);
+  const picked = el("p", "residual-picked");
+  picked.setAttribute("aria-live", "polite");
+  const details = el("details", "residual-table");
+  details.append(el("summary", "", "Show every layer's numbers as a table"));
+  section.append(controls, buttons, bar, status, posHeading, tokenRow, figure, picked, details);
+  const table = createListTable(details, { caption: "The residual stream, layer by layer", columns: COLUMNS });
+
+  let data = initial; // the numbers shown: the build's, or the last live run's
+  let position = initial.position;
+  const chart = createLayerChart(canvas, { onSelect: () => showRow() });
+
+  /** The chart's rows at the shown position: the embedding's, then each layer's. */
+  function rowsAt(at) {
+    const { norms, lens } = data;
+    const here = lens[String(at)];
+    return norms.stream.map((s, r) => ({
+      attn: r ? norms.attn[r - 1][at] : null, mlp: r ? norms.mlp[r - 1][at] : null, stream: s[at], top: here.top[r],
+      rank: here.rank[r], p: here.p[r],
+    }));
+  }
+
+  function showRow() {
+    const rows = rowsAt(position);
+    const r = chart.selected();
+    picked.textContent = `${describeRow(rows, r)}; the prediction ${tokenText(data.lens[String(position)].final)} ` +
+      (rows[r].rank === 0 ? "leads here" : `ranks ${rows[r].rank + 1} here, p ${num(rows[r].p, 3)}`) + ".";
+    section.dataset.row = String(r);
+  }
+
+  function showTokens() {
+    tokenRow.textContent = "";
+    data.tokens.forEach((token, t) => {
+      const b = Object.assign(el("button", "residual-tok", tokenText(token)), { type: "button" });
+      b.setAttribute("role", "option");
+      b.addEventListener("click", () => pick(t));
+      b.addEventListener("keydown", (ev) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
+        if (!step) return;
+        ev.preventDefault();
+        pick(Math.max(0, Math.min(data.tokens.length - 1, position + step)), true);
+      });
+      tokenRow.append(b);
+    });
+  }
+
+  /** Draw the shown position: the tokens' row, the chart, the sentence, the table, the caption. */
+  function show() {
+    [...tokenRow.children].forEach((b, t) => {
+      b.setAttribute("aria-selected", String(t === position));
+      b.tabIndex = t === position ? 0 : -1;
+    });
+    const rows = rowsAt(position);
+    const final = data.lens[String(position)].final;
+    chart.update(rows, final);
+    caption.textContent = `${data.live ? "Your text" : "The lesson's sentence"} at ${tokenText(data.tokens[position])} ` +
+      `(position ${position} of ${data.tokens.length}, after the start token <|endoftext|>): for the embedding and ` +
+      `each of ${data.layers} layers (counted from 0), the lengths (L2 norms, log scale) of what its attention and its ` +
+      "MLP added to the stream and of the stream after it; at the right, the logit lens's top token there. In bold " +
+      `colour, ${tokenText(final)}, what the whole model predicts after this token. Only the last layer was trained ` +
+      "to be read this way: an early layer's lens says what the final norm and embedding make of its stream, not " +
+      "what the model “thinks” there.";
+    table.update(rows.map((row, r) => [rowName(r), row.attn, row.mlp, row.stream,
+      row.top.map(([t, p]) => `${tokenText(t)} (${num(p, 3)})`).join(", "), row.p]),
+    `The residual stream at ${tokenText(data.tokens[position])} (position ${position}), layer by layer`);
+    Object.assign(section.dataset, { position: String(position), final, live: String(Boolean(data.live)) });
+    showRow();
+  }
+
+  const say = (text, state) => { status.textContent = text; section.dataset.state = state; };
+  let controller = null;
+  /** Ask Python for *text*'s numbers, the lens at *at* (null: the last), the live files fetched first if needed. */
+  async function compute(text, at) {
+    if (!available || controller) return;
+    const focused = document.activeElement;
+    runButton.disabled = true;
+    stopButton.hidden = false;
+    if (focused === runButton) stopButton.focus();
+    controller = new AbortController();
+    const { signal } = controller;
+    try {
+      const { notes } = await fetchLiveFiles({
+        runtime, filesCall: calls.files, folder: new URL(o.live_url, document.baseURI), sizes: o.live_files, signal,
+        onProgress: downloadProgress({ bar, say, section }),
+      });
+      bar.hidden = true;
+      say("Running SmolLM2 in Python…", "running");
+      const reply = await runtime.call(...calls.stream, { text, position: at, target: spec.id }, { signal });
+      const same = data.live && data.tokens.join("\u0000") === reply.tokens.join("\u0000");
+      data = same ? { ...reply, lens: { ...data.lens, ...reply.lens } } : reply;
+      if (!same) showTokens();
+      position = reply.position;
+      show();
+      say(`SmolLM2 read your ${reply.tokens.length - 1} tokens; shown at position ${position}.` +
+        `${notes.map((t) => ` ${t}`).join("")}`, "done");
+    } catch (err) {
+      bar.hidden = true;
+      if (wasStopped(err)) say(STOPPED, "stopped");
+      else say(lineAround("SmolLM2 could not run: ", pythonMessage(err).replace(/[.!?]?\s*$/, "."), " What is shown is from before."), "error");
+    } finally {
+      controller = null;
+      runButton.disabled = false;
+      stopButton.hidden = true;
+      if (document.activeElement === stopButton || focused === runButton) runButton.focus();
+    }
+  }
+
+  /** Show position *t*: at once when its lens is here (the build's sentence has every position), else from Python. */
+  function pick(t, keyboard = false) {
+    if (data.lens[String(t)]) {
+      position = t;
+      show();
+    } else compute(data.text, t);
+    if (keyboard) tokenRow.children[position]?.focus();
+  }
+
+  if (available) {
+    const bytes = Object.values(o.live_files).reduce((sum, { size }) => sum + size, 0);
+    say(`The lesson's sentence, computed when the page was built. Run SmolLM2 on your own text: the first run ` +
+      `downloads its weights and tokenizer (${num(bytes / 1e6, 1)} MB) once, as "What comes next?" does.`, "idle");
+  } else {
+    say("The lesson's sentence, computed when the page was built. This site has no live SmolLM2, so your own text " +
+      "cannot run here (built with --no-live-model, or offline).", "absent");
+    runButton.disabled = input.disabled = true;
+  }
+  runButton.addEventListener("click", () => compute(input.value, null));
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); compute(input.value, null); }
+  });
+  stopButton.addEventListener("click", () => controller?.abort());
+  chart.select(initial.layers); // the last layer's stream first: the model's own prediction
+  showTokens();
+  show();
+  return { chart, table };
+}

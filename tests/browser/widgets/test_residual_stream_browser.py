@@ -1,0 +1,147 @@
+"""The residual-stream widget in a real page: before Python, on a dark 360 px phone, the build's numbers of the
+lesson's sentence (the committed file); a layer picked with the arrow keys says its numbers, a position picked with
+the arrow keys redraws, and the table behind the disclosure holds the file's numbers. Then, with the real SmolLM2
+files, the reader's own text gives what CPython's residual_stream.stream gives (SKIP_MODELS=1 skips that one: it
+downloads 97.7 MB from localhost and runs a pass of about 7 s in Chromium)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from browser import BOOT_TIMEOUT_MS, open_tables, protocol_errors
+from lessonpy.course.block import residual_stream
+from pages import Widget
+from widget_site import LESSON
+
+pytestmark = pytest.mark.browser
+#: the first run downloads the live files from localhost, then a pass of the real model (about 7 s in Chromium)
+RUN_MS = 180_000
+ISOLATES = str.maketrans("", "", "\u2068\u2069")
+
+
+def words(locator) -> str:
+    """A locator's text without the Unicode isolates that keep a token's direction its own."""
+    return locator.text_content().translate(ISOLATES)
+
+
+def shown_token(token: str) -> str:
+    return token.replace(" ", "␣").replace("\n", "⏎")
+
+
+def table_rows(widget):
+    """The table's rows: [depth, attention, MLP, stream, lens text, p of the prediction], numbers from data-value."""
+    open_tables(widget)
+    return widget.locator(".residual-table tbody tr").evaluate_all("""trs => trs.map((tr) => [...tr.children].map(
+        (c) => (c.dataset.value !== undefined ? Number(c.dataset.value) : c.textContent.replace(/[\\u2068\\u2069]/g, ''))))""")
+
+
+def expected_rows(data, at):
+    """What the table should hold at position *at*, from :func:`residual_stream.compute`'s numbers."""
+    norms, lens = data["norms"], data["lens"][str(at)]
+    rows = []
+    for r, stream in enumerate(norms["stream"]):
+        top = ", ".join(f"{shown_token(t)} ({p:.3f})" for t, p in lens["top"][r])
+        rows.append(["embedding" if r == 0 else f"layer {r - 1}", norms["attn"][r - 1][at] if r else None,
+                     norms["mlp"][r - 1][at] if r else None, stream[at], top, lens["p"][r]])
+    return rows
+
+
+def assert_table(widget, data, at):
+    got, want = table_rows(widget), expected_rows(data, at)
+    assert [row[0] for row in got] == [row[0] for row in want]
+    assert [row[4] for row in got] == [row[4] for row in want]
+    for column in (1, 2, 3, 5):
+        np.testing.assert_allclose([row[column] if row[column] != "" else np.nan for row in got],
+                                   [np.nan if row[column] is None else row[column] for row in want], rtol=1e-6)
+
+
+def test_before_python_the_sentence_by_keyboard_and_its_table_on_a_dark_phone(browser, widgets_url):
+    data = residual_stream.load()
+    T, L = len(data["tokens"]), data["layers"]
+    context = browser.new_context(viewport={"width": 360, "height": 800}, color_scheme="dark")
+    context.route("**/pyodide.asm.wasm", lambda route: None)  # never answered: Python stays loading
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(widgets_url + LESSON)
+        widget = Widget(page, "stream").locator
+        widget.scroll_into_view_if_needed()
+        # the last position, its last layer first: the model's own prediction, as the file holds it
+        expect(widget).to_have_attribute("data-position", str(T - 1))
+        expect(widget).to_have_attribute("data-row", str(L))
+        last = data["lens"][str(T - 1)]
+        assert widget.get_attribute("data-final") == last["final"] == " Italy"
+        picked = widget.locator(".residual-picked")
+        top, p = last["top"][L][0]
+        assert f"layer {L - 1}: attention wrote {data['norms']['attn'][L - 1][T - 1]:.1f}" in words(picked)
+        assert f"the lens reads {shown_token(top)} {p:.3f}" in words(picked) and "leads here" in words(picked)
+        expect(widget.locator(".residual-status")).to_contain_text("no live SmolLM2")  # built without the live files
+
+        # a layer picked by keyboard: Up moves to the layer before, its numbers are said and labelled
+        chart = widget.locator(".residual-chart canvas")
+        chart.focus()
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowUp")
+        expect(widget).to_have_attribute("data-row", str(L - 2))
+        layer = L - 3  # row L - 2 is the stream after layer L - 3
+        rank = last["rank"][L - 2]
+        assert words(picked).startswith(f"layer {layer}: attention wrote {data['norms']['attn'][layer][T - 1]:.1f}, "
+                                        f"the MLP {data['norms']['mlp'][layer][T - 1]:.1f}")
+        assert f"ranks {rank + 1} here" in words(picked)
+        assert f"Picked: layer {layer}:" in chart.get_attribute("aria-label").translate(ISOLATES)
+        page.keyboard.press("Home")
+        expect(widget).to_have_attribute("data-row", "0")
+        assert words(picked).startswith("embedding: the token's embedding")
+
+        # a position picked by keyboard on the tokens' row: the chart and the table follow
+        assert_table(widget, data, T - 1)
+        widget.locator(".residual-tok[aria-selected='true']").focus()
+        page.keyboard.press("ArrowLeft")
+        expect(widget).to_have_attribute("data-position", str(T - 2))
+        expect(widget.locator(".residual-tok").nth(T - 2)).to_be_focused()
+        assert widget.get_attribute("data-final") == data["lens"][str(T - 2)]["final"]
+        assert_table(widget, data, T - 2)
+        expect(widget.locator(".residual-table caption")).to_contain_text(f"(position {T - 2})")
+
+        assert page.locator(".py-status").get_attribute("data-state") == "loading"
+        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+        assert widget.evaluate("w => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth")
+    finally:
+        context.close()
+    assert errors == []
+
+
+@pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned model wheels are not used")
+def test_the_readers_text_gives_what_cpython_computes(browser, smol_site):
+    url, folder = smol_site
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + LESSON)
+    expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    widget = Widget(page, "stream").locator
+    widget.scroll_into_view_if_needed()
+    expect(widget).to_have_attribute("data-state", "idle")
+    text = "The cat sat on the mat. The cat sat on the"
+    widget.get_by_role("textbox", name="Your text").fill(text)
+    widget.get_by_role("button", name="Run SmolLM2").click()
+    expect(widget).to_have_attribute("data-state", "done", timeout=RUN_MS)
+    want = residual_stream.stream(text, folder=folder)
+    T = len(want["tokens"])
+    assert widget.get_attribute("data-live") == "true" and widget.get_attribute("data-position") == str(T - 1)
+    assert widget.get_attribute("data-final") == want["lens"][str(T - 1)]["final"]
+    expect(widget.locator(".residual-tok")).to_have_count(T)
+    assert_table(widget, want, T - 1)
+    # another position: Python adds its lens to the kept stream
+    widget.locator(".residual-tok").nth(3).click()
+    expect(widget).to_have_attribute("data-position", "3", timeout=RUN_MS)
+    expect(widget).to_have_attribute("data-state", "done")
+    assert_table(widget, residual_stream.stream(text, position=3, folder=folder), 3)
+    assert not errors and protocol_errors(page) == []
+    context.close()
