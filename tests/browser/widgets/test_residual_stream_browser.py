@@ -20,6 +20,8 @@ from widget_site import LESSON
 pytestmark = pytest.mark.browser
 #: the first run downloads the live files from localhost, then a pass of the real model (about 7 s in Chromium)
 RUN_MS = 180_000
+#: the page's numbers against CPython's, both rounded to 4 significant digits (seen: 38.87 against 38.86)
+LIVE_RTOL = 2e-3
 ISOLATES = str.maketrans("", "", "\u2068\u2069")
 
 
@@ -50,13 +52,19 @@ def expected_rows(data, at):
     return rows
 
 
-def assert_table(widget, data, at):
+def assert_table(widget, data, at, rtol=1e-6):
+    """The table at position *at* holds *data*'s numbers: the file's exactly (rtol 1e-6, float32 in the page), or
+    CPython's within *rtol* (the page's NumPy sums in another order, then both round to 4 digits)."""
     got, want = table_rows(widget), expected_rows(data, at)
     assert [row[0] for row in got] == [row[0] for row in want]
-    assert [row[4] for row in got] == [row[4] for row in want]
+    if rtol < 1e-4:  # the lens's probabilities as written, to 3 decimals: exact only for the same numbers
+        assert [row[4] for row in got] == [row[4] for row in want]
+    else:  # the same tokens, in the same order
+        assert [[part.rsplit(" (", 1)[0] for part in row[4].split(", ")] for row in got] == \
+            [[part.rsplit(" (", 1)[0] for part in row[4].split(", ")] for row in want]
     for column in (1, 2, 3, 5):
         np.testing.assert_allclose([row[column] if row[column] != "" else np.nan for row in got],
-                                   [np.nan if row[column] is None else row[column] for row in want], rtol=1e-6)
+                                   [np.nan if row[column] is None else row[column] for row in want], rtol=rtol)
 
 
 def test_before_python_the_sentence_by_keyboard_and_its_table_on_a_dark_phone(browser, widgets_url):
@@ -137,11 +145,11 @@ def test_the_readers_text_gives_what_cpython_computes(browser, smol_site):
     assert widget.get_attribute("data-live") == "true" and widget.get_attribute("data-position") == str(T - 1)
     assert widget.get_attribute("data-final") == want["lens"][str(T - 1)]["final"]
     expect(widget.locator(".residual-tok")).to_have_count(T)
-    assert_table(widget, want, T - 1)
+    assert_table(widget, want, T - 1, rtol=LIVE_RTOL)
     # another position: Python adds its lens to the kept stream
     widget.locator(".residual-tok").nth(3).click()
     expect(widget).to_have_attribute("data-position", "3", timeout=RUN_MS)
     expect(widget).to_have_attribute("data-state", "done")
-    assert_table(widget, residual_stream.stream(text, position=3, folder=folder), 3)
+    assert_table(widget, residual_stream.stream(text, position=3, folder=folder), 3, rtol=LIVE_RTOL)
     assert not errors and protocol_errors(page) == []
     context.close()
