@@ -30,8 +30,8 @@ export const tokenText = (t) => `\u2068${String(t ?? "").replace(/ /g, "␣").re
 export function decades(values) {
   const positive = values.filter((v) => Number.isFinite(v) && v > 0);
   if (!positive.length) return [0, 1];
-  const lo = Math.floor(Math.log10(Math.min(...positive)));
-  const hi = Math.ceil(Math.log10(Math.max(...positive)));
+  const lo = Math.floor(Math.log10(Math.min(...positive))) || 0; // never -0
+  const hi = Math.ceil(Math.log10(Math.max(...positive))) || 0;
   return [lo, Math.max(hi, lo + 1)];
 }
 

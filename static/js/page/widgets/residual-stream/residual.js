@@ -98,7 +98,8 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
     caption.textContent = `${data.live ? "Your text" : "The lesson's sentence"} at ${tokenText(data.tokens[position])} ` +
       `(position ${position} of ${data.tokens.length}, after the start token <|endoftext|>): for the embedding and ` +
       `each of ${data.layers} layers (counted from 0), the lengths (L2 norms, log scale) of what its attention and its ` +
-      "MLP added to the stream and of the stream after it; at the right, the logit lens's top token there. In bold " +
+      "MLP added to the stream and of the stream after it; at the right, the logit lens's top token there (the " +
+      "embedding's row mostly reads its own token back: the output matrix is the embedding itself). In bold " +
       `colour, ${tokenText(final)}, what the whole model predicts after this token. Only the last layer was trained ` +
       "to be read this way: an early layer's lens says what the final norm and embedding make of its stream, not " +
       "what the model “thinks” there.";
