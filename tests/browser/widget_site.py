@@ -29,6 +29,25 @@ def open_page(browser, url, **context_options):
     return context, page
 
 
+def open_panel(browser, url, widget_id):
+    """A new context on the fixture lesson, Python ready, the widget *widget_id* in view: (context, page, its page
+    errors, the widget's locator)."""
+    from playwright.sync_api import expect
+
+    from browser import BOOT_TIMEOUT_MS
+    from pages import Widget
+
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + LESSON)
+    expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    widget = Widget(page, widget_id).locator
+    widget.scroll_into_view_if_needed()
+    return context, page, errors, widget
+
+
 def real_table(real):
     """The open head's table as float32 (T, T), from the cells' exact data-value."""
     open_tables(real)

@@ -13,10 +13,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, protocol_errors
+from browser import protocol_errors
 from lessonpy.models import generate, next_token, smollm2
-from pages import Widget
-from widget_site import LESSON
+from widget_site import open_panel
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1",
                                                       reason="SKIP_MODELS=1: the pinned model wheels are not used")]
@@ -24,22 +23,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(os.environ.get("SKIP_MODEL
 RUN_MS = 180_000
 
 
-def open_panel(browser, url):
-    """A new context on the fixture lesson, Python ready: (context, page, its page errors, the panel's locator)."""
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + LESSON)
-    expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    widget = Widget(page, "next").locator
-    widget.scroll_into_view_if_needed()
-    return context, page, errors, widget
-
-
 def test_type_run_knock_out_and_stop(browser, smol_site):
     url, folder = smol_site
-    context, page, errors, widget = open_panel(browser, url)
+    context, page, errors, widget = open_panel(browser, url, "next")
     expect(widget).to_have_attribute("data-state", "idle")
     run = widget.get_by_role("button", name="Run SmolLM2")
     box = widget.get_by_role("textbox", name="Your text")
@@ -90,7 +76,7 @@ def test_generate_with_the_cache_and_without_then_stop(browser, smol_site):
     """Greedy with the cache makes CPython's tokens; without it, stopped after a few, the tokens made stay shown
     and both ways' seconds per token stand side by side (the real model: about a minute in Chromium)."""
     url, folder = smol_site
-    context, page, errors, widget = open_panel(browser, url)
+    context, page, errors, widget = open_panel(browser, url, "next")
     text = "The cat sat on the mat. The cat"
     widget.get_by_role("textbox", name="Your text").fill(text)
     widget.get_by_role("spinbutton", name="New tokens").fill("4")

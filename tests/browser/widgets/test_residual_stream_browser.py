@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser import BOOT_TIMEOUT_MS, open_tables, protocol_errors
+from browser import open_tables, protocol_errors
 from lessonpy.course.block import residual_stream
 from pages import Widget
-from widget_site import LESSON
+from widget_site import LESSON, open_panel
 
 pytestmark = pytest.mark.browser
 #: the first run downloads the live files from localhost, then a pass of the real model (about 7 s in Chromium)
@@ -127,14 +127,7 @@ def test_before_python_the_sentence_by_keyboard_and_its_table_on_a_dark_phone(br
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned model wheels are not used")
 def test_the_readers_text_gives_what_cpython_computes(browser, smol_site):
     url, folder = smol_site
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + LESSON)
-    expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    widget = Widget(page, "stream").locator
-    widget.scroll_into_view_if_needed()
+    context, page, errors, widget = open_panel(browser, url, "stream")
     expect(widget).to_have_attribute("data-state", "idle")
     text = "The cat sat on the mat. The cat sat on the"
     widget.get_by_role("textbox", name="Your text").fill(text)

@@ -10,9 +10,8 @@
 // of Lesson 5) can run instead of the lesson's. Python computes every number; this file draws them.
 import { createHeadGrid } from "../../components/headgrid.js";
 import { createHeadStrip } from "../../components/headstrip.js";
-import { el, labelled, num, pythonMessage, pythonNote, watchPython } from "../common.js";
-import { lineAround } from "../../line.js";
-import { STOPPED, downloadBar, downloadProgress, fetchLiveFiles, wasStopped } from "../live-download.js";
+import { el, labelled, num, pythonNote, watchPython } from "../common.js";
+import { STOPPED, downloadBar, liveRunner } from "../live-download.js";
 
 // The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "In every engine"): 561 to
 // 615 MB for the 97.7 MB after a run and a generation (Python's wasm memory 351 MB of it; the rest the browser's
@@ -300,41 +299,10 @@ export function createNextToken({ section, spec, runtime, calls }) {
   watchPython(runtime, (state) => { pythonReady = !pythonNote(state); });
 
   const mine = () => (mineBox.checked ? ["causal_attention", "decode_step"] : []);
-  let controller = null;
-  /** Run *task(signal, notes)* with the live files in place: the buttons busy, Stop shown, a stop or an error said. */
-  async function busy(button, task, { failed, stopped }) {
-    if (!available || controller) return;
-    const focused = document.activeElement === button;
-    runButton.disabled = generateButton.disabled = true;
-    stopButton.hidden = false;
-    if (focused) stopButton.focus();
-    controller = new AbortController();
-    const { signal } = controller;
-    try {
-      say(pythonReady ? "Getting SmolLM2's files…" : "Waiting for Python…", "busy");
-      const { sources, notes } = await fetchLiveFiles({
-        runtime, filesCall: calls.files, folder: new URL(o.live_url, document.baseURI), sizes: o.live_files, signal,
-        onProgress: downloadProgress({ bar, say, section }),
-      });
-      bar.hidden = true;
-      section.dataset.liveSource = [...sources].join(" ");
-      await task(signal, notes);
-    } catch (err) {
-      bar.hidden = true;
-      if (wasStopped(err)) say(stopped(), "stopped");
-      else {
-        // Python's one-line messages end without a full stop; the page's sentence after them needs one between
-        const message = pythonMessage(err).replace(/[.!?]?\s*$/, ".");
-        say(lineAround(failed, message, " What is shown below is from the run before."), "error");
-      }
-    } finally {
-      const focusedStop = document.activeElement === stopButton;
-      controller = null;
-      runButton.disabled = generateButton.disabled = false;
-      stopButton.hidden = true;
-      if (focusedStop) button.focus();
-    }
-  }
+  const busy = liveRunner({
+    runtime, filesCall: calls.files, options: o, bar, say, section, buttons: [runButton, generateButton], stopButton,
+    preparing: () => (pythonReady ? "Getting SmolLM2's files…" : "Waiting for Python…"),
+  });
 
   const run = () => busy(runButton, async (signal, notes) => {
     say(knocked.length ? `Running SmolLM2 in Python with ${knocked.length} head${knocked.length === 1 ? "" : "s"} knocked out…`
@@ -346,7 +314,7 @@ export function createNextToken({ section, spec, runtime, calls }) {
     section.dataset.seconds = String(answer.seconds); // the pass's own time in Python (bench/engines.py reads it)
     say(`SmolLM2 read your ${answer.tokens.length - 1} tokens (after <|endoftext|>, as every document starts) in ` +
       `${num(answer.seconds, 1)} s, NumPy in your browser.${extra}${notes.map((t) => ` ${t}`).join("")}`, "done");
-  }, { failed: "SmolLM2 could not run: ", stopped: () => STOPPED });
+  }, { failed: "SmolLM2 could not run: " });
 
   // ---- generation
   let made = null; // the last generation's reply: its tokens stay shown after a Stop
@@ -417,6 +385,5 @@ export function createNextToken({ section, spec, runtime, calls }) {
   runButton.addEventListener("click", run);
   generateButton.addEventListener("click", generateRun);
   input.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); run(); } });
-  stopButton.addEventListener("click", () => controller?.abort());
   return { grid, strip };
 }

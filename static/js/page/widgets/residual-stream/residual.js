@@ -3,13 +3,12 @@
 // (the final RMSNorm and the tied embedding applied to the stream after each layer), its top tokens.
 // First the lesson's sentence, every position computed by the build (lessonpy.course.block.residual_stream, from a
 // committed file: no weights needed); then the reader's own text, once the live SmolLM2 is here: "Run SmolLM2"
-// fetches its files as the next-token panel does (live-download.js) and Python computes the same numbers
+// fetches its files and runs as the next-token panel does (live-download.js liveRunner) and Python computes the same numbers
 // (residual_stream.stream), a position's lens when it is picked. This file draws: the chart (layers.js), a
 // sentence of the picked layer's numbers, and every layer's numbers in a table behind a disclosure.
 import { createListTable } from "../../components/table.js";
-import { el, labelled, num, pythonMessage } from "../common.js";
-import { lineAround } from "../../line.js";
-import { STOPPED, downloadBar, downloadProgress, fetchLiveFiles, wasStopped } from "../live-download.js";
+import { el, labelled, num, pythonNote, watchPython } from "../common.js";
+import { downloadBar, liveRunner } from "../live-download.js";
 import { createLayerChart, describeRow, rowName, tokenText } from "./layers.js";
 
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
@@ -111,42 +110,24 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
   }
 
   const say = (text, state) => { status.textContent = text; section.dataset.state = state; };
-  let controller = null;
+  let pythonReady = false;
+  watchPython(runtime, (state) => { pythonReady = !pythonNote(state); });
+  const busy = liveRunner({
+    runtime, filesCall: calls.files, options: o, bar, say, section, buttons: [runButton], stopButton,
+    preparing: () => (pythonReady ? "Getting SmolLM2's files…" : "Waiting for Python…"),
+  });
   /** Ask Python for *text*'s numbers, the lens at *at* (null: the last), the live files fetched first if needed. */
-  async function compute(text, at) {
-    if (!available || controller) return;
-    const focused = document.activeElement;
-    runButton.disabled = true;
-    stopButton.hidden = false;
-    if (focused === runButton) stopButton.focus();
-    controller = new AbortController();
-    const { signal } = controller;
-    try {
-      const { notes } = await fetchLiveFiles({
-        runtime, filesCall: calls.files, folder: new URL(o.live_url, document.baseURI), sizes: o.live_files, signal,
-        onProgress: downloadProgress({ bar, say, section }),
-      });
-      bar.hidden = true;
-      say("Running SmolLM2 in Python…", "running");
-      const reply = await runtime.call(...calls.stream, { text, position: at, target: spec.id }, { signal });
-      const same = data.live && data.tokens.join("\u0000") === reply.tokens.join("\u0000");
-      data = same ? { ...reply, lens: { ...data.lens, ...reply.lens } } : reply;
-      if (!same) showTokens();
-      position = reply.position;
-      show();
-      say(`SmolLM2 read your ${reply.tokens.length - 1} tokens; shown at position ${position}.` +
-        `${notes.map((t) => ` ${t}`).join("")}`, "done");
-    } catch (err) {
-      bar.hidden = true;
-      if (wasStopped(err)) say(STOPPED, "stopped");
-      else say(lineAround("SmolLM2 could not run: ", pythonMessage(err).replace(/[.!?]?\s*$/, "."), " What is shown is from before."), "error");
-    } finally {
-      controller = null;
-      runButton.disabled = false;
-      stopButton.hidden = true;
-      if (document.activeElement === stopButton || focused === runButton) runButton.focus();
-    }
-  }
+  const compute = (text, at) => busy(runButton, async (signal, notes) => {
+    say("Running SmolLM2 in Python…", "running");
+    const reply = await runtime.call(...calls.stream, { text, position: at, target: spec.id }, { signal });
+    const same = data.live && data.tokens.join("\u0000") === reply.tokens.join("\u0000");
+    data = same ? { ...reply, lens: { ...data.lens, ...reply.lens } } : reply;
+    if (!same) showTokens();
+    position = reply.position;
+    show();
+    say(`SmolLM2 read your ${reply.tokens.length - 1} tokens; shown at position ${position}.` +
+      `${notes.map((t) => ` ${t}`).join("")}`, "done");
+  }, { failed: "SmolLM2 could not run: " });
 
   /** Show position *t*: at once when its lens is here (the build's sentence has every position), else from Python. */
   function pick(t, keyboard = false) {
@@ -170,7 +151,6 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
   input.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); compute(input.value, null); }
   });
-  stopButton.addEventListener("click", () => controller?.abort());
   chart.select(initial.layers); // the last layer's stream first: the model's own prediction
   showTokens();
   show();
