@@ -3,7 +3,7 @@
 // embedding) and one row's numbers in words.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decades, describeRow, rowName, tokenText } from "../../static/js/page/widgets/residual-stream/layers.js";
+import { decades, describeRow, probability, rowName, tokenText } from "../../static/js/page/widgets/residual-stream/layers.js";
 
 test("the scale spans whole powers of ten around every length, ignoring the embedding's missing writes", () => {
   assert.deepEqual(decades([2.9, null, null, 30.8, 20605]), [0, 5]);
@@ -26,4 +26,7 @@ test("a row in words: what the layer wrote, the stream's length, the lens's toke
   assert.equal(describeRow(rows, 1), "layer 0: attention wrote 89.5, the MLP 493.1; the stream's length 609.5; " +
     `the lens reads ${tokenText(" Italy")} 0.745, ${tokenText(" the")} 0.096`);
   assert.equal(tokenText(" a\n"), "\u2068␣a⏎\u2069");
+  // long streams in plain digits; a lens's tail is not written as a probability of 0
+  assert.match(describeRow([{ attn: null, mlp: null, stream: 20605, top: [[",", 4.5e-57]] }], 0), /length 20605\.0; the lens reads \S+ < 0\.001$/);
+  assert.equal(probability(0.0005), "0.001");
 });

@@ -38,18 +38,21 @@ DATA_PATH = Path(__file__).resolve().parents[4] / "static" / "data" / "block" / 
 DIGITS = 4
 
 
-def _round(values):
-    """Nested lists of floats, each to :data:`DIGITS` significant digits (a smaller file and payload)."""
-    return [_round(v) for v in values] if isinstance(values, (list, np.ndarray)) and np.ndim(values) else \
-        float(f"{float(values):.{DIGITS}g}")
+def _sig(v) -> float:
+    """*v* to :data:`DIGITS` significant digits."""
+    return float(f"{float(v):.{DIGITS}g}")
+
+
+def _round(values) -> list:
+    """An array of floats as nested lists, each to :data:`DIGITS` significant digits (a smaller file and payload)."""
+    return np.vectorize(_sig, otypes=[float])(np.asarray(values, dtype=np.float64)).tolist()
 
 
 def norms(run):
     """The lengths of one :func:`.real_layers.smollm2_stream` *run*, as lists: ``attn`` and ``mlp`` (L, T), what
     each layer's attention and MLP wrote at each position; ``stream`` (L + 1, T), the stream's length at each
     position after the embedding (row 0) and after each layer."""
-    return {"attn": _round(run["attn"].tolist()), "mlp": _round(run["mlp"].tolist()),
-            "stream": _round(np.linalg.norm(run["stream"], axis=-1).tolist())}
+    return {"attn": _round(run["attn"]), "mlp": _round(run["mlp"]), "stream": _round(np.linalg.norm(run["stream"], axis=-1))}
 
 
 def lens_at(m, stream, position, decode, top=TOP):
@@ -59,8 +62,8 @@ def lens_at(m, stream, position, decode, top=TOP):
     *decode* turns a token id into its text."""
     lens = real_layers.logit_lens(m, stream[:, position], top=top)
     probs = lens["probs"]
-    return {"top": [[[decode(int(i)), float(f"{probs[r, i]:.{DIGITS}g}")] for i in row] for r, row in enumerate(lens["top"])],
-            "final": decode(lens["final"]), "rank": [int(r) for r in lens["rank"]], "p": _round(lens["p"].tolist())}
+    return {"top": [[[decode(int(i)), _sig(probs[r, i])] for i in row] for r, row in enumerate(lens["top"])],
+            "final": decode(lens["final"]), "rank": [int(r) for r in lens["rank"]], "p": _round(lens["p"])}
 
 
 def compute(m, tokenizer, text, positions=None, top=TOP):

@@ -8,6 +8,7 @@
 import { SEQUENTIAL_LUT, lutIndex } from "../../components/colormap.js";
 import { canvasLifecycle, drawStatus, drawnApi, fmt, prepareCanvas, readTheme, shortLabel } from "../../components/canvas.js";
 import { stepFocus } from "../../components/listfocus.js";
+import { num } from "../common.js";
 
 const HEAD = 34; // the legend and the scale's powers of ten
 const ROW = 17; // one depth: three 4 px bars; 31 rows fit under 600 px
@@ -35,12 +36,15 @@ export function decades(values) {
   return [lo, Math.max(hi, lo + 1)];
 }
 
+/** A probability for reading: 3 decimals, or "< 0.001" (the lens's tail reaches 1e-57, which 0.000 would hide). */
+export const probability = (p) => (p < 0.0005 ? "< 0.001" : num(p, 3));
+
 /** One row's numbers in words: what the layer wrote, the stream's length, the lens's top tokens. */
 export function describeRow(rows, r) {
   const { attn, mlp, stream, top } = rows[r];
-  const wrote = r === 0 ? "the token's embedding" : `attention wrote ${fmt(attn, 1)}, the MLP ${fmt(mlp, 1)}`;
-  const lens = top.map(([t, p]) => `${tokenText(t)} ${fmt(p, 3)}`).join(", ");
-  return `${rowName(r)}: ${wrote}; the stream's length ${fmt(stream, 1)}; the lens reads ${lens}`;
+  const wrote = r === 0 ? "the token's embedding" : `attention wrote ${num(attn, 1)}, the MLP ${num(mlp, 1)}`;
+  const lens = top.map(([t, p]) => `${tokenText(t)} ${probability(p)}`).join(", ");
+  return `${rowName(r)}: ${wrote}; the stream's length ${num(stream, 1)}; the lens reads ${lens}`;
 }
 
 /**

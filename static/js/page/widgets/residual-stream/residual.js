@@ -9,7 +9,7 @@
 import { createListTable } from "../../components/table.js";
 import { el, labelled, num, pythonNote, watchPython } from "../common.js";
 import { downloadBar, liveRunner } from "../live-download.js";
-import { createLayerChart, describeRow, rowName, tokenText } from "./layers.js";
+import { createLayerChart, describeRow, probability, rowName, tokenText } from "./layers.js";
 
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
@@ -65,7 +65,7 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
     const rows = rowsAt(position);
     const r = chart.selected();
     picked.textContent = `${describeRow(rows, r)}; the prediction ${tokenText(data.lens[String(position)].final)} ` +
-      (rows[r].rank === 0 ? "leads here" : `ranks ${rows[r].rank + 1} here, p ${num(rows[r].p, 3)}`) + ".";
+      (rows[r].rank === 0 ? "leads here" : `ranks ${rows[r].rank + 1} here, p ${probability(rows[r].p)}`) + ".";
     section.dataset.row = String(r);
   }
 
@@ -79,7 +79,7 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
         const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
         if (!step) return;
         ev.preventDefault();
-        pick(Math.max(0, Math.min(data.tokens.length - 1, position + step)), true);
+        pick(Math.max(0, Math.min(data.tokens.length - 1, position + step)));
       });
       tokenRow.append(b);
     });
@@ -87,10 +87,12 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
 
   /** Draw the shown position: the tokens' row, the chart, the sentence, the table, the caption. */
   function show() {
+    const inRow = tokenRow.contains(document.activeElement); // a position picked there: the focus follows it
     [...tokenRow.children].forEach((b, t) => {
       b.setAttribute("aria-selected", String(t === position));
       b.tabIndex = t === position ? 0 : -1;
     });
+    if (inRow) tokenRow.children[position].focus();
     const rows = rowsAt(position);
     const final = data.lens[String(position)].final;
     chart.update(rows, final);
@@ -129,13 +131,13 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
       `${notes.map((t) => ` ${t}`).join("")}`, "done");
   }, { failed: "SmolLM2 could not run: " });
 
-  /** Show position *t*: at once when its lens is here (the build's sentence has every position), else from Python. */
-  function pick(t, keyboard = false) {
+  /** Show position *t*: at once when its lens is here (the build's sentence has every position), else from Python
+   *  (the focus, in the tokens' row, moves when it comes: show). */
+  function pick(t) {
     if (data.lens[String(t)]) {
       position = t;
       show();
     } else compute(data.text, t);
-    if (keyboard) tokenRow.children[position]?.focus();
   }
 
   if (available) {
