@@ -59,6 +59,7 @@ def test_another_position_reuses_the_kept_stream_and_adds_its_lens(folder, monke
     monkeypatch.setattr(real_layers, "smollm2_stream", lambda *a: calls.append(a) or real(*a))
     second = residual_stream.stream(TEXT, position=2, folder=folder)
     assert calls == [] and second["position"] == 2 and list(second["lens"]) == ["2"]
+    assert first["pass"] is True and second["pass"] is False and second["seconds"] > 0
     assert second["norms"] == first["norms"]
     assert residual_stream.stream(TEXT, position=-1, folder=folder)["lens"] == first["lens"]  # -1: the last
     residual_stream.stream(TEXT + " a", folder=folder)

@@ -133,6 +133,7 @@ def test_the_readers_text_gives_what_cpython_computes(browser, smol_site):
     widget.get_by_role("textbox", name="Your text").fill(text)
     widget.get_by_role("button", name="Run SmolLM2").click()
     expect(widget).to_have_attribute("data-state", "done", timeout=RUN_MS)
+    expect(widget.locator(".residual-status")).to_contain_text("SmolLM2 read your")
     want = residual_stream.stream(text, folder=folder)
     T = len(want["tokens"])
     assert widget.get_attribute("data-live") == "true" and widget.get_attribute("data-position") == str(T - 1)
@@ -143,6 +144,7 @@ def test_the_readers_text_gives_what_cpython_computes(browser, smol_site):
     widget.locator(".residual-tok").nth(3).click()
     expect(widget).to_have_attribute("data-position", "3", timeout=RUN_MS)
     expect(widget).to_have_attribute("data-state", "done")
+    expect(widget.locator(".residual-status")).to_contain_text("The lens at position 3, on the stream kept from the run")
     assert_table(widget, residual_stream.stream(text, position=3, folder=folder), 3, rtol=LIVE_RTOL)
     assert not errors and protocol_errors(page) == []
     context.close()

@@ -21,6 +21,7 @@ the last text is kept, so picking another position costs only that position's le
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -130,7 +131,9 @@ _kept: dict = {}  # {"key": (folder, ids, top), "data": the reply's numbers, "st
 
 def stream(text, position=None, top=TOP, folder=smollm2.FOLDER, target=None):
     """The page's call: the widget's numbers of the reader's *text* with the live SmolLM2 (read from *folder*),
-    the lens at *position* (None: the last). The same text again (another position) reuses the kept stream."""
+    the lens at *position* (None: the last). The same text again (another position) reuses the kept stream:
+    ``pass`` says whether this call ran the model (else only a lens), ``seconds`` how long it took."""
+    started = time.perf_counter()
     m, tokenizer = smollm2.load(folder)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= next_token.MAX_TOP:
         raise ValueError(f"top is 1 to {next_token.MAX_TOP}, not {top!r}")
@@ -142,7 +145,9 @@ def stream(text, position=None, top=TOP, folder=smollm2.FOLDER, target=None):
         data, whole = compute(m, tokenizer, text, positions=(), top=top)
         _kept.update(key=key, data=data, stream=whole)
     data = _kept["data"]
+    passed = bool(not data["lens"])  # a new text: this call ran the pass
     if str(at) not in data["lens"]:
         data["lens"][str(at)] = lens_at(m, _kept["stream"], at, tokenizer.token_text, top)
     lens = data["lens"][str(at)]
-    return payload({**data, "lens": {str(at): lens}}, at, target, live=True)
+    return {**payload({**data, "lens": {str(at): lens}}, at, target, live=True), "pass": passed,
+            "seconds": time.perf_counter() - started}

@@ -100,7 +100,8 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
       `(position ${position} of ${data.tokens.length}, after the start token <|endoftext|>): for the embedding and ` +
       `each of ${data.layers} layers (counted from 0), the lengths (L2 norms, log scale) of what its attention and its ` +
       "MLP added to the stream and of the stream after it; at the right, the logit lens's top token there (the " +
-      "embedding's row mostly reads its own token back: the output matrix is the embedding itself). In bold " +
+      "embedding's row is read through the matrix it came from, the output matrix being the embedding itself, so a " +
+      "common word often reads as itself). In bold " +
       `colour, ${tokenText(final)}, what the whole model predicts after this token. Only the last layer was trained ` +
       "to be read this way: an early layer's lens says what the final norm and embedding make of its stream, not " +
       "what the model “thinks” there.";
@@ -127,8 +128,10 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
     if (!same) showTokens();
     position = reply.position;
     show();
-    say(`SmolLM2 read your ${reply.tokens.length - 1} tokens; shown at position ${position}.` +
-      `${notes.map((t) => ` ${t}`).join("")}`, "done");
+    section.dataset.seconds = String(reply.seconds);
+    const did = reply.pass ? `SmolLM2 read your ${reply.tokens.length - 1} tokens (after <|endoftext|>) and read the ` +
+      `lens at position ${position}` : `The lens at position ${position}, on the stream kept from the run,`;
+    say(`${did} in ${num(reply.seconds, 1)} s, NumPy in your browser.${notes.map((t) => ` ${t}`).join("")}`, "done");
   }, { failed: "SmolLM2 could not run: " });
 
   /** Show position *t*: at once when its lens is here (the build's sentence has every position), else from Python
