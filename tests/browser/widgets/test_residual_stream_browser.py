@@ -129,11 +129,13 @@ def test_the_readers_text_gives_what_cpython_computes(browser, smol_site):
     url, folder = smol_site
     context, page, errors, widget = open_panel(browser, url, "stream")
     expect(widget).to_have_attribute("data-state", "idle")
+    expect(widget.locator(".residual-status")).to_contain_text("the first run downloads its weights and tokenizer")
     text = "The cat sat on the mat. The cat sat on the"
     widget.get_by_role("textbox", name="Your text").fill(text)
     widget.get_by_role("button", name="Run SmolLM2").click()
     expect(widget).to_have_attribute("data-state", "done", timeout=RUN_MS)
     expect(widget.locator(".residual-status")).to_contain_text("SmolLM2 read your")
+    assert widget.get_attribute("data-live-source") == "network" and widget.get_attribute("data-progress") == "1"
     want = residual_stream.stream(text, folder=folder)
     T = len(want["tokens"])
     assert widget.get_attribute("data-live") == "true" and widget.get_attribute("data-position") == str(T - 1)

@@ -3,9 +3,9 @@
 // (the final RMSNorm and the tied embedding applied to the stream after each layer), its top tokens.
 // First the lesson's sentence, every position computed by the build (lessonpy.course.block.residual_stream, from a
 // committed file: no weights needed); then the reader's own text, once the live SmolLM2 is here: "Run SmolLM2"
-// fetches its files and runs as the next-token panel does (live-download.js liveRunner) and Python computes the same numbers
-// (residual_stream.stream), a position's lens when it is picked. This file draws: the chart (layers.js), a
-// sentence of the picked layer's numbers, and every layer's numbers in a table behind a disclosure.
+// fetches its files and runs as the next-token panel does (live-download.js liveRunner), and Python computes the
+// same numbers (residual_stream.stream), a position's lens when it is picked. This file draws: the chart
+// (layers.js), a sentence of the picked layer's numbers, and every layer's numbers in a table behind a disclosure.
 import { createListTable } from "../../components/table.js";
 import { el, labelled, num, pythonNote, watchPython } from "../common.js";
 import { downloadBar, liveRunner } from "../live-download.js";
