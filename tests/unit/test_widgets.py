@@ -187,6 +187,9 @@ def test_prerender_knows_every_widget():
         if name == "next-token":  # its first picture is its controls: every number needs the 97.7 MB model
             assert payload == {"view": "next-token", "target": None}
             continue
+        if name == "residual-stream":  # the committed numbers of the lesson's sentence, at every position
+            assert payload["position"] == len(payload["tokens"]) - 1 and len(payload["lens"]) == len(payload["tokens"])
+            continue
         assert "weights" in (payload["open"] if name == "real-heads" else payload["arrays"])
     with pytest.raises(ValueError, match="unknown widget"):
         widget_specs.prerender("pie-chart", {})

@@ -165,8 +165,8 @@ function markRow(wrap, row) {
 /**
  * createListTable(container, {caption, columns, digits}) -> {update(rows, caption), select(i), destroy, element}
  * A table of records rather than a matrix: one row per item, one column per name in `columns` (the first
- * is the row's header). A cell is text, or a number shown rounded with its exact value in data-value;
- * null leaves it empty. update(rows, caption) replaces the rows (null: no data yet) and the caption.
+ * is the row's header). A cell is text, or a number shown rounded with its exact value in data-value (to `digits`
+ * decimals, or digits[c] for column c); null leaves it empty. update(rows, caption) replaces the rows (null: no data yet) and the caption.
  */
 export function createListTable(container, options = {}) {
   const opts = { caption: "List", columns: [], digits: 3, ...options };
@@ -204,7 +204,7 @@ export function createListTable(container, options = {}) {
         if (c === 0) cell.scope = "row";
         if (typeof v === "number") {
           cell.dataset.value = String(v);
-          cell.textContent = fmt(v, opts.digits);
+          cell.textContent = fmt(v, Array.isArray(opts.digits) ? opts.digits[c] : opts.digits);
         } else {
           cell.dir = "auto"; // a reader's label: its direction stays inside the cell
           cell.textContent = v ?? "";

@@ -45,7 +45,9 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
   const details = el("details", "residual-table");
   details.append(el("summary", "", "Show every layer's numbers as a table"));
   section.append(controls, buttons, bar, status, posHeading, tokenRow, figure, picked, details);
-  const table = createListTable(details, { caption: "The residual stream, layer by layer", columns: COLUMNS });
+  // lengths to 0.1 (the file keeps 4 significant digits: 3 decimals would show digits it does not hold)
+  const table = createListTable(details, { caption: "The residual stream, layer by layer", columns: COLUMNS,
+    digits: [0, 1, 1, 1, 0, 3] });
 
   let data = initial; // the numbers shown: the build's, or the last live run's
   let position = initial.position;
