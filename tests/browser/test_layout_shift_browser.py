@@ -113,6 +113,8 @@ def test_loading_a_first_run_and_scrolling_through_shift_nothing(browser, site_u
                       " readerRun.to = performance.now(); r(); })))")
         assert page.evaluate(SCROLL_THROUGH), f"{size}: the scroll through the lesson did not end within 180 s"
         cls, window = cumulative_layout_shift(page.evaluate("layoutShifts"))
-        assert cls <= MOST_CLS, f"{size}: CLS {cls:.3f}, its shifts:\n{explain(window)}"
+        run = page.evaluate("({from: readerRun.from, to: readerRun.to})")
+        assert cls <= MOST_CLS, (f"{size}: CLS {cls:.3f}, its shifts (the reader's Run {run['from']:.0f} to "
+                                 f"{run['to']:.0f} ms):\n{explain(window)}")
     finally:
         ctx.close()
