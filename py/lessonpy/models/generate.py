@@ -27,7 +27,7 @@ in the first pass and in every pass without the cache, their ``decode_step`` in 
 unusable one stops the run with :class:`smollm2.ReaderFunctionError`'s one line.
 
 Speed: a cached step is one position's products, small, and widening each layer's kept blocks to float32
-(:class:`smollm2.LiveWeights` keeps them unpacked to a byte a weight): 0.4 s in the page (docs/speed.md).
+(:class:`smollm2.LiveWeights` keeps them unpacked to a byte a weight): about 0.45 s in Pyodide (docs/speed.md).
 """
 
 from __future__ import annotations

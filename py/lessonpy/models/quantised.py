@@ -12,7 +12,7 @@ stores them (so the page's numbers are the build's, bit for bit):
 - ``F32``: plain float32 (the RMSNorm gains, 576 numbers each).
 
 Dequantised to float32 the model would take about 540 MB. :class:`QuantisedFile` reads the file (its bytes, or a
-tensor at a time from its path) and dequantises a tensor, or only some of its rows, when asked; :class:`Unpacked`
+tensor at a time from its path) and dequantises a tensor when asked; :class:`Unpacked`
 keeps a tensor's blocks at a byte a weight, which a model's passes widen to float32 faster than the blocks
 dequantise (smollm2.LiveWeights keeps every tensor so: 165 MB).
 """
@@ -141,8 +141,8 @@ class Unpacked:
 
 class QuantisedFile:
     """The tensors of a weights file: its bytes, or a path whose tensors are read one at a time (so a model that
-    keeps them unpacked never holds the whole file too). :meth:`array` and :meth:`rows` dequantise on request,
-    :meth:`unpacked` unpacks."""
+    keeps them unpacked never holds the whole file too). :meth:`array` dequantises a tensor on request,
+    :meth:`unpacked` unpacks one."""
 
     def __init__(self, source, name: str = "the weights file"):
         if isinstance(source, (str, Path)):
@@ -198,15 +198,6 @@ class QuantisedFile:
         """Tensor *name* as float32, shape (out, in) for a matrix: a new array of ~4 bytes a weight."""
         dtype, raw, shape = self._raw(name)
         return dequantise(dtype, raw, shape)
-
-    def rows(self, name: str, index) -> np.ndarray:
-        """Rows *index* (a 1-d array of row numbers) of matrix *name* as float32 (len(index), in): only those
-        rows are dequantised (the embedding of a text's tokens, not all 49,152)."""
-        dtype, raw, shape = self._raw(name)
-        per_row = nbytes(dtype, shape[1:])
-        index = np.asarray(index, dtype=np.int64).reshape(-1)
-        table = np.frombuffer(raw, dtype=np.uint8).reshape(shape[0], per_row)
-        return dequantise(dtype, table[index].tobytes(), (len(index), *shape[1:]))
 
 
 def pack(tensors: dict, meta: dict) -> bytes:
