@@ -17,7 +17,9 @@ highlighted statically. A fence with ``include=path/from/repo/root.py`` shows th
 file (one source for code the lesson also ships); ``python run id=NAME include=FILE`` is a
 *runnable include*, a cell whose code is that file, ``fold="summary"`` folds a cell
 under a summary line, and ``needs=page`` marks a cell that runs only in the page (it reads data the site
-serves, or a widget): the build's run of the cells in page order skips it, the browser tests run it. ``$...$`` and ``$$...$$`` are maths
+serves, or a widget): the build's run of the cells in page order skips it, the browser tests run it; with it,
+``files=smollm2`` (or ``minilm``, or both, comma-separated) has the page put that live model's files into
+Python's file system before the cell runs (:mod:`sitebuild.pages.cell_files`). ``$...$`` and ``$$...$$`` are maths
 (rendered by :mod:`sitebuild.pages.math`), and ``{{ num.name }}`` is a number computed by
 the module named in the front matter's ``numbers:`` (see :mod:`sitebuild.pages.numbers`).
 Everything a lesson author can get wrong is reported as ``file:line: message``
@@ -39,7 +41,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from . import aside
+from . import aside, cell_files
 from . import math as lesson_math
 from . import numbers as lesson_numbers
 from ..project import ROOT  # include= paths are relative to the project root
@@ -66,6 +68,7 @@ class Cell:
     include: str | None = None  # a runnable include: the file its code comes from
     fold: str | None = None  # shown folded under this summary (fold="...")
     needs_page: bool = False  # needs=page: runs only in the page, so only the browser tests run it
+    files: tuple[str, ...] = ()  # files=NAME,...: live models' files put into Python's file system first (cell_files)
 
 
 #: The one value of a cell's ``needs=`` option: what the page has and no other run of the cells does.
@@ -331,13 +334,22 @@ def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
         if "needs" in options and options["needs"] not in NEEDS:
             raise LessonError(path, line, f"needs={options['needs']} is not known: needs=page marks a cell that "
                                           f"runs only in the page ({NEEDS['page']})")
+        files = ()
+        if "files" in options:
+            try:
+                files = cell_files.parse(options["files"])
+            except ValueError as exc:
+                raise LessonError(path, line, str(exc)) from None
+            if options.get("needs") != "page":
+                raise LessonError(path, line, f"files={options['files']} needs needs=page too: only the page has the "
+                                              "site's files to put there (a notebook finds them in folders beside it)")
         if "fold" in options and not options["fold"].strip():
             raise LessonError(path, line, 'fold= needs the summary the folded cell shows, e.g. fold="The whole file"')
         seen[cell_id] = line
         token.meta["cell_id"] = cell_id
         cells.append(Cell(id=cell_id, code=token.content.rstrip("\n"), line=line,
                           include=token.meta.get("include"), fold=options.get("fold"),
-                          needs_page=options.get("needs") == "page"))
+                          needs_page=options.get("needs") == "page", files=files))
     return cells
 
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from . import cell_files
 from .lessons import Lesson, make_parser, parse_fence_info, render_maths
 from .markup import code_standin, highlighted_pre
 from .math_later import later_key, later_maths, mark_later, standin
@@ -36,9 +37,11 @@ def cell_name(index: int) -> str:
     return f"Cell {index}"
 
 
-def render_cell(cell_id: str, code: str, index: int, source: str | None = None, fold: str | None = None) -> str:
+def render_cell(cell_id: str, code: str, index: int, source: str | None = None, fold: str | None = None,
+                files: str = "") -> str:
     """HTML of one runnable cell; the page turns the stand-in into an editor when the reader comes near it. A runnable include
-    names its file (*source*) above the code; *fold* puts the cell in a closed <details> with that summary."""
+    names its file (*source*) above the code; *fold* puts the cell in a closed <details> with that summary; *files*:
+    its ``data-files`` attribute (:func:`sitebuild.pages.cell_files.attribute`), the files its run needs."""
     label = html.escape(cell_name(index))
     caption = source_attr = ""
     if source:
@@ -47,7 +50,7 @@ def render_cell(cell_id: str, code: str, index: int, source: str | None = None, 
                    '<span class="cell-source-note">the project\'s file, as a cell you can edit and run</span></div>\n')
     cell = (
         f'<div class="cell" data-cell="{html.escape(cell_id)}" id="cell-{html.escape(cell_id)}" role="group" '
-        f'aria-label="{label}"{source_attr}>\n{caption}'
+        f'aria-label="{label}"{source_attr}{files}>\n{caption}'
         f'<div class="cell-editor">{code_standin(code)}</div>\n'
         '<div class="cell-toolbar">'
         '<button type="button" class="cell-run" disabled title="Run (Shift+Enter)">Run</button>'  # Stop, Reset: cells.js
@@ -67,8 +70,9 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
     lang, flags, options = parse_fence_info(token.info, env.get("path", "?"), line)
     if cell_id:
         env["cell_index"] = env.get("cell_index", 0) + 1
+        files = cell_files.attribute(cell_files.parse(options["files"]), env.get("site") or {}) if "files" in options else ""
         return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"],
-                           source=token.meta.get("include"), fold=options.get("fold"))
+                           source=token.meta.get("include"), fold=options.get("fold"), files=files)
     if lang in FENCE_RENDERERS:
         env.setdefault("fence_ids", {})  # created once per page, so every fence's copy of env shares it
         if lang == "quiz" and "quiz_orders" not in env:  # decided for the whole page at its first quiz

@@ -30,8 +30,11 @@ def interpreter(page) -> int:
 
 
 def open_lesson(context, base_url, lesson=LESSON):
-    """Open the lesson in a new tab and wait until Python says it is ready."""
+    """Open the lesson in a new tab and wait until Python says it is ready; page.errors collects the page's
+    uncaught errors."""
     page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     page.goto(base_url + lesson)
     wait_python_ready(page)
     return page

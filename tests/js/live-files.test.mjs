@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { afterEach, test } from "node:test";
 
 import { damage, fetchFile, FILE_CACHE } from "../../static/js/worker/live-files.js";
+import { memoryFs } from "./memoryfs.mjs";
 
 const URL_ = "https://site.test/data/minilm-live/minilm-live.safetensors";
 const GOOD = new TextEncoder().encode("the weights, all of them");
@@ -16,18 +17,6 @@ afterEach(() => {
   globalThis.fetch = realFetch;
   globalThis.caches = realCaches;
 });
-
-/** Pyodide's FS, as much of it as fetchFile uses. */
-function memoryFs() {
-  const files = new Map();
-  return {
-    files,
-    analyzePath: (path) => ({ exists: files.has(path) }),
-    stat: (path) => ({ size: files.get(path).length }),
-    mkdirTree: () => {},
-    writeFile: (path, bytes) => files.set(path, bytes),
-  };
-}
 
 /** Cache Storage with one cache: {url: bytes}; put can be made to fail (a full quota). */
 function cacheStorage(kept = {}, { full = false } = {}) {
@@ -156,4 +145,28 @@ test("an answer longer than the file, or of unknown size, is read whole and chec
   const fs = memoryFs();
   await fetchFile({ url: URL_, path: "/p", expected: {}, fs, progress: () => {} }); // no size: chunks joined
   assert.deepEqual(fs.files.get("/p"), GOOD);
+});
+
+test("a Stop midway ends the download with its reason: nothing is written or kept", async () => {
+  const store = cacheStorage();
+  const controller = new AbortController();
+  globalThis.fetch = async (url, { signal } = {}) => {
+    const body = new ReadableStream({
+      pull(stream) {
+        stream.enqueue(GOOD.slice(0, 6));
+        controller.abort(); // the reader's Stop, after the first part
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+      },
+    });
+    signal.addEventListener("abort", () => body.cancel(signal.reason).catch(() => {}));
+    return new Response(body, { headers: { "content-length": String(GOOD.length) } });
+  };
+  const fs = memoryFs();
+  await assert.rejects(get(fs, { signal: controller.signal }), (err) => err.name === "AbortError");
+  assert.equal(fs.files.size, 0);
+  assert.equal(store.size, 0);
+  // stopped before it started: not even asked for
+  const calls = answering(GOOD);
+  await assert.rejects(get(fs, { signal: AbortSignal.abort() }), (err) => err.name === "AbortError");
+  assert.equal(calls.length, 0);
 });

@@ -205,6 +205,37 @@ def test_an_unknown_needs_value_is_refused_at_its_line(tmp_path):
         read_lesson(path)
 
 
+def test_a_cell_that_needs_live_files_carries_them_when_the_site_ships_them(tmp_path):
+    """files=: the page puts those live models' files into Python's file system before the run
+    (sitebuild.pages.cell_files); the cell carries each shipped model's files, folder and listing call."""
+    import html as html_lib
+    import json
+
+    text = GOOD.replace("```python run id=two", "```python run id=two needs=page files=smollm2,minilm")
+    lesson = read_lesson(write(tmp_path, text))
+    assert [c.files for c in lesson.cells] == [(), ("smollm2", "minilm")]
+    weights = {"w.gguf": {"size": 3, "sha256": "ab" * 32}}
+    site = {"smollm2_files": weights, "smollm2_url": "../../data/smollm2-live/", "live_files": None, "live_url": None}
+    body = render_lesson_body(lesson, site=site)
+    found = re.search(r'data-cell="two"[^>]*data-files="([^"]*)"', body)
+    assert found, "the cell that needs files carries them"
+    assert json.loads(html_lib.unescape(found.group(1))) == [
+        {"call": ["lessonpy.models.next_token", "files"], "url": "../../data/smollm2-live/", "files": weights}]
+    # MiniLM is not shipped: it is left out, and a site with neither leaves the attribute out (Python says why)
+    assert body.count("data-files=") == 1
+    assert "data-files=" not in render_lesson_body(lesson, site={})
+
+
+@pytest.mark.parametrize("option, message", [
+    ("needs=page files=gpt2", r"demo\.md:16: files=gpt2 is not known: files= takes one or more of minilm"),
+    ("files=smollm2", r"demo\.md:16: files=smollm2 needs needs=page too"),
+])
+def test_a_wrong_files_option_is_refused_at_its_line(tmp_path, option, message):
+    path = write(tmp_path, GOOD.replace("```python run id=two", f"```python run id=two {option}"))
+    with pytest.raises(LessonError, match=message):
+        read_lesson(path)
+
+
 @pytest.mark.parametrize("fence", ["python run id=three", "python", "text"])
 def test_a_number_placeholder_inside_code_is_refused_at_its_own_line(tmp_path, fence):
     """{{ num.x }} is filled in prose and maths only: in code the reader would run the braces as written."""

@@ -35,16 +35,6 @@ def fetch(path, filename):
     return _get(path, filename).to_bytes()
 
 
-def fetch_into(path, filename, dest):
-    """Download the site's file at *path* (as :func:`fetch`) straight into the file *dest* of Pyodide's file
-    system: the file system takes the downloaded buffer as the file's own, so a model's weights (97.7 MB for
-    SmolLM2) never pass through Python's memory on their way to the file its reader reads a tensor at a time."""
-    import js
-    import pyodide_js
-
-    pyodide_js.FS.writeFile(str(dest), js.Uint8Array.new(_get(path, filename)), js.Object.fromEntries([["canOwn", True]]))
-
-
 def _get(path, filename):
     """The site's file at *path* as a JavaScript ArrayBuffer, downloaded synchronously (a worker may)."""
     import js  # Pyodide only: the worker's own URL says where the site is

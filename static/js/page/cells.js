@@ -117,6 +117,17 @@ function toolbarButton(className, text, title = null) {
   return button;
 }
 
+/** The live models' files a cell's run needs first (the build's data-files: sitebuild/pages/cell_files.py),
+ *  their folders made absolute for the worker; undefined when it needs none. */
+function runFiles(el) {
+  if (!el.dataset.files) return undefined;
+  try {
+    return JSON.parse(el.dataset.files).map((model) => ({ ...model, url: new URL(model.url, document.baseURI).href }));
+  } catch {
+    return undefined; // the cell runs, and its Python says the files are missing
+  }
+}
+
 export class Cell {
   constructor(el, index, page) {
     this.el = el;
@@ -134,6 +145,8 @@ export class Cell {
     this.resetButton = null;
     this.stateEl = el.querySelector(".cell-state");
     this.output = new Output(el, this.label);
+    this.files = runFiles(el);
+    this.download = null; // {name, step} of the download the state line last reported
 
     const saved = storage.load(page.lesson, "cell", this.id);
     const code = saved && typeof saved.code === "string" ? saved.code : this.original;
@@ -225,8 +238,20 @@ export class Cell {
       case Event.OUTPUT_CUT: return this.output.addCut(event.chars);
       case Event.NOTICE: return this.setState(event.text);
       case Event.FIGURE: return this.output.figure(event.data);
+      case Event.DOWNLOAD: return this.#downloading(event);
       default: return undefined; // arrays and the like are for the page's components
     }
+  }
+
+  /** A file this run needs coming (data-files): said in the state line at its start and every 5 %, not at
+   *  every event (it is a polite live region: a screen reader would read a stream of numbers). */
+  #downloading({ name, loaded, total }) {
+    if (!name) return;
+    const step = total ? Math.floor((20 * loaded) / total) : Math.floor(loaded / 5e6);
+    if (this.download?.name === name && this.download.step === step) return;
+    this.download = { name, step };
+    const MB = (bytes) => (bytes / 1e6).toFixed(1);
+    this.setState(loaded ? `Downloading ${name}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ""} MB…` : `Getting ${name}…`);
   }
 
   /** Show a finished run's result. */
@@ -317,6 +342,7 @@ export class CellPage {
     this.running = cell;
     this.attempted.add(cell);
     cell.output.clear();
+    cell.download = null;
     cell.el.dataset.status = "queued";
     if (prerequisites.length) {
       const names = prerequisites.map((c) => c.label).join(", ");
@@ -334,7 +360,7 @@ export class CellPage {
     const others = Object.fromEntries(this.cells.map((c) => [c.id, c.code]));
     try {
       const result = await this.runtime.run(cell.code, cell.id, {
-        onEvent: (e) => cell.onEvent(e), cells: others, order: cell.index, signal, onStart,
+        onEvent: (e) => cell.onEvent(e), cells: others, order: cell.index, signal, onStart, files: cell.files,
       });
       cell.showResult(result, (performance.now() - started) / 1000);
       return result.ok;

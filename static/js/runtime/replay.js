@@ -7,17 +7,18 @@ export const REPLAY_BUDGET_S = 8; // a restart must not keep the reader waiting 
 
 export class ReplayLog {
   constructor() {
-    this.runs = new Map(); // cellId -> {cellId, code, seconds, order}; one entry per cell
+    this.runs = new Map(); // cellId -> {cellId, code, files, seconds, order}; one entry per cell
   }
 
   /**
    * Note a finished run. Only successful runs count; a later success of the same cell
-   * replaces the earlier one. `order` is the cell's position on the page.
+   * replaces the earlier one. `order` is the cell's position on the page; `files`, what the run put into
+   * Python's file system first (protocol.js, CellFiles), which a new interpreter needs again.
    */
-  record({ cellId, code, ok, seconds, order = Infinity }) {
+  record({ cellId, code, files, ok, seconds, order = Infinity }) {
     if (!ok) return;
     this.runs.delete(cellId); // re-inserted: among equal orders, the newest comes last
-    this.runs.set(cellId, { cellId, code, seconds, order });
+    this.runs.set(cellId, { cellId, code, ...(files && { files }), seconds, order });
   }
 
   /**

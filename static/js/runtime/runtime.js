@@ -97,10 +97,12 @@ export class PythonRuntime extends EventTarget {
   }
 
   /** Run a cell's code. Options: onEvent (streamed output), cells, order (page position),
-   *  signal (abort = cancel if waiting, stop if running), onStart (the worker took it). */
-  async run(code, cellId, { onEvent, cells = {}, order, signal, onStart } = {}) {
+   *  signal (abort = cancel if waiting, stop if running), onStart (the worker took it), files (the
+   *  live models' files it needs first, protocol.js: CellFiles; a replay puts them there again). */
+  async run(code, cellId, { onEvent, cells = {}, order, signal, onStart, files } = {}) {
     await this.#readyFor(signal);
-    return this.#send(Request.RUN, { code, cellId, cells }, { onEvent, signal, onStart, cellId, order });
+    return this.#send(Request.RUN, { code, cellId, cells, ...(files?.length && { files }) },
+      { onEvent, signal, onStart, cellId, order });
   }
 
   /** Call a lessonpy function with plain-data keyword arguments (widgets, graders).
@@ -294,7 +296,8 @@ export class PythonRuntime extends EventTarget {
       for (const [i, entry] of run.entries()) {
         this.#status({ state: "loading", stage: `Re-running your earlier cells (${i + 1} of ${run.length})`, fraction: 0.95 });
         try {
-          const result = await this.#send(Request.RUN, { code: entry.code, cellId: entry.cellId, cells: {} },
+          const files = entry.files ? { files: entry.files } : {};
+          const result = await this.#send(Request.RUN, { code: entry.code, cellId: entry.cellId, cells: {}, ...files },
             { cellId: entry.cellId, order: entry.order, replay: true });
           (result.ok ? report.replayed : report.failed).push(entry.cellId);
         } catch {
@@ -497,7 +500,7 @@ export class PythonRuntime extends EventTarget {
       if (req.type === Request.RUN) {
         if (!req.replay) this.#firstRunDone();
         if (result.errorName !== "KeyboardInterrupt") this.ranCells.add(req.cellId);
-        this.replayLog.record({ cellId: req.cellId, code: req.fields.code, ok: result.ok,
+        this.replayLog.record({ cellId: req.cellId, code: req.fields.code, files: req.fields.files, ok: result.ok,
                                 seconds: (performance.now() - req.sentAt) / 1000, order: req.order });
       }
       this.#settle(req, () => req.resolve(result));

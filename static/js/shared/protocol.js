@@ -36,8 +36,15 @@
  * @typedef {{id: number, type: "ping"}} PingRequest
  *   Never queued; the reply ({id, ok: true}) says the worker's thread is free: it comes only once the
  *   Python running then has given the thread back, and after that Python's own reply (runtime.js, #busy).
- * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>}} RunRequest
+ * @typedef {{id: number, type: "run", code: string, cellId: string, cells: Object<string, string>, files?: CellFiles[]}} RunRequest
  *   Run one cell in the page's shared namespace; cells maps every cell id to its code (for hints).
+ *   files: live models' files to put into Python's file system first, as FetchFileRequest does (checked, kept,
+ *   "download" events with each file's name); a Stop meanwhile ends the run as stopped before its code starts,
+ *   a failed download as a failed run whose errorName is "DownloadError".
+ * @typedef {{call: [string, string], url: string, files: Object<string, {size: number, sha256: string}>}} CellFiles
+ *   One model's files for a run (sitebuild/pages/cell_files.py): call, the lessonpy function listing
+ *   [{name, path, loaded}] (loaded: Python has read them, nothing to put); url, the absolute folder they are in;
+ *   files, each one's size and SHA-256 from the build.
  *   Reply: {ok: boolean, value: string|null, error: string|null, errorName: string|null, hint: string|null}.
  * @typedef {{id: number, type: "call", module: string, func: string, kwargs: Object}} CallRequest
  *   Call a lessonpy function (widgets, graders). Reply: what it returned, with numpy arrays as
@@ -70,8 +77,9 @@
  *   What show_attention (lessonpy.maths.show, view "attention") or show_lookup (lessonpy.maths.lookup, view "lookup")
  *   sends: arrays for a view, or the error that refused them.
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
- * @typedef {{type: "download", runId: number, loaded: number, total: number}} DownloadEvent
- *   Progress of a fetch-file download: bytes so far, and the file's size (0 when the server did not say).
+ * @typedef {{type: "download", runId: number, loaded: number, total: number, name?: string}} DownloadEvent
+ *   Progress of a fetch-file download, or of a run's files (then with the file's name): bytes so far, and the
+ *   file's size (0 when the server did not say).
  * @typedef {{type: "output-cut", runId: number, chars: number}} OutputCutEvent
  *   At the end of a run: how many characters of its output the worker did not send (the run
  *   printed more than LIMITS.OUTPUT_CHARS).
@@ -121,7 +129,7 @@ const REQUEST_FIELDS = {
   [Request.INIT]: [["indexURL", "wheelURL", "wheelSha256", "bootPackages", "fontCache", "plan"], ["snapshot", "matplotlibDocs", "ipad"]],
   [Request.SET_INTERRUPT]: [["buffer"], []],
   [Request.PING]: [[], []],
-  [Request.RUN]: [["code", "cellId", "cells"], []],
+  [Request.RUN]: [["code", "cellId", "cells"], ["files"]],
   [Request.CALL]: [["module", "func", "kwargs"], []],
   [Request.FETCH_FILE]: [["url", "path"], ["size", "sha256"]],
   [Request.PREFETCH]: [["packages"], []],
@@ -134,7 +142,7 @@ const EVENT_FIELDS = {
   [Event.FIGURE]: [["format", "data"], []],
   [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "causal", "stats", "error", "qk_divisor"]],
   [Event.NOTICE]: [["text"], []],
-  [Event.DOWNLOAD]: [["loaded", "total"], []],
+  [Event.DOWNLOAD]: [["loaded", "total"], ["name"]],
   [Event.FATAL]: [["error"], []],
   [Event.OUTPUT_CUT]: [["chars"], []],
 };

@@ -28,7 +28,7 @@ const fileName = (url) => new URL(url).pathname.split("/").pop();
 
 /** Read `response`'s body, posting progress through `progress(loaded, total)`; a connection lost midway
  *  throws a message in words. */
-async function readBody(response, url, expectedSize, progress) {
+async function readBody(response, url, expectedSize, progress, signal) {
   // a compressed response's length is not the file's: then the size is the build's, or unknown (0)
   const total = (response.headers.get("content-encoding") ? 0 : Number(response.headers.get("content-length"))) || expectedSize || 0;
   const reader = response.body.getReader();
@@ -44,7 +44,8 @@ async function readBody(response, url, expectedSize, progress) {
     let step;
     try {
       step = await reader.read();
-    } catch {
+    } catch (err) {
+      if (signal?.aborted) throw err; // the reader's Stop, not a lost connection
       const where = total ? `at ${Math.round((100 * loaded) / total)} %` : `after ${MB(loaded)}`;
       throw new Error(`the download of ${fileName(url)} broke off ${where} (the connection was lost). ` +
         "Run it again to download it again.");
@@ -78,10 +79,11 @@ async function readBody(response, url, expectedSize, progress) {
  * Put the file at `url` into `fs` (Pyodide's FS) at `path`: from there if it is already there (checked
  * when written), else from the kept copy if that is whole, else downloaded, checked, kept and written.
  * `expected`: {size, sha256} from the build (either null or absent: unchecked). `progress(loaded, total)` is called while
- * it downloads. Returns {bytes, source: "python"|"cache"|"network", kept: whether the browser keeps it,
- * damaged?: why the kept copy was dropped and downloaded again}.
+ * it downloads. `signal` (optional): its abort ends the download and rejects with its reason (the worker's
+ * Stop: nothing is written or kept). Returns {bytes, source: "python"|"cache"|"network", kept: whether the
+ * browser keeps it, damaged?: why the kept copy was dropped and downloaded again}.
  */
-export async function fetchFile({ url, path, expected = {}, fs, progress }) {
+export async function fetchFile({ url, path, expected = {}, fs, progress, signal }) {
   if (fs.analyzePath(path).exists) return { bytes: fs.stat(path).size, source: "python" };
   const cache = globalThis.caches ? await caches.open(FILE_CACHE).catch(() => null) : null;
   let bytes = null;
@@ -96,18 +98,21 @@ export async function fetchFile({ url, path, expected = {}, fs, progress }) {
       await cache.delete(url).catch(() => {});
     }
   }
+  signal?.throwIfAborted(); // a Stop while the kept copy was read and checked
   const source = bytes ? "cache" : "network";
   if (!bytes) {
     let response;
     try {
-      response = await fetch(url);
+      response = await fetch(url, { signal });
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw new Error(`could not download ${fileName(url)}: the site did not answer (${err?.message ?? err}). ` +
         "Check your connection and run it again.");
     }
     if (!response.ok) throw new Error(`could not download ${fileName(url)}: the site answered HTTP ${response.status}`);
-    bytes = await readBody(response, url, expected.size ?? 0, progress);
+    bytes = await readBody(response, url, expected.size ?? 0, progress, signal);
     const bad = await damage(bytes, expected);
+    signal?.throwIfAborted();
     if (bad) throw new Error(`the download of ${fileName(url)} is not whole: ${bad}. Run it again to download it again.`);
     // only a whole, checked file is kept: nothing bad is left behind to be mistaken for it
     kept = cache ? await cache.put(url, new Response(bytes, { headers: { "content-length": String(bytes.length) } }))

@@ -7,6 +7,7 @@ import { noticingGone, siteChanged } from "./gone.js";
 import { canonicalName, writeFiles } from "./install.js";
 import { damage, fetchFile as fetchInto } from "./live-files.js";
 import { dropKept, fetchKept, keptCopy } from "./kept.js";
+import { putRunFiles, stoppable } from "./run-files.js";
 import { unzip } from "./unzip.js";
 import { clipStrings } from "./clip.js";
 import { LIMITS } from "../shared/limits.js";
@@ -258,7 +259,7 @@ async function loadImports(code) {
   await prepareMatplotlib();
 }
 
-const STOP_POLL_MS = 50; // how often a run waiting for its imports looks for a Stop
+const STOP_POLL_MS = 50; // how often a run waiting for its imports or its files, or a download, looks for a Stop
 let unfinishedImports = null; // the loading of a stopped run's imports, while it goes on (handle waits for it)
 
 /**
@@ -290,7 +291,9 @@ async function importsStopped(code) {
   return true;
 }
 
-async function run({ code, cellId, cells }) {
+async function run({ code, cellId, cells, files }) {
+  const unfit = files?.length ? await runFiles(files) : null;
+  if (unfit) return { result: unfit };
   if (await importsStopped(code)) return { result: glue.stopped() };
   const result = await glue.run(code, cellId, pyodide.toPy(cells || {}));
   return { result: result instanceof Map ? Object.fromEntries(result) : result };
@@ -305,9 +308,45 @@ function call({ module, func, kwargs }) {
   return { result, transfer: Array.from(transfer) };
 }
 
-function fetchFile({ url, path, size = null, sha256 = null }) {
+/** A download stopped by the page's Stop (stoppable's abort), or Python's KeyboardInterrupt in a listing call. */
+const wasStopped = (err) => err?.name === "AbortError" || /KeyboardInterrupt/.test(String(err?.message ?? err));
+
+async function fetchFile({ url, path, size = null, sha256 = null }) {
   const progress = (loaded, total) => post(Event.DOWNLOAD, { loaded, total });
-  return fetchInto({ url, path, expected: { size, sha256 }, fs: pyodide.FS, progress }).then((result) => ({ result }));
+  try {
+    const result = await stoppable(interruptBuffer, (signal) =>
+      fetchInto({ url, path, expected: { size, sha256 }, fs: pyodide.FS, progress, signal }), STOP_POLL_MS);
+    return { result };
+  } catch (err) {
+    // the page's Stop ends the download in place: its panel says "Stopped", and Python need not restart
+    if (wasStopped(err)) throw new Error("KeyboardInterrupt: the download was stopped");
+    throw err;
+  }
+}
+
+/** [{name, path, loaded}] of a live model's files, from Python's listing function `call` ([module, func]). */
+function listFiles([module, func]) {
+  const [ok, result] = glue.call(module, func, {});
+  if (!ok) throw new Error(result);
+  return result;
+}
+
+/**
+ * Put a run's files into the file system before its code (run-files.js). Returns null when they are there,
+ * else the run's reply: stopped (the page's Stop, in place), or failed with the download's reason in words.
+ */
+async function runFiles(files) {
+  try {
+    await stoppable(interruptBuffer, (signal) => putRunFiles({
+      files, list: listFiles, fs: pyodide.FS, signal,
+      progress: (name, loaded, total) => post(Event.DOWNLOAD, { name, loaded, total }),
+    }), STOP_POLL_MS);
+  } catch (err) {
+    if (wasStopped(err)) return glue.stopped();
+    return { ok: false, value: null, error: `${err?.message ?? err}\n`, errorName: "DownloadError", hint: null };
+  }
+  post(Event.NOTICE, { text: "Running…" });
+  return null;
 }
 
 // --------------------------------------------------------------------------- idle preload

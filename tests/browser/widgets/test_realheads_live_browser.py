@@ -17,7 +17,7 @@ from browser import BOOT_TIMEOUT_MS, LINE_CHARS, RUN_TIMEOUT_MS, printed, protoc
 from lessonpy.models import live, realheads, wordpiece
 from lessonpy.runtime.runner import ReaderCells
 from minilm_random import write_random_live
-from pages import Cell, Widget
+from pages import Cell, Widget, open_lesson
 from widget_site import LESSON, build_fixture_site, real_table
 
 pytestmark = pytest.mark.browser
@@ -42,18 +42,9 @@ def live_site(tmp_path_factory):
     server.shutdown()
 
 
-def ready_page(context, url):
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(url + LESSON)
-    expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    return page
-
-
 def changes_panel(context, url):
     """A ready page, its real-heads widget (scrolled to) and the widget's head-change panel."""
-    page = ready_page(context, url)
+    page = open_lesson(context, url, LESSON)
     real = Widget(page, "real").locator
     real.scroll_into_view_if_needed()
     return page, real, real.locator(".realheads-changes")
@@ -75,7 +66,7 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
     try:
         asked = []  # requests for the live weights: none until the reader asks for their sentence
         context.on("request", lambda request: asked.append(request.method) if "minilm-live" in request.url else None)
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real).to_have_attribute("data-live", "idle")
@@ -108,7 +99,7 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
         check_clean(page)
         # a new visit: the browser's Cache Storage has the file, nothing is downloaded
         page.close()
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         requests = []
@@ -128,7 +119,7 @@ def test_your_sentence_downloads_once_runs_numpy_and_draws_every_head(browser, l
           await cache.put(url, new Response(bytes));
         }""", kept)
         page.close()
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         run_live(real)
@@ -157,7 +148,7 @@ def test_stop_during_the_download_loses_nothing(browser, live_site):
     context.route("**/minilm-live.safetensors", lambda route: held.append(route)
                   if route.request.method == "GET" else route.continue_())  # the download hangs
     try:
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         Cell(page, "seeded").run()  # something to lose: Q, K, V of the seeded example
         real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
@@ -172,11 +163,11 @@ def test_stop_during_the_download_loses_nothing(browser, live_site):
         expect(real).to_have_attribute("data-live", "stopped", timeout=RUN_TIMEOUT_MS)
         expect(real.locator(".realheads-live-status")).to_contain_text("Nothing is lost")
         expect(page.locator(".py-status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-        # the earlier cell's arrays were replayed into the new Python
+        # the Stop ended the download in place (the worker aborted it): the earlier cell's arrays are still there
         output = Cell(page, "seeded").run("print(Q.shape)")
         expect(output).to_contain_text("(6, 8)")
         # and the download works once the network answers
-        context.unroute("**/minilm-live.safetensors")  # the held request died with the old worker
+        context.unroute("**/minilm-live.safetensors")  # the held request was aborted
         run_live(real)
         expect(real).to_have_attribute("data-live", "done", timeout=RUN_TIMEOUT_MS * 2)
         assert real.get_attribute("data-live-source") == "network"  # a cut-short download was not cached
@@ -205,7 +196,7 @@ def test_stop_during_the_forward_pass_loses_nothing(browser, live_site):
     url, _ = live_site
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         Cell(page, "seeded").run()
         real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
@@ -253,7 +244,7 @@ def test_your_own_forward_pass_from_the_cell_runs_on_your_sentence_and_says_so(b
     source = (Path(__file__).resolve().parents[3] / "py" / "lessonpy" / "models" / "minilm.py").read_text(encoding="utf-8")
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         real = Widget(page, "real").locator
         real.scroll_into_view_if_needed()
         expect(real.locator(".realheads-live-status")).to_contain_text("yours once you run the MiniLM cell")
@@ -322,7 +313,7 @@ def test_your_forward_can_neither_change_the_weights_nor_flood_the_panel(browser
     line = next(n for n, text in enumerate(writes.splitlines(), 1) if "[:] = 0" in text)
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     try:
-        page = ready_page(context, url)
+        page = open_lesson(context, url, LESSON)
         real = Widget(page, "real").locator
         page.get_by_text("MiniLM's forward pass in NumPy").click()
         Cell(page, "minilm-forward").run(writes)
