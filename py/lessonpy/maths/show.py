@@ -142,7 +142,7 @@ def build_payload(*, tokens, title, target, causal=False, **given):
             drawn = np.where(_future(T), 0.0, drawn)
         _check_finite(name, drawn, derived=True)
 
-    labels = _check_tokens(tokens, T)
+    labels = check_tokens(tokens, T)
     stats = _stats(arrays, T, scale, bool(causal))
     return {
         "view": "attention",
@@ -352,7 +352,7 @@ def _qk_divisor(arrays, scale):
     return None
 
 
-def _check_tokens(tokens, T):
+def check_tokens(tokens, T):
     """Return T string labels: the reader's, or t0, t1, ..."""
     if tokens is None:
         return [f"t{i}" for i in range(T)]
