@@ -22,17 +22,18 @@ import os
 
 import numpy as np
 
-from ...maths.show import ShowError, as_numbers, caption, check_tokens
+from ...maths.show import FIGURES, ShowError, as_numbers, caption, check_tokens, send
 from ...models import next_token
-from ...runtime import bridge
-from ...runtime.limits import WIDGET_LIMITS
-from . import real_layers, residual_stream
+from ...runtime.limits import WIDGET_LIMITS  # the page's limits: every room may read them (tests/unit/test_layers.py)
+from . import real_layers, residual_stream, stream_mpl
 
 __all__ = ["show_residual_stream", "build_stream_payload", "lens"]
 
 #: the most layers the chart draws, a row each (lessonpy.runtime.limits, from the widget's spec)
 LAYERS = WIDGET_LIMITS["residual-stream"]["layers"]
 _F32_MAX = float(np.finfo(np.float32).max)  # what float32 can hold: the stream is kept as float32, as the live run's
+
+FIGURES["residual-stream"] = stream_mpl.draw  # in the notebook, a figure where the cell runs
 
 _shown: dict = {}  # the last stream shown: {"key", "model", "decode", "stream"} (lens reads other positions there)
 
@@ -50,14 +51,10 @@ def show_residual_stream(*, stream=None, writes=None, tokens=None, model=None, t
       title:     a caption for the picture
       target:    the id of the widget on the page (None: the one after this cell)
     """
-    try:
-        payload = build_stream_payload(stream=stream, writes=writes, tokens=tokens, model=model,
-                                       tokenizer=tokenizer, position=position, title=title, target=target)
-    except ShowError as err:
-        bridge.emit("arrays", {"view": "residual-stream", "title": caption(title), "target": caption(target),
-                               "error": str(err)})
-        raise
-    bridge.emit("arrays", payload)
+    send("residual-stream", lambda: build_stream_payload(stream=stream, writes=writes, tokens=tokens, model=model,
+                                                         tokenizer=tokenizer, position=position, title=title,
+                                                         target=target),
+         title, target)
 
 
 def build_stream_payload(*, stream, writes, tokens, model, tokenizer, position=None, title=None, target=None):

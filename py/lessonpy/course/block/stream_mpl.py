@@ -2,7 +2,7 @@
 
 The page draws it in the residual-stream widget (``static/js/page/widgets/residual-stream/layers.js``); a notebook
 has no widget, so :mod:`lessonpy.maths.notebook` routes the ``"arrays"`` events whose view is ``"residual-stream"``
-here. One figure, as the widget's chart: a row per depth (the embedding, then each layer), three bars on one log
+here (:mod:`.show_stream` registers :func:`draw` in :data:`lessonpy.maths.show.FIGURES`). One figure, as the widget's chart: a row per depth (the embedding, then each layer), three bars on one log
 scale, the lengths of what the layer's attention and MLP wrote and of the stream after it, at the payload's
 position; at the right the logit lens's top token there with its probability, the model's own prediction in bold.
 The numbers are the payload's (:func:`lessonpy.course.block.show_stream.build_stream_payload`); this only draws.
