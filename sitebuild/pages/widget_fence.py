@@ -17,7 +17,7 @@ score is -inf) is written as the string "-inf", "inf" or "nan", which JSON has n
 Routing of show_attention (done by widget-loader.js): ``show_attention(..., target=ID)`` draws in
 the widget with that id of those that receive it (their specs' ``receives: attention``); without a target it draws
 in the first such widget after the cell that ran, else the last one before it; ``show_lookup`` reaches the
-widgets that receive ``lookup`` by the same rule. Each widget's section says
+widgets that receive ``lookup`` by the same rule, and ``show_residual_stream`` those that receive ``residual-stream``. Each widget's section says
 how many cells come before it (``data-cells-before``) and the page config lists the cells in
 order, so the page routes without looking at where elements stand.
 """

@@ -8,7 +8,7 @@ A spec says everything the build and the page need to know of its widget (docs/a
     export: createViewWidget          #   export(ctx) -> {receive?(payload, {note, sender}), ...}
     preload: true                     # on a first screen: bundled with widget-loader.js, not loaded on demand
     style: null                       # its own stylesheet in its folder (widget.css), bundled into the page's
-    receives: attention               # the show_* payloads it shows ("attention", "lookup"), or null
+    receives: attention               # the show_* payloads it shows (RECEIVES), or null
     prerender: lessonpy.course.attention.widget_payloads:prerender_view   # (options, target) -> first payload
     check: lessonpy.course.attention.widget_payloads:check_view           # (options, given) -> [(key, message)]
     calls: {explore: lessonpy.course.attention.widget_payloads:explore}   # what the page calls in Python
@@ -46,7 +46,7 @@ SPEC = "spec.yml"
 PARTS = {"label": False, "note": False, "module": True, "export": True, "preload": True, "style": True, "receives": True,
          "prerender": True, "check": True, "calls": True, "build_options": True, "limits": True, "options": True}
 #: The show_* payloads a widget may receive, by the payload's ``view`` (lessonpy.maths.show, lessonpy.maths.lookup).
-RECEIVES = ("attention", "lookup")
+RECEIVES = ("attention", "lookup", "residual-stream")
 #: Option kinds, with the keys each may have besides ``kind`` and ``default``.
 KINDS = {"text": (), "bool": (), "tokens": (), "int": ("range",), "float": ("range",),
          "seed": (),  # a NumPy seed: a whole number from 0 to 2**31 - 1

@@ -44,3 +44,21 @@ def test_show_attention_payloads_have_exactly_the_protocols_fields(protocol, bri
     assert [kind for kind, _ in bridge_events] == ["arrays", "arrays"]
     for _, payload in bridge_events:
         assert set(required) <= set(payload) <= set(required) | set(optional), sorted(payload)
+
+
+def test_show_residual_stream_payloads_have_exactly_the_protocols_fields(protocol, bridge_events, tmp_path):
+    from lessonpy.course.block.show_stream import show_residual_stream
+    from lessonpy.models import smollm2
+    from smollm2_random import random_folder
+
+    m, tokenizer = smollm2.load(random_folder(tmp_path))
+    rng = np.random.default_rng(0)
+    writes = [{"attn": rng.standard_normal((3, m.width)), "mlp": rng.standard_normal((3, m.width))}]
+    stream = rng.standard_normal((2, 3, m.width))
+    show_residual_stream(stream=stream, writes=writes, tokens=["a", "b", "c"], model=m, tokenizer=tokenizer)
+    with pytest.raises(ShowError):
+        show_residual_stream(stream=stream[0], writes=writes, tokens=["a", "b", "c"], model=m, tokenizer=tokenizer)
+    required, optional = protocol["fields"]["event"]["arrays"]
+    assert [kind for kind, _ in bridge_events] == ["arrays", "arrays"]
+    for _, payload in bridge_events:
+        assert set(required) <= set(payload) <= set(required) | set(optional), sorted(payload)

@@ -25,10 +25,9 @@ import math
 
 import numpy as np
 
-from ..runtime import bridge
 from .attention import softmax
 from ..runtime.limits import WIDGET_LIMITS
-from .show import ShowError, as_numbers, caption
+from .show import ShowError, as_numbers, caption, send
 
 __all__ = ["show_lookup", "build_lookup_payload", "temperature_grid", "jacobian_norm", "EXAMPLE"]
 
@@ -70,12 +69,8 @@ def show_lookup(*, keys=None, query=None, values=None, title=None, target=None):
       target:  the id of the lookup picture on the page (None: the one after this cell)
     Arrays may be NumPy arrays, lists, or anything np.asarray accepts.
     """
-    try:
-        payload = build_lookup_payload(keys=keys, query=query, values=values, title=title, target=target)
-    except ShowError as err:
-        bridge.emit("arrays", {"view": "lookup", "title": caption(title), "target": caption(target), "error": str(err)})
-        raise
-    bridge.emit("arrays", payload)
+    send("lookup", lambda: build_lookup_payload(keys=keys, query=query, values=values, title=title, target=target),
+         title, target)
 
 
 def build_lookup_payload(*, keys, query, values, title=None, target=None) -> dict:

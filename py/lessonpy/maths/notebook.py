@@ -8,7 +8,9 @@ arrays. Outside the page nothing is installed; this extension is the one place t
   (:mod:`lessonpy.maths.show_mpl`) in the cell that called it, with the title and query row of the
   page's view it targets (:func:`page_views`, called by the notebook's first cell); a :class:`~lessonpy.maths.show.ShowError`
   shows as its one-line message, as the page shows it (its ``_render_traceback_``). ``show_lookup``'s
-  events (view ``"lookup"``) draw the lookup at a few temperatures (:mod:`lessonpy.maths.lookup_mpl`).
+  events (view ``"lookup"``) draw the lookup at a few temperatures (:mod:`lessonpy.maths.lookup_mpl`), and a
+  lesson's own view as its module registered in :data:`lessonpy.maths.show.FIGURES` (Lesson 6's
+  ``show_residual_stream``: the stream's chart at one position, :mod:`lessonpy.course.block.stream_mpl`).
 * Exercises: a cell starting with ``%%exercise ID`` hands its code to the check, without
   running it in the notebook's namespace (the page never does either); the cell after it
   calls :func:`check_exercise`, which grades that code with :func:`lessonpy.maths.grading.grade`:
@@ -20,7 +22,7 @@ arrays. Outside the page nothing is installed; this extension is the one place t
 from __future__ import annotations
 
 from ..runtime import bridge
-from . import grading, lookup_mpl, show_mpl
+from . import grading, lookup_mpl, show, show_mpl
 
 #: The code of each exercise's ``%%exercise ID`` cell, as last run.
 answers: dict[str, str] = {}
@@ -47,6 +49,8 @@ def _sink(event_type: str, payload: dict) -> None:
         show_mpl.draw(payload, row=view.get("row") or 0, title=view.get("title"))
     elif event_type == "arrays" and payload.get("view") == "lookup":
         lookup_mpl.draw(payload)  # no slider here: the lookup cell's four temperatures side by side
+    elif event_type == "arrays" and payload.get("view") in show.FIGURES:
+        show.FIGURES[payload["view"]](payload)  # a lesson's own view, drawn as its module registered
 
 
 def _figure_key(payload: dict) -> tuple:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -23,7 +24,12 @@ from ..runtime import bridge
 from .attention import row_entropy, softmax
 from ..runtime.limits import MAX_D, MAX_LABEL, MAX_T, clip  # shared with the page (static/js/shared/limits.js)
 
-__all__ = ["ShowError", "show_attention", "build_payload", "MAX_T", "MAX_D"]
+__all__ = ["ShowError", "show_attention", "build_payload", "send", "FIGURES", "MAX_T", "MAX_D"]
+
+#: How a lesson's own view is drawn outside the page, by the view's name: ``draw(payload)`` makes a matplotlib
+#: figure (:mod:`lessonpy.maths.notebook` calls it). The lesson's module registers it, as the rooms below a lesson
+#: may not import it (tests/unit/test_layers.py); the views of this room are drawn by the notebook itself.
+FIGURES: dict[str, Callable[[dict], object]] = {}
 
 #: How far a row of weights may stray from summing to 1 (float32 and rounding).
 ROW_SUM_TOL = 1e-3
@@ -83,12 +89,19 @@ def show_attention(*, x=None, Q=None, K=None, V=None, scores=None, weights=None,
     What you pass is never replaced, only checked (causal=True masks the
     scores you pass, as the model does before its softmax).
     """
+    send("attention", lambda: build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights, out=out,
+                                            tokens=tokens, causal=causal, title=title, target=target),
+         title, target)
+
+
+def send(view, build, title, target):
+    """Emit the payload *build()* makes as one ``"arrays"`` event for *view*; or, when it raises ShowError, an
+    event carrying that message as ``"error"`` (the view shows it in place), and raise it again (the cell shows it).
+    Every show_* function sends this way."""
     try:
-        payload = build_payload(x=x, Q=Q, K=K, V=V, scores=scores, weights=weights, out=out,
-                                 tokens=tokens, causal=causal, title=title, target=target)
+        payload = build()
     except ShowError as err:
-        bridge.emit("arrays", {"view": "attention", "title": caption(title),
-                               "target": caption(target), "error": str(err)})
+        bridge.emit("arrays", {"view": view, "title": caption(title), "target": caption(target), "error": str(err)})
         raise
     bridge.emit("arrays", payload)
 
@@ -142,7 +155,7 @@ def build_payload(*, tokens, title, target, causal=False, **given):
             drawn = np.where(_future(T), 0.0, drawn)
         _check_finite(name, drawn, derived=True)
 
-    labels = _check_tokens(tokens, T)
+    labels = check_tokens(tokens, T)
     stats = _stats(arrays, T, scale, bool(causal))
     return {
         "view": "attention",
@@ -352,7 +365,7 @@ def _qk_divisor(arrays, scale):
     return None
 
 
-def _check_tokens(tokens, T):
+def check_tokens(tokens, T):
     """Return T string labels: the reader's, or t0, t1, ..."""
     if tokens is None:
         return [f"t{i}" for i in range(T)]

@@ -3,9 +3,10 @@
 // Each widget starts from the payload the build computed (so it draws before Python loads; the lesson's
 // payloads are one JSON file beside the page, {id: data}, fetched when the first widget is started),
 // then shows what Python computes: a widget calls the Python its spec names (ctx.calls, through runtime.call;
-// arrays and numbers come back as the call's reply), or shows what cells send with show_attention or show_lookup.
+// arrays and numbers come back as the call's reply), or shows what cells send with show_attention, show_lookup or
+// show_residual_stream.
 //
-// Routing of show_attention and show_lookup (python's "arrays" events, re-dispatched as lesson:arrays;
+// Routing of those (python's "arrays" events, re-dispatched as lesson:arrays;
 // the payload's view says which: it goes to the widgets whose spec receives that view):
 //   target=ID   -> the widget of those names with that id;
 //   no target   -> the first such widget after the cell whose run sent it, else the last one

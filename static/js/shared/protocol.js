@@ -71,11 +71,13 @@
  * @typedef {{type: "stdout"|"stderr", runId: number, text: string}} StreamEvent  a chunk of output
  * @typedef {{type: "figure", runId: number, format: "png", data: Uint8Array}} FigureEvent
  *   A matplotlib figure the cell left open (lessonpy.runtime.figures, sent through lessonpy.runtime.bridge).
- * @typedef {{type: "arrays", runId: number, view: "attention"|"lookup", title: string|null, target: string|null,
+ * @typedef {{type: "arrays", runId: number, view: "attention"|"lookup"|"residual-stream", title: string|null, target: string|null,
  *   tokens?: string[], arrays?: Object<string, WireArray>, derived?: string[], causal?: boolean, stats?: Object,
- *   error?: string, qk_divisor?: number|null}} ArraysEvent
- *   What show_attention (lessonpy.maths.show, view "attention") or show_lookup (lessonpy.maths.lookup, view "lookup")
- *   sends: arrays for a view, or the error that refused them.
+ *   error?: string, qk_divisor?: number|null, layers?: number, norms?: Object, lens?: Object, position?: number,
+ *   key?: number}} ArraysEvent
+ *   What show_attention (lessonpy.maths.show, view "attention"), show_lookup (lessonpy.maths.lookup, view "lookup") or
+ *   show_residual_stream (lessonpy.course.block.show_stream, view "residual-stream": its numbers as lists, not
+ *   arrays) sends: arrays for a view, or the error that refused them.
  * @typedef {{type: "notice", runId: number, text: string}} NoticeEvent  e.g. "Loading matplotlib…"
  * @typedef {{type: "download", runId: number, loaded: number, total: number, name?: string}} DownloadEvent
  *   Progress of a fetch-file download, or of a run's files (then with the file's name): bytes so far, and the
@@ -140,7 +142,8 @@ const EVENT_FIELDS = {
   [Event.STDOUT]: [["text"], []],
   [Event.STDERR]: [["text"], []],
   [Event.FIGURE]: [["format", "data"], []],
-  [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "causal", "stats", "error", "qk_divisor"]],
+  [Event.ARRAYS]: [["view", "title", "target"], ["tokens", "arrays", "derived", "causal", "stats", "error", "qk_divisor",
+    "layers", "norms", "lens", "position", "key"]],
   [Event.NOTICE]: [["text"], []],
   [Event.DOWNLOAD]: [["loaded", "total"], ["name"]],
   [Event.FATAL]: [["error"], []],

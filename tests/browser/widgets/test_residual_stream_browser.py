@@ -1,21 +1,26 @@
 """The residual-stream widget in a real page: before Python, on a dark 360 px phone, the build's numbers of the
 lesson's sentence (the committed file); a layer picked with the arrow keys says its numbers, a position picked with
-the arrow keys redraws, and the table behind the disclosure holds the file's numbers. Then, with the real SmolLM2
-files, the reader's own text gives what CPython's residual_stream.stream gives (SKIP_MODELS=1 skips that one: it
-downloads 97.7 MB from localhost and runs a pass of about 7 s in Chromium)."""
+the arrow keys redraws, and the table behind the disclosure holds the file's numbers. A cell's show_residual_stream
+(the fixture's my-stream cell: random arrays and a random lens model) replaces the picture with what CPython computes
+from the same arrays, a picked position's lens read from the stream kept in Python; a wrong array is refused in one
+line in the cell and on the widget. Then, with the real SmolLM2 files, the reader's own text gives what CPython's
+residual_stream.stream gives (SKIP_MODELS=1 skips that one: it downloads 97.7 MB from localhost and runs a pass of
+about 7 s in Chromium)."""
 
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 from browser import open_tables, protocol_errors
-from lessonpy.course.block import residual_stream
-from pages import Widget
-from widget_site import LESSON, open_panel
+from lessonpy.course.block import residual_stream, show_stream
+from lessonpy.runtime import bridge
+from pages import Cell, Widget
+from widget_site import FIXTURE, LESSON, open_panel
 
 pytestmark = pytest.mark.browser
 #: the first run downloads the live files from localhost, then a pass of the real model (about 7 s in Chromium)
@@ -122,6 +127,54 @@ def test_before_python_the_sentence_by_keyboard_and_its_table_on_a_dark_phone(br
     finally:
         context.close()
     assert errors == []
+
+
+def fixture_cell(cell_id):
+    """The code of the fixture lesson's cell *cell_id*."""
+    [code] = re.findall(rf"```python run id={cell_id}\b[^\n]*\n(.*?)```", FIXTURE.read_text(encoding="utf-8"), re.S)
+    return code
+
+
+def cpython_payload(code):
+    """What *code*'s show_residual_stream sends, run here in CPython (the bridge records it: no page)."""
+    bridge.install_sink(None)
+    bridge.recorded.clear()
+    exec(compile(code, "my-stream", "exec"), {})
+    [(kind, payload)] = bridge.recorded
+    bridge.recorded.clear()
+    assert kind == "arrays"
+    return payload
+
+
+def test_a_cells_arrays_are_drawn_and_a_picked_position_reads_its_lens_from_them(browser, widgets_url):
+    code = fixture_cell("my-stream")
+    want = cpython_payload(code)
+    T = len(want["tokens"])
+    context, page, errors, widget = open_panel(browser, widgets_url, "stream")
+    status = widget.locator(".residual-status")
+    Cell(page, "my-stream").run_ok()
+    expect(widget).to_have_attribute("data-reader", "true")
+    expect(widget).to_have_attribute("data-state", "arrays")
+    expect(status).to_contain_text("Showing your arrays, from Cell 4: the lengths of your stream and of your writes")
+    assert words(widget.locator(".residual-chart figcaption")).startswith("Random arrays: your arrays from Cell 4 at c ")
+    assert widget.get_attribute("data-position") == str(T - 1) and widget.get_attribute("data-row") == str(want["layers"])
+    assert widget.get_attribute("data-final") == want["lens"][str(T - 1)]["final"]
+    expect(widget.locator(".residual-tok")).to_have_count(T)
+    assert_table(widget, want, T - 1, rtol=LIVE_RTOL)
+    # another position: its lens is read in Python from the stream the cell sent
+    widget.locator(".residual-tok").nth(1).click()
+    expect(widget).to_have_attribute("data-position", "1")
+    expect(status).to_contain_text("The lens at position 1, read from your stream (from Cell 4).")
+    assert_table(widget, {**want, "lens": show_stream.lens(want["key"], 1)["lens"]}, 1, rtol=LIVE_RTOL)
+    # a wrong array: the same one line in the cell and on the widget, whose picture stays
+    out = Cell(page, "my-stream").run(code.replace("stream=stream,", "stream=stream[:, -1],"))
+    message = ("stream: expected (layers + 1, T, C), every position's stream after each layer, got shape (3, 8): "
+               "one position's (stream[:, -1])? pass the whole stack")
+    expect(out).to_contain_text(f"ShowError: {message}")
+    expect(status).to_contain_text(f"Cell 4 sent arrays that cannot be drawn: {message}")
+    assert widget.get_attribute("data-reader") == "true" and widget.get_attribute("data-position") == "1"
+    assert not errors and protocol_errors(page) == []
+    context.close()
 
 
 @pytest.mark.skipif(os.environ.get("SKIP_MODELS") == "1", reason="SKIP_MODELS=1: the pinned model wheels are not used")

@@ -102,15 +102,19 @@ def smollm2_stream(m, ids):
     Returns float32 arrays: ``stream`` (L + 1, T, C), the embedding then the stream after each layer; ``attn``
     and ``mlp`` (L, T), the length (L2 norm) of what each layer's attention and MLP wrote at each position."""
     x = m.embed(np.asarray(ids))  # (T, C)
-    stream, attn, ff = [x], [], []
+    stream, writes = [x], []
     for layer in range(m.layers):
-        writes = {}
-        x = smollm2_block(m, layer, writes)(x)
+        writes.append({})
+        x = smollm2_block(m, layer, writes[-1])(x)
         stream.append(x)
-        attn.append(np.linalg.norm(writes["attn"], axis=-1))
-        ff.append(np.linalg.norm(writes["mlp"], axis=-1))
-    return {"stream": np.stack(stream).astype(np.float32), "attn": np.stack(attn).astype(np.float32),
-            "mlp": np.stack(ff).astype(np.float32)}
+    return {"stream": np.stack(stream).astype(np.float32), **write_lengths(writes)}
+
+
+def write_lengths(writes):
+    """The lengths (L2 norms) of what each layer wrote at each position, float32: ``attn`` and ``mlp`` (L, T),
+    from *writes*, one ``{"attn": (T, C), "mlp": (T, C)}`` per layer (what :func:`.parts.pre_ln_block` fills)."""
+    return {name: np.stack([np.linalg.norm(w[name], axis=-1) for w in writes]).astype(np.float32)
+            for name in ("attn", "mlp")}
 
 
 def logit_lens(m, stream, top=1):

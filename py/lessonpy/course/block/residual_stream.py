@@ -91,7 +91,7 @@ def payload(data, position, target=None, live=False):
     return {"view": "residual-stream", "target": target, "position": position, "live": live, **data}
 
 
-def _position(position, count):
+def position_index(position, count):
     """*position* (None: the last; negative counts from the end) as an index of *count* tokens, or ValueError."""
     if position is None:
         return count - 1
@@ -104,7 +104,7 @@ def check(o, given):
     """The fence's ``position`` against the lesson's sentence: [(option, message)]."""
     count = len(load()["tokens"])
     try:
-        _position(o.get("position"), count)
+        position_index(o.get("position"), count)
     except ValueError:
         return [("position", f"the lesson's sentence has {count} tokens: position is {-count} to {count - 1}")]
     return []
@@ -123,7 +123,7 @@ def prerender(o, target=None):
     if data["text"] != SENTENCE:
         raise ValueError(f"{DATA_PATH.name} holds {data['text']!r}, not the lesson's sentence: run "
                          "python3 -m sitebuild.realheads.residual_stream")
-    return payload(data, _position(o.get("position"), len(data["tokens"])), target)
+    return payload(data, position_index(o.get("position"), len(data["tokens"])), target)
 
 
 _kept: dict = {}  # {"key": (folder, ids, top), "data": the reply's numbers, "stream": (L + 1, T, C)}: the last text
@@ -138,7 +138,7 @@ def stream(text, position=None, top=TOP, folder=smollm2.FOLDER, target=None):
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= next_token.MAX_TOP:
         raise ValueError(f"top is 1 to {next_token.MAX_TOP}, not {top!r}")
     ids = next_token.encode(text, tokenizer)
-    at = _position(position, len(ids))
+    at = position_index(position, len(ids))
     key = (str(folder), tuple(ids), top)
     if _kept.get("key") != key:
         _kept.clear()

@@ -9,6 +9,6 @@ export const WIDGETS = Object.freeze({
   "lookup-view": { load: async () => (await import("./lookup-view/lookup.js")).createLookupWidget, receives: "lookup", calls: {} },
   "next-token": { load: async () => (await import("./next-token/nexttoken.js")).createNextToken, receives: null, calls: {"files": ["lessonpy.models.next_token", "files"], "predict": ["lessonpy.models.next_token", "predict"], "generate": ["lessonpy.models.generate", "start"], "more": ["lessonpy.models.generate", "more"]} },
   "real-heads": { load: async () => (await import("./real-heads/realheads.js")).createRealHeads, receives: null, calls: {"grid": ["lessonpy.course.attention.widget_payloads", "real_heads"], "live_files": ["lessonpy.models.live", "files"], "live_heads": ["lessonpy.models.live", "heads"]} },
-  "residual-stream": { load: async () => (await import("./residual-stream/residual.js")).createResidualStream, receives: null, calls: {"files": ["lessonpy.models.next_token", "files"], "stream": ["lessonpy.course.block.residual_stream", "stream"]} },
+  "residual-stream": { load: async () => (await import("./residual-stream/residual.js")).createResidualStream, receives: "residual-stream", calls: {"files": ["lessonpy.models.next_token", "files"], "stream": ["lessonpy.course.block.residual_stream", "stream"], "lens": ["lessonpy.course.block.show_stream", "lens"]} },
   "step-through": { load: async () => preloaded0.createStepThrough, receives: "attention", calls: {} },
 });

@@ -4,18 +4,25 @@
 // First the lesson's sentence, every position computed by the build (lessonpy.course.block.residual_stream, from a
 // committed file: no weights needed); then the reader's own text, once the live SmolLM2 is here: "Run SmolLM2"
 // fetches its files and runs as the next-token panel does (live-download.js liveRunner), and Python computes the
-// same numbers (residual_stream.stream), a position's lens when it is picked. This file draws: the chart
-// (layers.js), a sentence of the picked layer's numbers, and every layer's numbers in a table behind a disclosure.
+// same numbers (residual_stream.stream), a position's lens when it is picked. Or the reader's own arrays: a cell's
+// show_residual_stream (lessonpy.course.block.show_stream) sends the same numbers of the stream and writes it
+// computed (receive), and a position picked then has its lens read from that stream, kept in Python (calls.lens).
+// This file draws: the chart (layers.js), a sentence of the picked layer's numbers, and every layer's numbers in a
+// table behind a disclosure; what it is given is checked first (payload.js).
 import { createListTable } from "../../components/table.js";
-import { el, labelled, num, pythonNote, watchPython } from "../common.js";
+import { lineAround } from "../../line.js";
+import { createCaller, el, labelled, num, pythonMessage, pythonNote, watchPython } from "../common.js";
 import { downloadBar, liveRunner } from "../live-download.js";
 import { createLayerChart, describeRow, probability, rowName, tokenText } from "./layers.js";
+import { checkStreamPayload, lensProblem } from "./payload.js";
 
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
 const COLUMNS = ["Depth", "Attention wrote", "MLP wrote", "Stream's length", "Lens: top tokens (p)", "p of the prediction"];
 
 export function createResidualStream({ section, spec, runtime, calls, initial }) {
+  const first = checkStreamPayload(initial);
+  if (!first.ok) throw new Error(first.message); // the loader says it in the widget's place
   const o = spec.options;
   const available = Boolean(o.live_files);
   const controls = el("div", "widget-controls");
@@ -49,7 +56,8 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
   const table = createListTable(details, { caption: "The residual stream, layer by layer", columns: COLUMNS,
     digits: [0, 1, 1, 1, 0, 3] });
 
-  let data = initial; // the numbers shown: the build's, or the last live run's
+  let data = initial; // the numbers shown: the build's, the last live run's, or a cell's arrays (data.reader)
+  let sender = null; // the cell that sent the arrays shown, as the reader sees its name
   let position = initial.position;
   const chart = createLayerChart(canvas, { onSelect: () => showRow() });
 
@@ -98,8 +106,10 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
     const rows = rowsAt(position);
     const final = data.lens[String(position)].final;
     chart.update(rows, final);
-    caption.textContent = `${data.live ? "Your text" : "The lesson's sentence"} at ${tokenText(data.tokens[position])} ` +
-      `(position ${position} of ${data.tokens.length}, after the start token <|endoftext|>): for the embedding and ` +
+    const whose = data.reader ? `${data.title ? `${data.title}: y` : "Y"}our arrays${sender ? ` from ${sender}` : ""}`
+      : data.live ? "Your text" : "The lesson's sentence";
+    caption.textContent = `${whose} at ${tokenText(data.tokens[position])} (position ${position} of ` +
+      `${data.tokens.length}${data.reader ? "" : ", after the start token <|endoftext|>"}): for the embedding and ` +
       `each of ${data.layers} layers (counted from 0), the lengths (L2 norms, log scale) of what its attention and its ` +
       "MLP added to the stream and of the stream after it; at the right, the logit lens's top token there (the " +
       "embedding's row is read through the matrix it came from, the output matrix being the embedding itself, so a " +
@@ -110,7 +120,8 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
     table.update(rows.map((row, r) => [rowName(r), row.attn, row.mlp, row.stream,
       row.top.map(([t, p]) => `${tokenText(t)} (${num(p, 3)})`).join(", "), row.p]),
     `The residual stream at ${tokenText(data.tokens[position])} (position ${position}), layer by layer`);
-    Object.assign(section.dataset, { position: String(position), final, live: String(Boolean(data.live)) });
+    Object.assign(section.dataset, { position: String(position), final, live: String(Boolean(data.live)),
+      reader: String(Boolean(data.reader)) });
     showRow();
   }
 
@@ -125,6 +136,8 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
   const compute = (text, at) => busy(runButton, async (signal, notes) => {
     say("Running SmolLM2 in Python…", "running");
     const reply = await runtime.call(...calls.stream, { text, position: at, target: spec.id }, { signal });
+    const checked = checkStreamPayload(reply);
+    if (!checked.ok) throw new Error(checked.message);
     const same = data.live && data.tokens.join("\u0000") === reply.tokens.join("\u0000");
     data = same ? { ...reply, lens: { ...data.lens, ...reply.lens } } : reply;
     if (!same) showTokens();
@@ -136,13 +149,38 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
     say(`${did} in ${num(reply.seconds, 1)} s, NumPy in your browser.${notes.map((t) => ` ${t}`).join("")}`, "done");
   }, { failed: "SmolLM2 could not run: " });
 
+  // A cell's arrays: another position's lens, read in Python from the stream the cell sent (kept there, named by
+  // its key). A reply for arrays no longer shown (another cell's since) is dropped.
+  const lensCaller = createCaller(runtime, calls.lens, {
+    delay: 0,
+    onBusy: (on) => { if (on) say("Reading the lens there from your stream, in Python…", "running"); },
+    onResult(reply) {
+      if (!data.reader || reply?.key !== data.key) return;
+      const lens = reply.lens?.[String(reply.position)];
+      const problem = lensProblem(lens, data.layers + 1);
+      if (problem) { say(`The lens could not be drawn: ${problem}.`, "error"); return; }
+      data = { ...data, lens: { ...data.lens, [String(reply.position)]: lens } };
+      position = reply.position;
+      show();
+      say(`The lens at position ${position}, read from your stream${sender ? ` (from ${sender})` : ""}.`, "done");
+    },
+    onError(err) {
+      const message = pythonMessage(err).replace(/[.!?]?\s*$/, ".");
+      say(lineAround("The lens could not be read: ", message, " What is shown is the position before."), "error");
+    },
+    onStopped() { say("Stopped: the position before is shown. Pick a position to read its lens.", "stopped"); },
+  });
+  lensCaller.stopButton.classList.add("residual-lens-stop");
+  buttons.append(lensCaller.stopButton);
+
   /** Show position *t*: at once when its lens is here (the build's sentence has every position), else from Python
    *  (the focus, in the tokens' row, moves when it comes: show). */
   function pick(t) {
     if (data.lens[String(t)]) {
       position = t;
       show();
-    } else compute(data.text, t);
+    } else if (data.reader) lensCaller.request({ key: data.key, position: t, target: spec.id });
+    else compute(data.text, t);
   }
 
   if (available) {
@@ -161,5 +199,26 @@ export function createResidualStream({ section, spec, runtime, calls, initial })
   chart.select(initial.layers); // the last layer's stream first: the model's own prediction
   showTokens();
   show();
-  return { chart, table };
+  return {
+    chart, table,
+    /** What a cell's show_residual_stream sent (route: widget-loader.js's note and the sending cell's name). */
+    receive(payload, { note = "", sender: from = null } = {}) {
+      section.dataset.updated = String((Number(section.dataset.updated) || 0) + 1);
+      const who = from ?? "a cell";
+      const checked = checkStreamPayload(payload);
+      if (!checked.ok) {
+        say(lineAround(`${who} sent arrays that cannot be drawn: `, checked.message, ` What is shown is from before.${note ? ` ${note}` : ""}`), "error");
+        return;
+      }
+      const sameTokens = data.tokens.join("\u0000") === payload.tokens.join("\u0000");
+      sender = from;
+      data = { ...payload, reader: true };
+      position = payload.position;
+      if (!sameTokens) showTokens();
+      chart.select(payload.layers); // its last layer first, as at the start: the model's own prediction
+      show();
+      say(`Showing your arrays, from ${who}: the lengths of your stream and of your writes, and the lens read from ` +
+        `your stream with the model's final norm and embedding. Pick a position to read its lens there.${note ? ` ${note}` : ""}`, "arrays");
+    },
+  };
 }
