@@ -377,6 +377,37 @@ def test_without_resize_observer_a_canvas_is_drawn_once_at_its_width(browser, ba
     assert errors == []
 
 
+# JS: a component made on a new canvas and given a payload, then a larger one, in one task (no frame between):
+# the canvas's CSS height as each update returned, and as the draw (flush) then left it.
+HEIGHTS_AT_UPDATE = """([kind, small, large]) => {
+  fx.clearSolos();
+  fx.solo(kind, small);
+  const component = fx.solos[0];
+  const canvas = document.querySelector('#solo canvas');
+  const heights = [canvas.style.height];
+  component.flush();
+  heights.push(canvas.style.height);
+  component.update(fx.decodePayload(large));
+  heights.push(canvas.style.height);
+  component.flush();
+  heights.push(canvas.style.height);
+  return heights;
+}"""
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "scores", "output", "queryrow"])
+def test_a_canvas_has_its_height_when_its_data_comes_before_it_is_drawn(page, kind):
+    # The drawing waits for a frame (the shared queue, ResizeObserver's report of the width): under load, frames
+    # later. Sized only then, the page below moved under the reader's eyes (CLS 0.143 inside Lesson 4's real-heads
+    # widget); sized as the data comes, the drawing changes pixels only.
+    small, large = sample_data.payload(6, 4, 0)["wire"], sample_data.payload(12, 8, 1)["wire"]
+    made, drawn, updated, redrawn = page.evaluate(HEIGHTS_AT_UPDATE, [kind, small, large])
+    assert made == drawn != "120px", (made, drawn)  # 120 px: the placeholder's, before any data
+    assert updated == redrawn, (updated, redrawn)
+    if kind != "queryrow":  # its height is its summary's lines and the keys' labels, the same for these two
+        assert updated != made, (made, updated)
+
+
 # JS: grey levels of the opaque pixels of the row-label strip left of the heatmap (the label text).
 LABEL_LEVELS = """() => {
     const c = document.querySelector('.attn-figure-weights canvas');

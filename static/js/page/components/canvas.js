@@ -111,21 +111,40 @@ const resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserve
 export function canvasWidth(canvas) {
   let width = widths.get(canvas);
   if (!width) {
-    width = canvas.clientWidth || canvas.parentElement?.clientWidth || 0;
+    width = layoutWidth(canvas);
     if (width) widths.set(canvas, width);
   }
-  return Math.max(120, width || 320);
+  return drawnWidth(width);
 }
+
+/** The canvas's width read from the layout (laying the page out if it is not), 0 when it is not laid out. */
+const layoutWidth = (canvas) => canvas.clientWidth || canvas.parentElement?.clientWidth || 0;
+/** The width a canvas is drawn at, from its box's (0: unknown). */
+const drawnWidth = (width) => Math.max(120, width || 320);
 
 /** Whether a draw may go ahead: the width is known (reported by ResizeObserver or read before), or no
  *  observer will report it. */
 const widthKnown = (canvas) => widths.has(canvas) || resizer === null;
 
+/**
+ * Give the canvas its CSS height now, before its picture is drawn: the one place a canvas's height is set. A
+ * component's height follows from its data (rows, columns, cell size) and its width, so canvasLifecycle holds it
+ * when the data comes and when the width is reported, and a draw that waits for a frame (the queue's budget, a
+ * loaded machine) then changes pixels only, never the page's layout. A message on the canvas (a placeholder
+ * before the data) is cleared when the height changes: stretched to the new height it would be unreadable.
+ */
+export function holdHeight(canvas, cssHeight) {
+  const css = `${Math.ceil(cssHeight)}px`;
+  if (canvas.style.height === css) return;
+  canvas.style.height = css;
+  if (canvas.dataset.message !== undefined) canvas.height = Math.round(cssHeight * (window.devicePixelRatio || 1));
+}
+
 /** Size the backing store for devicePixelRatio; returns a context drawing in CSS pixels. */
 export function prepareCanvas(canvas, cssHeight) {
   const dpr = window.devicePixelRatio || 1;
   const width = canvasWidth(canvas);
-  canvas.style.height = `${Math.ceil(cssHeight)}px`;
+  holdHeight(canvas, cssHeight);
   const w = Math.round(width * dpr);
   const h = Math.round(cssHeight * dpr);
   if (canvas.width !== w) canvas.width = w;
@@ -217,7 +236,7 @@ export function drawTooltip(ctx, theme, text, x, y, width, height) {
 /** Draw a message in the middle of a canvas (wrapping lines) and expose it to assistive tech.
  *  h: its height in CSS pixels (a component that keeps its place passes the height of its picture). */
 function drawMessage(canvas, message, h = 120) {
-  canvas.style.height = `${h}px`;
+  holdHeight(canvas, h);
   canvas.setAttribute("aria-label", message);
   canvas.dataset.message = message;
   // Watched but its width not reported yet (just made): the text alternative is there at once, the
@@ -280,33 +299,53 @@ export function drawStatus(canvas, error, empty, height) {
 }
 
 /**
- * The lifecycle every canvas component has: set data -> request a draw -> draw.
- * canvasLifecycle(canvas, {roleDescription, render, handlers}) -> {request, now, flush, destroy, destroyed}
- *   request()  draw in an upcoming frame (once the canvas's width is known); any number of
- *              requests in one task draw once
+ * The lifecycle every canvas component has: set data -> hold its height -> request a draw -> draw.
+ * canvasLifecycle(canvas, {roleDescription, render, height, handlers}) -> {request, now, flush, destroy, destroyed}
+ *   request()  hold the height now, draw in an upcoming frame (once the canvas's width is known); any
+ *              number of requests in one task draw once
  *   now()      draw at once (a message must not wait for a frame)
  *   flush()    draw now if a draw is waiting (before reading the layout)
  *   destroy()  stop drawing, stop listening
+ * height(width) is the component's picture's height in CSS pixels at that width, from its data (what its
+ * render draws at), or null when it has no picture (a message, drawn at once, sizes itself). It is held
+ * (holdHeight) at each request, so before the next layout, and whenever ResizeObserver reports a new width:
+ * a canvas made and given its data in one task is first laid out at its height, not at its placeholder's.
  * It makes the canvas a focusable application (role, roledescription), adds the event
  * handlers ({type: handler}) and redraws when the width, the pixel ratio or the colours change.
  */
-export function canvasLifecycle(canvas, { roleDescription, render, handlers = {} }) {
+export function canvasLifecycle(canvas, { roleDescription, render, height = null, handlers = {} }) {
   let destroyed = false;
   // A draw asked for before ResizeObserver has reported the canvas's width waits for that report
-  // (the width is read from the layout only if something needs the drawing at once: flush, now).
+  // (the width is read from the layout only if something needs the drawing at once, flush or now, or its height).
   // A canvas that is not laid out (off screen in a skipped block, hidden) is drawn when it is.
   let waiting = false;
   const draw = () => { waiting = false; if (!destroyed) render(); };
+  // The width ResizeObserver reported, else read from the layout: a canvas just made, in view, is first laid out
+  // at the height held here. Held from the observer's report instead, after that first layout, Chromium counts
+  // the change as a layout shift although no frame showed the first height. The read is not kept: the draw
+  // still waits for the report, so a canvas far off the screen (in a skipped block) is drawn only when it nears.
+  const hold = () => {
+    if (!height) return;
+    const width = widths.get(canvas) || layoutWidth(canvas);
+    if (!width) return; // not laid out (hidden): held when it is
+    try {
+      const h = height(drawnWidth(width));
+      if (h) holdHeight(canvas, h);
+    } catch (err) {
+      console.error(err); // the draw then sizes it, or says what is wrong
+    }
+  };
   canvas.tabIndex = 0;
   canvas.setAttribute("role", "application");
   canvas.setAttribute("aria-roledescription", roleDescription);
   canvas.classList.add("attn-canvas");
   const unlisten = listen(canvas, handlers);
-  const unwatch = watchLayout(canvas, () => { if (!destroyed) requestDraw(draw); }); // through the queue
+  const unwatch = watchLayout(canvas, () => { if (!destroyed) { hold(); requestDraw(draw); } }); // through the queue
   return {
     get destroyed() { return destroyed; },
     request() {
       if (destroyed) return;
+      hold();
       if (widthKnown(canvas)) requestDraw(draw);
       else waiting = true;
     },

@@ -135,11 +135,16 @@ export function createHeadGrid(canvas, options = {}) {
     return off;
   }
 
+  /** Too narrow for a row of targets of the grid drawn or to come, the canvas grows past its box, which scrolls:
+   *  set before the width is read (as the grid or its size comes, and at each draw). */
+  function fitMinWidth() {
+    const size = grid ?? reserved;
+    canvas.style.minWidth = size ? `${gridMinWidth(size.H)}px` : "";
+  }
+
   function render() {
     // the placeholder takes the height the grid will have, so its weights arriving move nothing below it
-    const size = grid ?? (reserved && { L: reserved.L, H: reserved.H });
-    // too narrow for a row of targets: the canvas grows past its box, which scrolls (set before the width is read)
-    canvas.style.minWidth = size ? `${gridMinWidth(size.H)}px` : "";
+    fitMinWidth();
     const room = !grid && reserved ? gridLayout(canvasWidth(canvas), reserved.L, reserved.H).height : undefined;
     if (drawStatus(canvas, error, grid ? "" : "The heads appear when Python has loaded.", room)) { geometry = null; return; }
     const { L, H, T } = grid;
@@ -232,6 +237,7 @@ export function createHeadGrid(canvas, options = {}) {
   const life = canvasLifecycle(canvas, {
     roleDescription: "grid of attention heads",
     render,
+    height: (width) => (grid ? gridLayout(width, grid.L, grid.H).height : null),
     handlers: {
       click: (ev) => { const h = headAt(ev); if (h) choose(h); },
       pointermove: (ev) => {
@@ -271,6 +277,7 @@ export function createHeadGrid(canvas, options = {}) {
       if (selected && (selected.layer >= grid.L || selected.head >= grid.H)) selected = null;
       if (focus.layer >= grid.L || focus.head >= grid.H) focus = { layer: 0, head: 0 };
       label();
+      fitMinWidth();
       life.request();
     },
     /** The size of the grid to come (L layers, H heads), before its weights: the placeholder keeps its room. */

@@ -229,6 +229,7 @@ export function createHeadStrip(canvas, options = {}) {
   const life = canvasLifecycle(canvas, {
     roleDescription: "every head for one query",
     render,
+    height: () => (heads() ? stripHeight(heads()) : null),
     handlers: {
       click: (ev) => { const hit = at(ev); if (hit) choose(hit.head); },
       pointermove: (ev) => {

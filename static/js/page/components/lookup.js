@@ -4,7 +4,7 @@
 // It draws the numbers lessonpy.maths.lookup computed for every temperature of its grid; setStep picks
 // one, so a slider moves it without asking Python. Arrow keys move a focus between the keys.
 
-import { canvasLifecycle, drawnApi, drawStatus, drawTooltip, fmt, prepareCanvas, readTheme } from "./canvas.js";
+import { canvasLifecycle, drawnApi, drawStatus, drawTooltip, fmt, holdHeight, prepareCanvas, readTheme } from "./canvas.js";
 import { checkLookup, describeKey, describeLookup, dotRadius, niceStep, planeFrame, stepDecimals, valueText, weightAt } from "./lookupdata.js";
 import { stepFocus } from "./listfocus.js";
 
@@ -29,7 +29,7 @@ export function createLookup(canvas, options = {}) {
   let focused = false;
   let hover = null;
   let geometry = null;
-  canvas.style.height = `${LOOKUP_HEIGHT}px`; // reserved before the first draw
+  holdHeight(canvas, LOOKUP_HEIGHT); // reserved before the first draw, before its width is known
 
   function render() {
     // a message keeps the picture's height too: the page below stays where it is
@@ -129,6 +129,7 @@ export function createLookup(canvas, options = {}) {
   const life = canvasLifecycle(canvas, {
     roleDescription: "soft dictionary lookup",
     render,
+    height: () => LOOKUP_HEIGHT,
     handlers: {
       click: (ev) => { const j = keyAt(ev); if (j !== null) moveTo(j); },
       pointermove: (ev) => { const j = keyAt(ev); if (j !== hover) { hover = j; life.request(); } },

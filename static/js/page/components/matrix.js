@@ -571,6 +571,8 @@ export function createMatrix(canvas, options = {}) {
   // A canvas that takes arrow keys is a small application; its label says what it shows and how.
   const life = canvasLifecycle(canvas, {
     roleDescription: "matrix", render,
+    // the height render draws at, from the rows, the columns and the label sizes, held as soon as the data comes
+    height: (width) => (panels.length ? computeGeometry(canvas.getContext("2d"), width, readTheme()).height : null),
     handlers: { pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onFocus, blur: onBlur },
   });
   life.now();

@@ -53,15 +53,14 @@ export function createQueryRow(canvas, options = {}) {
   const isHidden = (j) => isMaskedCell(hidden, w.data, row * w.cols + j);
   const maskedKeys = () => { let n = 0; for (let j = 0; j < w.cols; j++) if (isHidden(j)) n++; return n; };
 
-  function render() {
-    const text = summary();
-    notify();
-    if (drawStatus(canvas, error, w ? "" : "No attention weights to show yet.")) { geometry = null; return; }
+  /** Where things go at `width` (CSS pixels; the summary's lines and the keys' labels set the height), and the
+   *  summary's lines: the draw's layout, and the height the lifecycle holds as soon as the weights come. */
+  function measure(givenWidth) {
     const theme = readTheme();
-    const width = Math.max(160, canvasWidth(canvas));
+    const width = Math.max(160, givenWidth);
     const probe = canvas.getContext("2d");
     probe.font = theme.font(14, "600");
-    const sentence = wrap(probe, text, width - 8);
+    const sentence = wrap(probe, summary(), width - 8);
     const T = w.cols;
     const left = 40;
     const plotW = width - left - 8;
@@ -78,8 +77,17 @@ export function createQueryRow(canvas, options = {}) {
     const top = sentence.length * 19 + 14;
     const plotH = 130;
     const mixY = top + plotH + labelH + 24;
-    const height = mixY + 66;
-    geometry = { left, top, plotW, plotH, barW, mixY, width, height };
+    return { sentence, rotate, geometry: { left, top, plotW, plotH, barW, mixY, width, height: mixY + 66 } };
+  }
+
+  function render() {
+    notify();
+    if (drawStatus(canvas, error, w ? "" : "No attention weights to show yet.")) { geometry = null; return; }
+    const theme = readTheme();
+    const { sentence, rotate, geometry: laid } = measure(canvasWidth(canvas));
+    geometry = laid;
+    const { left, top, plotW, plotH, barW, height } = laid;
+    const T = w.cols;
     const { ctx } = prepareCanvas(canvas, height);
 
     ctx.fillStyle = theme.fg;
@@ -277,6 +285,7 @@ export function createQueryRow(canvas, options = {}) {
   const onBlur = () => schedule();
   const life = canvasLifecycle(canvas, {
     roleDescription: "bar chart", render,
+    height: (width) => (w && !error ? measure(width).geometry.height : null),
     handlers: { pointermove: onMove, pointerleave: onLeave, click: onClick, keydown: onKey, focus: onBlur, blur: onBlur },
   });
   life.now();

@@ -150,6 +150,7 @@ export function createLayerChart(canvas, options = {}) {
   const life = canvasLifecycle(canvas, {
     roleDescription: "the residual stream, layer by layer",
     render,
+    height,
     handlers: {
       click: (ev) => {
         if (!geometry) return;
