@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from browser import BOOT_TIMEOUT_MS, protocol_errors
 from sites import build_once
-from widget_site import build_fixture_site, open_page
+from widget_site import LESSON, build_fixture_site, open_page
 
 
 @pytest.fixture(scope="session")
@@ -17,6 +17,21 @@ def widgets_url(tmp_path_factory):
     server, url = serve_in_thread(site, port=0, isolate=True, quiet=True)
     yield url
     server.shutdown()
+
+
+@pytest.fixture()
+def phone_before_python(browser, widgets_url):
+    """The fixture lesson on a dark 360 px phone whose Python never arrives (its runtime is never answered, so it
+    stays loading): the build's pictures, as a reader sees them first. page.errors must stay empty."""
+    context = browser.new_context(viewport={"width": 360, "height": 800}, color_scheme="dark")
+    context.route("**/pyodide.asm.wasm", lambda route: None)  # never answered: Python stays loading
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(widgets_url + LESSON)
+    yield page
+    context.close()
+    assert page.errors == [], f"uncaught errors in the page: {page.errors}"
 
 
 @pytest.fixture(scope="module")

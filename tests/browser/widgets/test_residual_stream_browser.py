@@ -20,7 +20,7 @@ from browser import open_tables, protocol_errors
 from lessonpy.course.block import residual_stream, show_stream
 from lessonpy.runtime import bridge
 from pages import Cell, Widget
-from widget_site import FIXTURE, LESSON, open_panel
+from widget_site import FIXTURE, open_panel
 
 pytestmark = pytest.mark.browser
 #: the first run downloads the live files from localhost, then a pass of the real model (about 7 s in Chromium)
@@ -72,61 +72,52 @@ def assert_table(widget, data, at, rtol=1e-6):
                                    [np.nan if row[column] is None else row[column] for row in want], rtol=rtol)
 
 
-def test_before_python_the_sentence_by_keyboard_and_its_table_on_a_dark_phone(browser, widgets_url):
+def test_before_python_the_sentence_by_keyboard_and_its_table_on_a_dark_phone(phone_before_python):
     data = residual_stream.load()
     T, L = len(data["tokens"]), data["layers"]
-    context = browser.new_context(viewport={"width": 360, "height": 800}, color_scheme="dark")
-    context.route("**/pyodide.asm.wasm", lambda route: None)  # never answered: Python stays loading
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(widgets_url + LESSON)
-        widget = Widget(page, "stream").locator
-        widget.scroll_into_view_if_needed()
-        # the last position, its last layer first: the model's own prediction, as the file holds it
-        expect(widget).to_have_attribute("data-position", str(T - 1))
-        expect(widget).to_have_attribute("data-row", str(L))
-        last = data["lens"][str(T - 1)]
-        assert widget.get_attribute("data-final") == last["final"] == " Italy"
-        picked = widget.locator(".residual-picked")
-        top, p = last["top"][L][0]
-        assert f"layer {L - 1}: attention wrote {data['norms']['attn'][L - 1][T - 1]:.1f}" in words(picked)
-        assert f"the lens reads {shown_token(top)} {p:.3f}" in words(picked) and "leads here" in words(picked)
-        expect(widget.locator(".residual-status")).to_contain_text("no live SmolLM2")  # built without the live files
+    page = phone_before_python
+    widget = Widget(page, "stream").locator
+    widget.scroll_into_view_if_needed()
+    # the last position, its last layer first: the model's own prediction, as the file holds it
+    expect(widget).to_have_attribute("data-position", str(T - 1))
+    expect(widget).to_have_attribute("data-row", str(L))
+    last = data["lens"][str(T - 1)]
+    assert widget.get_attribute("data-final") == last["final"] == " Italy"
+    picked = widget.locator(".residual-picked")
+    top, p = last["top"][L][0]
+    assert f"layer {L - 1}: attention wrote {data['norms']['attn'][L - 1][T - 1]:.1f}" in words(picked)
+    assert f"the lens reads {shown_token(top)} {p:.3f}" in words(picked) and "leads here" in words(picked)
+    expect(widget.locator(".residual-status")).to_contain_text("no live SmolLM2")  # built without the live files
 
-        # a layer picked by keyboard: Up moves to the layer before, its numbers are said and labelled
-        chart = widget.locator(".residual-chart canvas")
-        chart.focus()
-        page.keyboard.press("ArrowUp")
-        page.keyboard.press("ArrowUp")
-        expect(widget).to_have_attribute("data-row", str(L - 2))
-        layer = L - 3  # row L - 2 is the stream after layer L - 3
-        rank = last["rank"][L - 2]
-        assert words(picked).startswith(f"layer {layer}: attention wrote {data['norms']['attn'][layer][T - 1]:.1f}, "
-                                        f"the MLP {data['norms']['mlp'][layer][T - 1]:.1f}")
-        assert f"ranks {rank + 1} here" in words(picked)
-        assert f"Picked: layer {layer}:" in chart.get_attribute("aria-label").translate(ISOLATES)
-        page.keyboard.press("Home")
-        expect(widget).to_have_attribute("data-row", "0")
-        assert words(picked).startswith("embedding: the token's embedding")
+    # a layer picked by keyboard: Up moves to the layer before, its numbers are said and labelled
+    chart = widget.locator(".residual-chart canvas")
+    chart.focus()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    expect(widget).to_have_attribute("data-row", str(L - 2))
+    layer = L - 3  # row L - 2 is the stream after layer L - 3
+    rank = last["rank"][L - 2]
+    assert words(picked).startswith(f"layer {layer}: attention wrote {data['norms']['attn'][layer][T - 1]:.1f}, "
+                                    f"the MLP {data['norms']['mlp'][layer][T - 1]:.1f}")
+    assert f"ranks {rank + 1} here" in words(picked)
+    assert f"Picked: layer {layer}:" in chart.get_attribute("aria-label").translate(ISOLATES)
+    page.keyboard.press("Home")
+    expect(widget).to_have_attribute("data-row", "0")
+    assert words(picked).startswith("embedding: the token's embedding")
 
-        # a position picked by keyboard on the tokens' row: the chart and the table follow
-        assert_table(widget, data, T - 1)
-        widget.locator(".residual-tok[aria-selected='true']").focus()
-        page.keyboard.press("ArrowLeft")
-        expect(widget).to_have_attribute("data-position", str(T - 2))
-        expect(widget.locator(".residual-tok").nth(T - 2)).to_be_focused()
-        assert widget.get_attribute("data-final") == data["lens"][str(T - 2)]["final"]
-        assert_table(widget, data, T - 2)
-        expect(widget.locator(".residual-table caption")).to_contain_text(f"(position {T - 2})")
+    # a position picked by keyboard on the tokens' row: the chart and the table follow
+    assert_table(widget, data, T - 1)
+    widget.locator(".residual-tok[aria-selected='true']").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(widget).to_have_attribute("data-position", str(T - 2))
+    expect(widget.locator(".residual-tok").nth(T - 2)).to_be_focused()
+    assert widget.get_attribute("data-final") == data["lens"][str(T - 2)]["final"]
+    assert_table(widget, data, T - 2)
+    expect(widget.locator(".residual-table caption")).to_contain_text(f"(position {T - 2})")
 
-        assert page.locator(".py-status").get_attribute("data-state") == "loading"
-        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
-        assert widget.evaluate("w => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth")
-    finally:
-        context.close()
-    assert errors == []
+    assert page.locator(".py-status").get_attribute("data-state") == "loading"
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+    assert widget.evaluate("w => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth")
 
 
 def fixture_cell(cell_id):

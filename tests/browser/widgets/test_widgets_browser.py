@@ -59,45 +59,36 @@ BRIGHTEST = """(wid) => {
 
 # ---------------------------------------------------------------------------- before Python
 
-def test_prerendered_pictures_show_before_python_is_ready(browser, widgets_url):
+def test_prerendered_pictures_show_before_python_is_ready(phone_before_python):
     """Python held back (its runtime never arrives), a dark 360 px phone: the build's pictures show."""
-    context = browser.new_context(viewport={"width": 360, "height": 800}, color_scheme="dark")
-    context.route("**/pyodide.asm.wasm", lambda route: None)  # never answered: Python stays loading
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(widgets_url + LESSON)
-        expect(Widget(page, "view").locator.locator(".attn-view")).to_have_attribute("data-state", "ok")
-        expected = widgets.prerender_view({"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
-        np.testing.assert_allclose(table_values(page, "view", "weights"), expected, atol=1e-6)
-        explorer = Widget(page, "explorer").locator
-        explorer.scroll_into_view_if_needed()  # a widget starts when it comes near the screen
-        expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
-        expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
-        # within the two lines a phone keeps for the results (widgets.css): nothing below moves when Python is ready
-        lines = explorer.locator(".widget-status").evaluate(
-            "s => Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight))")
-        assert lines == 2, lines
-        Widget(page, "heads").locator.scroll_into_view_if_needed()
-        expect(Widget(page, "heads").locator.get_by_label("Number of heads H")).to_be_disabled()
-        expect(Widget(page, "heads").locator.locator(".heads-random .heads-panel")).to_have_count(4)
-        real = Widget(page, "real").locator
-        real.scroll_into_view_if_needed()
-        expect(real).to_have_attribute("data-open", "0,2")  # MiniLM's previous-token head, as stored
-        np.testing.assert_array_equal(real_table(real), realheads.load("minilm").pattern(0, 0, 2))
-        expect(real.locator(".realheads-status")).to_contain_text("the grid of every head needs Python")
-        soft = Widget(page, "soft").locator  # the lesson's lookup, at the fence's temperature
-        soft.scroll_into_view_if_needed()
-        expect(soft.locator(".attn-lookup")).to_have_attribute("data-step", str(lookup_step(0.25)))
-        built = lookup.build_lookup_payload(**lookup.EXAMPLE)["arrays"]
-        np.testing.assert_allclose(lookup_table(soft)[:, 3], built["weights"][lookup_step(0.25)], atol=1e-6)
-        assert page.locator(".py-status").get_attribute("data-state") == "loading"
-        assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
-            (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
-    finally:
-        context.close()
-    assert errors == []
+    page = phone_before_python
+    expect(Widget(page, "view").locator.locator(".attn-view")).to_have_attribute("data-state", "ok")
+    expected = widgets.prerender_view({"T": 6, "d_k": 8, "seed": 0})["arrays"]["weights"]
+    np.testing.assert_allclose(table_values(page, "view", "weights"), expected, atol=1e-6)
+    explorer = Widget(page, "explorer").locator
+    explorer.scroll_into_view_if_needed()  # a widget starts when it comes near the screen
+    expect(explorer.get_by_label("Head size d_k")).to_be_disabled()
+    expect(explorer.locator(".widget-status")).to_contain_text("Python is loading")
+    # within the two lines a phone keeps for the results (widgets.css): nothing below moves when Python is ready
+    lines = explorer.locator(".widget-status").evaluate(
+        "s => Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight))")
+    assert lines == 2, lines
+    Widget(page, "heads").locator.scroll_into_view_if_needed()
+    expect(Widget(page, "heads").locator.get_by_label("Number of heads H")).to_be_disabled()
+    expect(Widget(page, "heads").locator.locator(".heads-random .heads-panel")).to_have_count(4)
+    real = Widget(page, "real").locator
+    real.scroll_into_view_if_needed()
+    expect(real).to_have_attribute("data-open", "0,2")  # MiniLM's previous-token head, as stored
+    np.testing.assert_array_equal(real_table(real), realheads.load("minilm").pattern(0, 0, 2))
+    expect(real.locator(".realheads-status")).to_contain_text("the grid of every head needs Python")
+    soft = Widget(page, "soft").locator  # the lesson's lookup, at the fence's temperature
+    soft.scroll_into_view_if_needed()
+    expect(soft.locator(".attn-lookup")).to_have_attribute("data-step", str(lookup_step(0.25)))
+    built = lookup.build_lookup_payload(**lookup.EXAMPLE)["arrays"]
+    np.testing.assert_allclose(lookup_table(soft)[:, 3], built["weights"][lookup_step(0.25)], atol=1e-6)
+    assert page.locator(".py-status").get_attribute("data-state") == "loading"
+    assert page.evaluate("""() => [...document.querySelectorAll('.widget')].every(
+        (w) => w.getBoundingClientRect().right <= innerWidth && w.scrollWidth <= w.clientWidth)""")
 
 
 def test_widget_data_that_did_not_download_is_said_in_place_and_fetched_again_for_a_cells_arrays(browser, widgets_url):
