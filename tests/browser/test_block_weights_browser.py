@@ -93,6 +93,12 @@ def test_the_real_layer_cells_fetch_the_weights_once_and_match_both_models(brows
         assert "next token, yours and the model's: ' Italy' ' Italy'" in smol
         lens = Cell(page, "logit-lens").run_as_written(timeout=RUN_MS)
         assert "the model predicts ' Italy'" in lens
+        # its last line hands the reader's stream to the widget below, which draws it in place of the build's
+        widget = page.locator('[data-widget-id="stream"]')
+        widget.scroll_into_view_if_needed()
+        expect(widget).to_have_attribute("data-reader", "true", timeout=RUN_MS)
+        expect(widget.locator(".residual-status")).to_contain_text("Showing your arrays")
+        assert widget.get_attribute("data-final") == " Italy"
         assert len(asked) == len(set(asked)) == 4, asked  # each model's two files, once each
         assert not page.errors and protocol_errors(page) == []
 

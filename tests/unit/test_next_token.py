@@ -92,3 +92,18 @@ def test_the_preset_is_the_head_tests_sequence_twice_and_its_heads_are_the_tests
 
     text = next_token.preset(Decoder())
     assert text == Decoder().decode(shipped["random"][next_token.PRESET_DRAW]) * 2
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 7), (2, 3, 7)])
+def test_log_softmax_is_the_logits_less_their_log_sum_exp_and_leaves_them_alone(shape):
+    """Worked out in place, a row at a time (to keep Python's wasm memory down): the same numbers as the formula,
+    for one position, a text and a batch, with logits large enough that exp() would overflow unshifted."""
+    logits = (np.random.default_rng(0).standard_normal(shape) * 300).astype(np.float32)
+    before = logits.copy()
+    got = next_token.log_softmax(logits)
+    x = logits.astype(np.float64)
+    top = x.max(-1, keepdims=True)
+    want = x - top - np.log(np.exp(x - top).sum(-1, keepdims=True))
+    assert got.dtype == np.float64 and got.shape == shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(logits, before)

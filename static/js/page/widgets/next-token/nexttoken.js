@@ -13,9 +13,9 @@ import { createHeadStrip } from "../../components/headstrip.js";
 import { el, labelled, num, pythonNote, watchPython } from "../common.js";
 import { STOPPED, downloadBar, liveRunner } from "../live-download.js";
 
-// The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "In every engine"): 561 to
-// 615 MB for the 97.7 MB after a run and a generation (Python's wasm memory 351 MB of it; the rest the browser's
-// own copies of the download), so "up to about 700 MB".
+// The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "In every engine"): 439 to
+// 596 MB at the peak of a run, a second run and a generation for the 97.7 MB (Python's wasm memory 248 MB of it;
+// the rest the browser's), so "up to about 700 MB".
 const LIVE_MEMORY_PER_BYTE = 6.3;
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
