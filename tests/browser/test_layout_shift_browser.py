@@ -157,3 +157,32 @@ def test_a_widget_that_starts_on_the_screen_moves_nothing_inside_it(browser, sit
         assert sum(inside) == 0, f"{size}: shifts inside the widget as it started: {inside}"
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("widget_id, size", [("step1-view", "desktop"), ("dk-explorer", "phone"), ("heads", "desktop")])
+def test_a_widget_that_starts_on_the_screen_moves_nothing_below_it(browser, site_url, widget_id, size):
+    """The same late start, with the widget's top 30 % down the screen: started, it fits the space its stand-in held
+    (each widget's --stand-in, a little under the least it measures started), so the text under it stays put. With
+    site.css's one 40rem for all: 0.17 (the first linked view), 0.12 (the d_k explorer), 0.09 (the heads)."""
+    ctx = browser.new_context(**SIZES[size], service_workers="block")
+    held = []
+    try:
+        ctx.add_init_script(RECORD_SHIFTS)
+        ctx.route("**/widgets.json", lambda route: held.append(route))  # held until the reader is on the widget
+        page = ctx.new_page()
+        page.goto(site_url + LESSON)
+        expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
+        widget = page.locator(f"#widget-{widget_id}")
+        widget.evaluate("(w) => scrollTo(0, w.getBoundingClientRect().top + scrollY - innerHeight * 0.3)")
+        wait_until(page, lambda: held, "a widget near the screen to ask for the widgets' data")
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        released = page.evaluate("performance.now()")
+        for route in held:
+            route.continue_()
+        expect(widget).to_have_attribute("data-started", "true")
+        page.wait_for_timeout(2000)  # its first picture drawn
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        shifts = [s for s in page.evaluate("layoutShifts") if s["start"] >= released and not s["input"]]
+        assert sum(s["value"] for s in shifts) == 0, f"{size}: the page moved as {widget_id} started: {shifts}"
+    finally:
+        ctx.close()
