@@ -129,19 +129,26 @@ new PerformanceObserver((list) => {
 """
 
 
+def late_widgets_page(browser, site_url, size, recorder):
+    """Lesson 4 in a new context of *size* with *recorder* installed, its widgets' data held (*held*: the routes)
+    until the test lets it come, as when a widget starts late with the reader already on it: (ctx, page, held)."""
+    ctx = browser.new_context(**SIZES[size], service_workers="block")  # a service worker would fetch the data too
+    held = []
+    ctx.add_init_script(recorder)
+    ctx.route("**/widgets.json", lambda route: held.append(route))
+    page = ctx.new_page()
+    page.goto(site_url + LESSON)
+    return ctx, page, held
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_a_widget_that_starts_on_the_screen_moves_nothing_inside_it(browser, site_url, size):
     """Under load a widget can start with the reader already on it (its data and module late). Lesson 4's Step 3
     real-heads widget, started with the reader 1.5 screens into its stand-in, is laid out at once at its pictures'
     heights: each canvas is given the height its data gives it before the browser lays it out, not when a later
     frame draws it (a loaded full run once measured CLS 0.143 inside it; this test, before: 0.22 desktop, 0.40 phone)."""
-    ctx = browser.new_context(**SIZES[size], service_workers="block")  # a service worker would fetch the data too
-    held = []
+    ctx, page, held = late_widgets_page(browser, site_url, size, RECORD_NODES)
     try:
-        ctx.add_init_script(RECORD_NODES)
-        ctx.route("**/widgets.json", lambda route: held.append(route))  # held until the reader is on the widget
-        page = ctx.new_page()
-        page.goto(site_url + LESSON)
         widget = page.locator("#widget-step3-heads")
         widget.evaluate("(w) => scrollTo(0, w.getBoundingClientRect().top + scrollY + innerHeight * 1.5)")
         wait_until(page, lambda: held, "a widget near the screen to ask for the widgets' data")
@@ -164,13 +171,8 @@ def test_a_widget_that_starts_on_the_screen_moves_nothing_below_it(browser, site
     """The same late start, with the widget's top 30 % down the screen: started, it fits the space its stand-in held
     (each widget's --stand-in, a little under the least it measures started), so the text under it stays put. With
     site.css's one 40rem for all: 0.17 (the first linked view), 0.12 (the d_k explorer), 0.09 (the heads)."""
-    ctx = browser.new_context(**SIZES[size], service_workers="block")
-    held = []
+    ctx, page, held = late_widgets_page(browser, site_url, size, RECORD_SHIFTS)
     try:
-        ctx.add_init_script(RECORD_SHIFTS)
-        ctx.route("**/widgets.json", lambda route: held.append(route))  # held until the reader is on the widget
-        page = ctx.new_page()
-        page.goto(site_url + LESSON)
         expect(python_status(page)).to_contain_text("Python is ready", timeout=BOOT_TIMEOUT_MS)
         widget = page.locator(f"#widget-{widget_id}")
         widget.evaluate("(w) => scrollTo(0, w.getBoundingClientRect().top + scrollY - innerHeight * 0.3)")
