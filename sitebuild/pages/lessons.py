@@ -347,6 +347,7 @@ def _collect_cells(tokens: list[Token], path: Path) -> list[Cell]:
             raise LessonError(path, line, 'fold= needs the summary the folded cell shows, e.g. fold="The whole file"')
         seen[cell_id] = line
         token.meta["cell_id"] = cell_id
+        token.meta["cell_files"] = files  # the renderer's, parsed once here
         cells.append(Cell(id=cell_id, code=token.content.rstrip("\n"), line=line,
                           include=token.meta.get("include"), fold=options.get("fold"),
                           needs_page=options.get("needs") == "page", files=files))

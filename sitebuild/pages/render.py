@@ -70,7 +70,7 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
     lang, flags, options = parse_fence_info(token.info, env.get("path", "?"), line)
     if cell_id:
         env["cell_index"] = env.get("cell_index", 0) + 1
-        files = cell_files.attribute(cell_files.parse(options["files"]), env.get("site") or {}) if "files" in options else ""
+        files = cell_files.attribute(token.meta.get("cell_files", ()), env.get("site") or {})
         return render_cell(cell_id, token.content.rstrip("\n"), env["cell_index"],
                            source=token.meta.get("include"), fold=options.get("fold"), files=files)
     if lang in FENCE_RENDERERS:

@@ -8,23 +8,20 @@ import { fetchFile } from "./live-files.js";
 import { SIGINT } from "../shared/protocol.js";
 
 /**
- * putRunFiles({files, list, fs, progress, signal}) -> the files written ([{name, source}])
+ * putRunFiles({files, list, fs, progress, signal}): resolves once every file is there.
  * files: the run's CellFiles; list([module, func]): Python's [{name, path, loaded}] for one model;
  * progress(name, loaded, total); signal: aborted by a Stop (rejects with its reason).
  */
 export async function putRunFiles({ files, list, fs, progress, signal }) {
-  const written = [];
   for (const model of files) {
     for (const { name, path, loaded } of list(model.call)) {
       if (loaded) continue; // Python holds them already (lessonpy.models.page_files)
       const url = new URL(name, model.url).href;
       const expected = model.files[name] ?? {};
       progress(name, 0, expected.size ?? 0);
-      const reply = await fetchFile({ url, path, expected, fs, signal, progress: (got, total) => progress(name, got, total) });
-      written.push({ name, source: reply.source });
+      await fetchFile({ url, path, expected, fs, signal, progress: (got, total) => progress(name, got, total) });
     }
   }
-  return written;
 }
 
 /**
