@@ -43,7 +43,7 @@ class Model:
                 key = f"blk.{layer}.{name}.weight"
                 self.W[key] = unpermute(self.W[key], n)
 
-    def layer(self, i):
+    def layer(self, i, widen=True):  # float32 already: widen (the live weights' choice) changes nothing
         return {t: self.W[f"blk.{i}.{t}.weight"] for t in LAYER_TENSORS}
 
     def embed(self, ids):
@@ -52,7 +52,7 @@ class Model:
     def output_norm(self):
         return self.W["output_norm.weight"]
 
-    def unembedding(self):
+    def unembedding(self, widen=True):
         yield 0, self.W.get("output.weight", self.W["token_embd.weight"])  # tied: the embedding, whole
 
 

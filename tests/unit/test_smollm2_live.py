@@ -15,7 +15,7 @@ from lessonpy.models import bpe, next_token, quantised, smollm2
 from lessonpy.models.quantised import QuantisedFile, WeightsFileError
 
 import lesson5_functions as lesson5
-from smollm2_random import SIZES, random_file, random_weights
+from smollm2_random import SIZES, quantise, random_file, random_weights
 
 #: the cache path against the full pass: the same float32 sums in another order
 CACHE_TOL = 1e-4
@@ -39,12 +39,14 @@ def test_blocks_dequantise_as_gguf_does_bit_for_bit(kind):
     assert len(blocks.tobytes()) == quantised.nbytes(kind, (6, 96))
     file = QuantisedFile(quantised.pack({"w": (kind, blocks.tobytes(), (6, 96))}, {}))
     assert np.array_equal(file.array("w"), want)
-    assert np.array_equal(file.unpacked("w").rows([4, 0, 4]), want[[4, 0, 4]])  # only those rows made
+    assert np.array_equal(file.blocks("w").rows([4, 0, 4]), want[[4, 0, 4]])  # only those rows made
 
 
-def test_the_kept_tensors_give_the_files_numbers_bit_for_bit_and_are_read_only(tmp_path):
-    # LiveWeights keeps every tensor unpacked (a byte a weight) and widens it on request: the float32 numbers of
-    # dequantising the file's blocks, from its bytes or read a tensor at a time from its path.
+@pytest.mark.parametrize("read_blocks", [quantised.READ_BLOCKS, 5])  # a tensor in one read, and in many
+def test_the_kept_tensors_give_the_files_numbers_bit_for_bit_and_are_read_only(tmp_path, read_blocks, monkeypatch):
+    monkeypatch.setattr(quantised, "READ_BLOCKS", read_blocks)
+    # LiveWeights keeps every tensor as the file's blocks (half a byte a weight) and widens it on request: the
+    # float32 numbers of dequantising them, from the file's bytes or read a tensor at a time from its path.
     data = random_file()
     file = QuantisedFile(data)
     (tmp_path / "w.bin").write_bytes(data)
@@ -57,9 +59,35 @@ def test_the_kept_tensors_give_the_files_numbers_bit_for_bit_and_are_read_only(t
         assert np.array_equal(m.embed([[3, 0], [3, 39]]), embedding[[[3, 0], [3, 39]]])
         assert np.array_equal(m.output_norm(), file.array("output_norm.weight"))
         weights = sum(int(np.prod(info["shape"])) for info in file.tensors.values())
-        assert m.nbytes < 1.3 * weights  # a byte a weight and float32 scales per block of 32, not float32's four
+        assert m.nbytes < 0.85 * weights  # 4 bits a weight and float32 scales per block of 32, not float32's 32 bits
         with pytest.raises(ValueError, match="read-only"):
             m.kept["blk.0.attn_q.weight"].q[0, 0] = 1
+
+
+@pytest.mark.parametrize("kind", ["Q4_1", "Q8_0"])
+@pytest.mark.parametrize("rows", [(96,), (1, 96), (3, 96), (2, 5, 96)])
+def test_blocks_multiply_a_text_as_the_widened_matrix_does(kind, rows):
+    array = np.random.default_rng(1).standard_normal((12, 96)).astype(np.float32)
+    blocks = QuantisedFile(quantised.pack({"w": quantise(array, kind)}, {})).blocks("w")
+    x = np.random.default_rng(2).standard_normal(rows).astype(np.float32)
+    got = blocks.times(x)
+    assert got.dtype == np.float32 and got.shape == (*rows[:-1], 12)
+    assert np.allclose(got, x @ blocks.array().T, rtol=1e-5, atol=1e-5)  # the same sums in another order
+    assert np.allclose(blocks.part(4, 9).times(x), got[..., 4:9], rtol=1e-5, atol=1e-5)
+    assert np.array_equal(blocks.part(4, 9).array(), blocks.array()[4:9])
+
+
+def test_a_cached_step_multiplies_from_the_blocks_without_widening_a_matrix(tiny, monkeypatch):
+    # widening every layer's matrices was most of a cached step's time: one position is multiplied from the blocks
+    cache = smollm2.empty_cache(tiny)
+    _, cache = smollm2.decode_step(tiny, IDS[0], cache)
+    gain = quantised.Blocks.array  # an F32 gain is an array as kept: only the quantised matrices widen
+    monkeypatch.setattr(quantised.Blocks, "array",
+                        lambda self: gain(self) if self.d is None else pytest.fail("a cached step widened a matrix"))
+    monkeypatch.setattr(quantised.Blocks, "rows", lambda self, index: pytest.fail("a cached step widened rows"))
+    monkeypatch.setattr(tiny, "embed", lambda ids: np.ones((len(ids), SIZES["width"]), np.float32))  # its one row
+    logits, _ = smollm2.decode_step(tiny, IDS[1], cache)
+    assert logits.shape == (SIZES["vocab"],)
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 64])

@@ -26,8 +26,8 @@ the positions present, and a cached step has one position, so it would change no
 in the first pass and in every pass without the cache, their ``decode_step`` in every cached step; a missing or
 unusable one stops the run with :class:`smollm2.ReaderFunctionError`'s one line.
 
-Speed: a cached step is one position's products, small, and widening each layer's kept blocks to float32
-(:class:`smollm2.LiveWeights` keeps them unpacked to a byte a weight): about 0.45 s in Pyodide (docs/speed.md).
+Speed: a cached step is one position's products, made straight from the kept 4-bit blocks
+(:func:`smollm2.linear`), without widening a matrix: about 0.3 s in Pyodide (docs/speed.md).
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ stores them (so the page's numbers are the build's, bit for bit):
 - ``F32``: plain float32 (the RMSNorm gains, 576 numbers each).
 
 Dequantised to float32 the model would take about 540 MB. :class:`QuantisedFile` reads the file (its bytes, or a
-tensor at a time from its path) and dequantises a tensor when asked; :class:`Unpacked`
-keeps a tensor's blocks at a byte a weight, which a model's passes widen to float32 faster than the blocks
-dequantise (smollm2.LiveWeights keeps every tensor so: 165 MB).
+tensor at a time from its path) and dequantises a tensor when asked; :class:`Blocks` keeps a tensor's blocks as the
+file has them, with their scales widened to float32 once (smollm2.LiveWeights keeps every tensor so: 112 MB), and
+either makes the float32 matrix or multiplies a row or two by it straight from the blocks.
 """
 
 from __future__ import annotations
@@ -33,11 +33,12 @@ BLOCK_DTYPES = {
     "Q4_1": np.dtype([("d", "<f2"), ("m", "<f2"), ("qs", "u1", (BLOCK // 2,))]),
     "Q8_0": np.dtype([("d", "<f2"), ("qs", "i1", (BLOCK,))]),
 }
+#: blocks read from the file at a time when a tensor is kept: 32,768 are 655 kB of Q4_1, 1.1 MB of Q8_0
+READ_BLOCKS = 1 << 15
 #: where each tensor's bytes start (a multiple of this from the start of the data)
 ALIGN = 32
-#: a Q4_1 byte's two weights before scaling, (2, 256): its low nibble (weights 0-15 of a block) and its high one
-#: (16-31). Looking them up is 4 times faster in NumPy than masking, shifting and converting (measured).
-NIBBLES = np.stack([np.arange(256) & 15, np.arange(256) >> 4]).astype(np.float32)
+#: the low nibble of each of 8 bytes: a Q4_1 block's 16 bytes read as two uint64 give 16 weights a mask (and a shift)
+LOW_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
 class WeightsFileError(ValueError):
@@ -54,95 +55,114 @@ def nbytes(dtype: str, shape) -> int:
     return count // BLOCK * BLOCK_DTYPES[dtype].itemsize
 
 
+def codes(dtype: str, qs) -> np.ndarray:
+    """The integer codes of blocks *qs* (their ``qs`` field: Q4_1's (n, 16) packed bytes, Q8_0's (n, 32) int8) as
+    float32 (n, 32), in the order of the block's weights (Q4_1: the 16 low nibbles, then the 16 high ones).
+
+    Q4_1's nibbles are split 8 bytes at a time (a block's 16 bytes as two uint64, masked and shifted) and put side
+    by side as 16-byte pieces; NumPy then widens one contiguous array. A lookup table, or a mask and a shift per
+    byte written into the float32 halves, took 50 and 9 times as long in Pyodide (measured: docs/speed.md)."""
+    qs = np.ascontiguousarray(qs)
+    if dtype == "Q8_0":
+        return qs.astype(np.float32)
+    packed = qs.view(np.uint64)  # (n, 2): 8 bytes, 16 weights, each
+    whole = np.empty((len(qs), 2), dtype="V16")  # a block's low nibbles, then its high ones, 16 bytes each
+    whole[:, 0] = (packed & LOW_NIBBLES).view("V16")[:, 0]
+    whole[:, 1] = ((packed >> np.uint64(4)) & LOW_NIBBLES).view("V16")[:, 0]
+    return whole.view(np.uint8).reshape(len(qs), BLOCK).astype(np.float32)
+
+
 def dequantise(dtype: str, raw, shape) -> np.ndarray:
     """The float32 array of *shape* that the bytes *raw* (one tensor, or whole rows of one) of *dtype* hold.
     The arithmetic is gguf-py's (float16 scales to float32, then d * q + m), so the numbers are identical."""
     if dtype == "F32":
         return np.frombuffer(raw, dtype="<f4").reshape(shape)
     blocks = np.frombuffer(raw, dtype=BLOCK_DTYPES[dtype])  # (n_blocks,)
-    n = len(blocks)
-    if dtype == "Q8_0":
-        q = blocks["qs"].astype(np.float32)  # (n_blocks, 32)
-    else:
-        q = np.empty((n, 2, BLOCK // 2), dtype=np.float32)  # (n_blocks, low/high nibbles, 16)
-        for half in (0, 1):
-            np.take(NIBBLES[half], blocks["qs"], out=q[:, half])
-        q = q.reshape(n, BLOCK)  # weights 0-15, then 16-31
-    q *= blocks["d"].astype(np.float32)[:, None]  # in place: no second array of the tensor's size
-    if dtype == "Q4_1":
-        q += blocks["m"].astype(np.float32)[:, None]
-    return q.reshape(shape)
+    return Blocks(dtype, blocks["qs"], blocks["d"], blocks["m"] if dtype == "Q4_1" else None, shape).array()
 
 
-def unpack(dtype: str, raw, shape):
-    """The blocks of a Q4_1 or Q8_0 tensor, unpacked: (q, d, m) with q (n_blocks, 32) one byte a weight (Q4_1's
-    4-bit values, uint8, weights 0-15 then 16-31 as :func:`dequantise` orders them; Q8_0's int8), d and m
-    (n_blocks, 1) float32 (m None for Q8_0; widened from the file's float16 once, not at every use: NumPy
-    converts float16 in software, and a cached step would spend a fifth of its time on it). New arrays: *raw* can go.
-    :func:`from_unpacked` finishes them."""
-    blocks = np.frombuffer(raw, dtype=BLOCK_DTYPES[dtype])
-    d = blocks["d"].astype(np.float32)[:, None]
-    if dtype == "Q8_0":
-        return np.ascontiguousarray(blocks["qs"]), d, None
-    qs = blocks["qs"]
-    q = np.empty((len(blocks), BLOCK), dtype=np.uint8)
-    np.bitwise_and(qs, 15, out=q[:, : BLOCK // 2])
-    np.right_shift(qs, 4, out=q[:, BLOCK // 2:])
-    return q, d, blocks["m"].astype(np.float32)[:, None]
+class Blocks:
+    """One tensor kept for a model's passes. A Q4_1 or Q8_0 matrix as its blocks' codes, as the file packs them
+    (``q``: (n_blocks, 16) bytes of two 4-bit codes, or (n_blocks, 32) int8), and their scales ``d`` and minimums
+    ``m`` (n_blocks, 1) widened from float16 to float32 once (NumPy widens float16 in software: at every use it
+    took a fifth of a cached step): 0.75 bytes a weight (1.125 for Q8_0). An F32 tensor is its array (``q``,
+    with ``d`` None). Read-only: every pass shares them, and a write would change the model for the rest."""
 
-
-def from_unpacked(q, d, m, shape) -> np.ndarray:
-    """The float32 array of *shape* from :func:`unpack`'s (q, d, m): d * q + m, the numbers :func:`dequantise`
-    gives, bit for bit (the same float32 operations in the same order)."""
-    w = q.astype(np.float32)
-    w *= d
-    if m is not None:
-        w += m
-    return w.reshape(shape)
-
-
-class Unpacked:
-    """One tensor kept for a model's passes: a Q4_1 or Q8_0 matrix as :func:`unpack`'s (q, d, m), 1.25 bytes a
-    weight (1.125 for Q8_0), which :meth:`array` turns into float32 with a cast, a product and a sum (3 times faster than
-    :func:`dequantise`'s nibble lookup, measured: docs/speed.md); an F32 tensor as its array (q, with d None).
-    Read-only: every pass shares them, and a write would change the model for the rest."""
-
-    def __init__(self, q, d, m, shape):
-        for a in (q, d, m):
+    def __init__(self, dtype, q, d, m, shape):
+        self.dtype, self.shape = dtype, tuple(shape)
+        self.q = np.ascontiguousarray(q)  # arrays of their own (unless they are already): the file's bytes can go
+        self.d = None if d is None else d.astype(np.float32, copy=False).reshape(-1, 1)
+        self.m = None if m is None else m.astype(np.float32, copy=False).reshape(-1, 1)
+        for a in (self.q, self.d, self.m):
             if a is not None:
                 a.setflags(write=False)
-        self.q, self.d, self.m, self.shape = q, d, m, tuple(shape)
 
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.q, self.d, self.m) if a is not None)
 
+    def _widened(self, blocks, rows) -> np.ndarray:
+        """Blocks *blocks* (a slice or an index array) as the float32 matrix of their *rows*: d * q + m, the
+        numbers gguf-py gives, bit for bit (the same float32 operations in the same order)."""
+        w = codes(self.dtype, self.q[blocks])
+        w *= self.d[blocks]
+        if self.m is not None:
+            w += self.m[blocks]
+        return w.reshape(rows, self.shape[-1])
+
     def array(self) -> np.ndarray:
         """The tensor as float32: a new array of 4 bytes a weight (the same view of an F32 tensor)."""
-        return self.q if self.d is None else from_unpacked(self.q, self.d, self.m, self.shape)
+        if self.d is None:
+            return self.q.reshape(self.shape)
+        return self._widened(slice(None), self.shape[0]).reshape(self.shape)
 
     def rows(self, index) -> np.ndarray:
         """Rows *index* of the matrix (a 1-d array of row numbers, or a slice) as float32 (rows, in): only those
         rows are made (a text's embeddings, or a chunk of the output matrix)."""
         if self.d is None:
             return self.q[index]
-        per_row = self.shape[1] // BLOCK  # blocks in a row
         if isinstance(index, slice):
             first, stop, _ = index.indices(self.shape[0])
-            blocks = slice(first * per_row, stop * per_row)
             n = max(stop - first, 0)
-        else:
-            index = np.asarray(index, dtype=np.int64).reshape(-1)
-            blocks = (index[:, None] * per_row + np.arange(per_row)).reshape(-1)
-            n = len(index)
-        return from_unpacked(self.q[blocks], self.d[blocks], None if self.m is None else self.m[blocks],
-                             (n, self.shape[1]))
+            return self._widened(slice(first * self._per_row, (first + n) * self._per_row), n)
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        return self._widened((index[:, None] * self._per_row + np.arange(self._per_row)).reshape(-1), len(index))
+
+    @property
+    def _per_row(self) -> int:
+        return self.shape[1] // BLOCK  # blocks in a row
+
+    def part(self, first: int, stop: int) -> "Blocks":
+        """Rows first .. stop - 1 as a Blocks of their own (views: nothing copied), e.g. a chunk of the output
+        matrix to multiply with :meth:`times`."""
+        blocks = slice(first * self._per_row, stop * self._per_row)
+        part = object.__new__(Blocks)
+        part.dtype, part.shape = self.dtype, (stop - first, self.shape[1])
+        part.q, part.d = self.q[blocks], None if self.d is None else self.d[blocks]
+        part.m = None if self.m is None else self.m[blocks]
+        return part
+
+    def times(self, x) -> np.ndarray:
+        """x (..., in) times the matrix (out, in): x @ W.T, (..., out), from the blocks. Each output is
+        sum over blocks of d (q . x_block) + m sum(x_block): the codes are widened (a cast), but the matrix's
+        d * q + m is never made. For a row or two (a cached step's one position) that is 3 times faster than
+        widening the matrix first (measured: docs/speed.md); for many rows widening once is faster. The sums
+        run in another order than x @ W.T's, so the results agree to float32 rounding, not bit for bit."""
+        if self.d is None:
+            return x @ self.q.T
+        out, n = self.shape[0], self._per_row
+        xb = x.reshape(-1, n, BLOCK)  # (N, n blocks, 32): x's numbers block by block
+        z = np.einsum("obj,Nbj->Nob", codes(self.dtype, self.q).reshape(out, n, BLOCK), xb)  # (N, out, n): q . x
+        y = np.einsum("Nob,ob->No", z, self.d.reshape(out, n))  # (N, out)
+        if self.m is not None:
+            y += xb.sum(-1) @ self.m.reshape(out, n).T  # (N, n) @ (n, out)
+        return y.reshape(*x.shape[:-1], out)
 
 
 class QuantisedFile:
     """The tensors of a weights file: its bytes, or a path whose tensors are read one at a time (so a model that
-    keeps them unpacked never holds the whole file too). :meth:`array` dequantises a tensor on request,
-    :meth:`unpacked` unpacks one."""
+    keeps them as :class:`Blocks` never holds the whole file too). :meth:`array` dequantises a tensor on
+    request, :meth:`blocks` keeps one."""
 
     def __init__(self, source, name: str = "the weights file"):
         if isinstance(source, (str, Path)):
@@ -187,12 +207,27 @@ class QuantisedFile:
         start, end = info["data_offsets"]
         return info["dtype"], self._read(self._body + start, self._body + end), tuple(info["shape"])
 
-    def unpacked(self, name: str) -> Unpacked:
-        """Tensor *name* unpacked (:class:`Unpacked`), its bytes read once and let go."""
-        dtype, raw, shape = self._raw(name)
+    def blocks(self, name: str) -> Blocks:
+        """Tensor *name* as :class:`Blocks`, read :data:`READ_BLOCKS` blocks at a time into the kept arrays: the
+        file's bytes of a tensor are never whole in memory beside them (the 30 MB of the embedding's made Python's
+        memory, which never shrinks, 40 MB larger, measured)."""
+        info = self.tensors[name]
+        dtype, shape = info["dtype"], tuple(info["shape"])
+        start, end = (self._body + offset for offset in info["data_offsets"])
         if dtype == "F32":
-            return Unpacked(dequantise(dtype, raw, shape).copy(), None, None, shape)
-        return Unpacked(*unpack(dtype, raw, shape), shape)
+            return Blocks(dtype, dequantise(dtype, self._read(start, end), shape).copy(), None, None, shape)
+        kind = BLOCK_DTYPES[dtype]
+        n = (end - start) // kind.itemsize
+        q = np.empty((n, *kind["qs"].shape), dtype=kind["qs"].base)
+        d = np.empty((n, 1), dtype=np.float32)
+        m = np.empty((n, 1), dtype=np.float32) if dtype == "Q4_1" else None
+        for first in range(0, n, READ_BLOCKS):
+            stop = min(first + READ_BLOCKS, n)
+            part = np.frombuffer(self._read(start + first * kind.itemsize, start + stop * kind.itemsize), dtype=kind)
+            q[first:stop], d[first:stop, 0] = part["qs"], part["d"]
+            if m is not None:
+                m[first:stop, 0] = part["m"]
+        return Blocks(dtype, q, d, m, shape)
 
     def array(self, name: str) -> np.ndarray:
         """Tensor *name* as float32, shape (out, in) for a matrix: a new array of ~4 bytes a weight."""

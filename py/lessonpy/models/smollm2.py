@@ -5,12 +5,13 @@ position embeddings (RoPE) on Q and K and a causal mask; RMSNorm, then a SwiGLU 
 the token embedding matrix (tied embeddings). Shapes: T tokens, C = 576 channels, H = 9 query heads, G = 3
 key/value heads, D = 64 per head, F = 1536 in the MLP, V = 49,152 tokens in the vocabulary.
 
-The weights are anything with the methods of :class:`LiveWeights`: ``layer(i)`` (one layer's matrices as
-float32, PyTorch's (out, in) layout, Q and K rows in Hugging Face's order), ``embed(ids)``, ``output_norm()``,
-``unembedding()`` (the tied matrix in chunks of rows) and the hyper-parameters as attributes. The page's
-:class:`LiveWeights` keeps GGUF's 4-bit blocks unpacked to a byte a weight (:mod:`lessonpy.models.quantised`,
-165 MB) and widens one layer at a time to float32, so Python's memory stays under 280 MB in Pyodide (measured:
-docs/speed.md), not the 540 MB of the whole model in float32; the build's
+The weights are anything with the methods of :class:`LiveWeights`: ``layer(i, widen=True)`` (one layer's
+matrices as float32, PyTorch's (out, in) layout, Q and K rows in Hugging Face's order; widen=False: as kept),
+``embed(ids)``, ``output_norm()``, ``unembedding(widen=True)`` (the tied matrix in chunks of rows) and the
+hyper-parameters as attributes. The page's :class:`LiveWeights` keeps GGUF's 4-bit blocks as the file packs them
+(:mod:`lessonpy.models.quantised`, 112 MB): :func:`linear` widens a matrix to float32 only while it multiplies a
+text by it, and multiplies a cached step's one position straight from the blocks, so Python's memory stays near
+230 MB in Pyodide (measured: docs/speed.md), not the 540 MB of the whole model in float32. The build's
 ``sitebuild.realheads.smollm2.Model`` holds all of it dequantised. Both run the same functions below.
 
 The reader's own functions can replace the lesson's (``attention=``, ``decode_step=``): their results are
@@ -29,7 +30,7 @@ from lessonpy.maths.attention import softmax
 
 from . import page_files
 from .bpe import BPE
-from .quantised import QuantisedFile, WeightsFileError
+from .quantised import Blocks, QuantisedFile, WeightsFileError
 
 #: where the page writes the downloaded files in Pyodide's file system
 FOLDER = "/home/pyodide/smollm2-live"
@@ -38,16 +39,18 @@ TOKENIZER_NAME = "smollm2-tokenizer.json"
 #: one layer's tensors, by their GGUF names after ``blk.<i>.``
 LAYER_TENSORS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
                  "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
-#: rows of the tied embedding dequantised at a time for the logits: 8,192 x 576 float32 is 19 MB
-UNEMBED_ROWS = 8192
+#: rows of the tied embedding widened at a time for the logits: 4,096 x 576 float32 is 9.4 MB, no more than a
+#: 32-token pass's other arrays (Python's memory never shrinks, so its largest array sets what the page keeps)
+UNEMBED_ROWS = 4096
 #: the knock-outs a head may have: its output replaced by zeros, or by its mean over the text's positions
 KNOCKS = ("off", "mean")
 
 
 class LiveWeights:
     """The weights in the live file (*source*: its bytes, or its path, read a tensor at a time), every tensor kept
-    unpacked (:class:`lessonpy.models.quantised.Unpacked`: 165 MB for SmolLM2, a byte a weight and its block's scales) and made float32 on
-    request: one layer's matrices (~14 MB), the rows of a text's tokens, a chunk of the output matrix."""
+    as its blocks (:class:`lessonpy.models.quantised.Blocks`: 112 MB for SmolLM2, half a byte a weight and its
+    block's scales) and made float32 on request: one layer's matrices (~14 MB), the rows of a text's tokens, a
+    chunk of the output matrix."""
 
     def __init__(self, source, name: str = WEIGHTS_NAME):
         file = QuantisedFile(source, name)
@@ -63,9 +66,8 @@ class LiveWeights:
             missing = [n for n in self.names() if n not in file.tensors]
             if missing:
                 raise WeightsFileError(f"{name} lacks {len(missing)} tensors ({missing[0]}, ...): download it again")
-            # Unpacked once, here: a pass then widens each matrix with a cast instead of the nibble lookup (the
-            # next pass 2 s faster, docs/speed.md), and the file's bytes are not kept beside them.
-            self.kept = {n: file.unpacked(n) for n in self.names()}
+            # Read once, here, each tensor's bytes let go as soon as its blocks are kept: never the whole file.
+            self.kept = {n: file.blocks(n) for n in self.names()}
         finally:
             file.close()
 
@@ -79,9 +81,11 @@ class LiveWeights:
         for i in range(self.layers):
             yield from (f"blk.{i}.{t}.weight" for t in LAYER_TENSORS)
 
-    def layer(self, i: int) -> dict:
-        """Layer *i*'s weights as float32 arrays, {short name: array}: ~14 MB, made anew at each call."""
-        return {t: self.kept[f"blk.{i}.{t}.weight"].array() for t in LAYER_TENSORS}
+    def layer(self, i: int, widen: bool = True) -> dict:
+        """Layer *i*'s weights as float32 arrays, {short name: array}: ~14 MB, made anew at each call. With
+        widen=False its matrices as kept (:class:`Blocks`, nothing made), which :func:`linear` multiplies."""
+        kept = {t: self.kept[f"blk.{i}.{t}.weight"] for t in LAYER_TENSORS}
+        return {t: w.array() if widen or w.d is None else w for t, w in kept.items()}
 
     def embed(self, ids) -> np.ndarray:
         """The embedding rows of *ids* (any shape): (*ids.shape, C) float32; only those rows are made."""
@@ -91,10 +95,13 @@ class LiveWeights:
     def output_norm(self) -> np.ndarray:
         return self.kept["output_norm.weight"].array()
 
-    def unembedding(self):
-        """The tied output matrix (V, C) in chunks: (first row, float32 rows) pairs of :data:`UNEMBED_ROWS` rows."""
+    def unembedding(self, widen: bool = True):
+        """The tied output matrix (V, C) in chunks: (first row, float32 rows) pairs of :data:`UNEMBED_ROWS` rows
+        (widen=False: the rows as kept, :class:`Blocks`, as :meth:`layer` gives them)."""
+        kept = self.kept["token_embd.weight"]
         for start in range(0, self.vocab, UNEMBED_ROWS):
-            yield start, self.kept["token_embd.weight"].rows(slice(start, start + UNEMBED_ROWS))
+            stop = min(start + UNEMBED_ROWS, self.vocab)
+            yield start, kept.rows(slice(start, stop)) if widen else kept.part(start, stop)
 
 
 _loaded: dict = {}  # folder -> (weights, tokenizer): read once per interpreter
@@ -158,7 +165,12 @@ _EINSUM_PRODUCTS = sys.platform == "emscripten"
 
 
 def linear(x, W):
-    """x (..., in) times the weight W (out, in), PyTorch's layout: (..., out), i.e. x @ W.T."""
+    """x (..., in) times the weight W (out, in), PyTorch's layout: (..., out), i.e. x @ W.T. W is a float32
+    array, or a matrix kept as 4-bit or 8-bit blocks (``m.layer(i, widen=False)``)."""
+    if isinstance(W, Blocks):
+        if x.size == x.shape[-1]:  # one position (a cached step): from the blocks, twice as fast (docs/speed.md)
+            return W.times(x)
+        W = W.array()  # a text: widened once for all its positions, and let go when this returns
     return np.einsum("...i,oi->...o", x, W) if _EINSUM_PRODUCTS else x @ W.T
 
 
@@ -232,9 +244,10 @@ def block(m, layer, x, knock=None, W=None, attention=None, past=None):
     (..., H, T, D), each head's output before the output projection.
 
     *knock*, if given, is called as knock(layer, z) and returns the z to use instead (:func:`knock_heads`).
-    *W*: the layer's weights if the caller has them (else ``m.layer(layer)``). *past*: the cached (k, v) of the
+    *W*: the layer's weights if the caller has them, else ``m.layer(layer, widen=False)``: :func:`linear` then
+    widens one matrix at a time as it uses it, never the layer's seven at once. *past*: the cached (k, v) of the
     positions before x's, (..., G, P, D) each, or None: x's first row is then position 0."""
-    W = m.layer(layer) if W is None else W
+    W = m.layer(layer, widen=False) if W is None else W
     H, G = m.heads, m.kv_heads
     start = 0 if past is None else past[0].shape[-2]
     h = rms_norm(x, W["attn_norm"], m.eps)  # (..., T, C)
@@ -253,9 +266,11 @@ def block(m, layer, x, knock=None, W=None, attention=None, past=None):
 
 def unembed(m, x):
     """Logits (..., V) of the final residual stream x (..., C): its RMSNorm times the tied embedding, one chunk
-    of the vocabulary at a time (:meth:`LiveWeights.unembedding`)."""
+    of the vocabulary at a time (:meth:`LiveWeights.unembedding`). The chunks come as kept and :func:`linear`
+    widens each as it uses it (chunks made by the loop itself kept two alive at once: the next was made before
+    the last was let go)."""
     h = rms_norm(x, m.output_norm(), m.eps)
-    return np.concatenate([linear(h, rows) for _, rows in m.unembedding()], axis=-1)
+    return np.concatenate([linear(h, rows) for _, rows in m.unembedding(widen=False)], axis=-1)
 
 
 def forward(m, ids, knock=None, keep=("weights", "q", "k", "v"), attention=None, logits="all"):
@@ -266,15 +281,22 @@ def forward(m, ids, knock=None, keep=("weights", "q", "k", "v"), attention=None,
     with RoPE applied to q and k; ``z``; and ``resid`` (L, T, C), each layer's input, if it names that.
     *knock*: see :func:`block` and :func:`knock_heads`; *attention*: see :func:`attend`."""
     x = m.embed(np.asarray(ids))  # (T, C)
-    saved = {name: [] for name in keep}
+    # Each kept array is made whole at the first layer and filled layer by layer. Kept a layer at a time (a list
+    # stacked at the end), these small arrays that live on landed between each layer's widened matrices, which
+    # then no longer fit where the last ones were: Python's memory, which never shrinks, grew by 35 MB a pass.
+    out, missing = {}, set()
     for layer in range(m.layers):
-        if "resid" in saved:
-            saved["resid"].append(x)
+        before = x
         x, arrays = block(m, layer, x, knock, attention=attention)
-        for name in saved.keys() - {"resid"}:
-            saved[name].append(arrays[name])
-    out = {name: np.stack(values, axis=x.ndim - 2).astype(np.float32)
-           for name, values in saved.items() if all(v is not None for v in values)}
+        for name in keep:
+            value = before if name == "resid" else arrays[name]
+            if value is None:  # a reader's attention that returns no weights
+                missing.add(name)
+                continue
+            if name not in out:  # (..., L, *the layer's shape): the layers' axis after a batch's
+                out[name] = np.empty((*x.shape[:-2], m.layers, *value.shape[x.ndim - 2:]), dtype=np.float32)
+            out[name][..., layer, *(slice(None),) * (value.ndim - x.ndim + 2)] = value
+    out = {name: value for name, value in out.items() if name not in missing}
     out["logits"] = unembed(m, x if logits == "all" else x[..., -1, :])
     return out
 
@@ -345,7 +367,7 @@ def decode_step(m, token, cache, knock=None, decode_step=None):
     attention = None if decode_step is None else _with_reader_decode_step(decode_step)
     x = m.embed(np.asarray([token]))  # (1, C)
     new_cache = []
-    for layer in range(m.layers):
+    for layer in range(m.layers):  # one position: linear() multiplies it from the kept blocks, widening nothing
         x, arrays = block(m, layer, x, knock, attention=attention, past=cache[layer])
         new_cache.append((arrays["k"], arrays["v"]))  # (G, S, D) each
     return unembed(m, x[-1]), new_cache

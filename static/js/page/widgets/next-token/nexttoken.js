@@ -13,10 +13,11 @@ import { createHeadStrip } from "../../components/headstrip.js";
 import { el, labelled, num, pythonNote, watchPython } from "../common.js";
 import { STOPPED, downloadBar, liveRunner } from "../live-download.js";
 
-// The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "In every engine"): 439 to
-// 596 MB at the peak of a run, a second run and a generation for the 97.7 MB (Python's wasm memory 248 MB of it;
-// the rest the browser's), so "up to about 700 MB".
-const LIVE_MEMORY_PER_BYTE = 6.3;
+// The memory a run adds per byte downloaded, as the browsers measured it (docs/speed.md, "Now: the blocks as the
+// file packs them"): 380 to 421 MB at the peak of a run, a second run and a generation on 32 tokens for the
+// 97.7 MB (Python's wasm memory 184 MB of it), and a 64-token text, the most, grows Python's part by about 30 MB
+// more, so "up to about 500 MB".
+const LIVE_MEMORY_PER_BYTE = 5;
 // The most characters the text box holds: Python bounds the tokens (next_token.MAX_TOKENS) and says so.
 const TEXT_CHARS = 600;
 const KINDS = {
