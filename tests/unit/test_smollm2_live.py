@@ -64,7 +64,7 @@ def test_the_kept_tensors_give_the_files_numbers_bit_for_bit_and_are_read_only(t
             m.kept["blk.0.attn_q.weight"].q[0, 0] = 1
 
 
-@pytest.mark.parametrize("kind", ["Q4_1", "Q8_0"])
+@pytest.mark.parametrize("kind", ["Q4_1", "Q8_0", "F32"])  # F32: a tiny model's embedding may be
 @pytest.mark.parametrize("rows", [(96,), (1, 96), (3, 96), (2, 5, 96)])
 def test_blocks_multiply_a_text_as_the_widened_matrix_does(kind, rows):
     array = np.random.default_rng(1).standard_normal((12, 96)).astype(np.float32)

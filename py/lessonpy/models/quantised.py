@@ -135,7 +135,8 @@ class Blocks:
     def part(self, first: int, stop: int) -> "Blocks":
         """Rows first .. stop - 1 as a Blocks of their own (views: nothing copied), e.g. a chunk of the output
         matrix to multiply with :meth:`times`."""
-        blocks = slice(first * self._per_row, stop * self._per_row)
+        # an F32 tensor's q is its array, rows as they are; a quantised one's is its blocks, a row's after another
+        blocks = slice(first, stop) if self.d is None else slice(first * self._per_row, stop * self._per_row)
         part = object.__new__(Blocks)
         part.dtype, part.shape = self.dtype, (stop - first, self.shape[1])
         part.q, part.d = self.q[blocks], None if self.d is None else self.d[blocks]
