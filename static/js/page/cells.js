@@ -3,6 +3,7 @@
 // earlier cells it builds on that have not run yet, so no reader meets a bare NameError.
 import { LazyEditor } from "./lazy-editor.js";
 import { lineAround } from "./line.js";
+import { downloadLine } from "./download-line.js";
 import { Event, cutNote } from "../shared/protocol.js";
 import * as storage from "./storage.js";
 import { TabSync } from "./tabsync.js";
@@ -250,8 +251,7 @@ export class Cell {
     const step = total ? Math.floor((20 * loaded) / total) : Math.floor(loaded / 5e6);
     if (this.download?.name === name && this.download.step === step) return;
     this.download = { name, step };
-    const MB = (bytes) => (bytes / 1e6).toFixed(1);
-    this.setState(loaded ? `Downloading ${name}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ""} MB…` : `Getting ${name}…`);
+    this.setState(downloadLine(name, loaded, total));
   }
 
   /** Show a finished run's result. */

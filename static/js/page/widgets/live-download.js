@@ -3,8 +3,9 @@
 // (worker/live-files.js). What the reader should know of the files comes back as sentences. The two live panels
 // (real-heads' MiniLM, next-token's SmolLM2) show the download the same way: downloadBar and downloadProgress; the
 // panels that run SmolLM2 on the reader's text (next-token, residual-stream) run it the same way: liveRunner.
-import { el, num, pythonMessage } from "./common.js";
+import { el, pythonMessage } from "./common.js";
 import { lineAround } from "../line.js";
+import { downloadLine } from "../download-line.js";
 
 /** The progress bar of a live model's download (hidden until bytes come): `model` names it for a screen reader. */
 export function downloadBar(className, model) {
@@ -22,14 +23,12 @@ export function downloadBar(className, model) {
  */
 export function downloadProgress({ bar, say, section }) {
   return (name, loaded, total) => {
-    if (!loaded && !total) {
-      say(`Getting ${name}…`, "downloading");
-      return;
+    if (loaded || total) {
+      bar.hidden = false;
+      bar.value = total ? loaded / total : 0;
+      section.dataset.progress = String(bar.value);
     }
-    bar.hidden = false;
-    bar.value = total ? loaded / total : 0;
-    section.dataset.progress = String(bar.value);
-    say(`Downloading ${name}: ${num(loaded / 1e6, 1)}${total ? ` of ${num(total / 1e6, 1)}` : ""} MB`, "downloading");
+    say(downloadLine(name, loaded, total), "downloading");
   };
 }
 
