@@ -151,6 +151,15 @@ def test_the_forward_pass_has_the_shapes_and_a_causal_mask(tiny):
     assert last.shape == (SIZES["vocab"],) and np.allclose(last, out["logits"][-1], atol=1e-6)
 
 
+def test_a_batchs_kept_arrays_are_each_texts_own_with_the_layers_after_the_batch(tiny):
+    ids = np.array([IDS[:5], IDS[4:]])
+    both = smollm2.forward(tiny, ids, keep=("weights", "q", "resid"))
+    assert both["weights"].shape == (2, SIZES["layers"], SIZES["heads"], 5, 5)
+    for i in range(2):
+        one = smollm2.forward(tiny, ids[i], keep=("weights", "q", "resid"))
+        assert all(np.allclose(both[name][i], one[name], atol=1e-6) for name in one)
+
+
 def test_the_logits_in_chunks_of_the_vocabulary_are_the_whole_products(tiny, monkeypatch):
     whole = smollm2.forward(tiny, IDS)["logits"]
     monkeypatch.setattr(smollm2, "UNEMBED_ROWS", 16)  # 40 tokens: chunks of 16, 16 and 8

@@ -14,7 +14,7 @@ stores them (so the page's numbers are the build's, bit for bit):
 Dequantised to float32 the model would take about 540 MB. :class:`QuantisedFile` reads the file (its bytes, or a
 tensor at a time from its path) and dequantises a tensor when asked; :class:`Blocks` keeps a tensor's blocks as the
 file has them, with their scales widened to float32 once (smollm2.LiveWeights keeps every tensor so: 112 MB), and
-either makes the float32 matrix or multiplies a row or two by it straight from the blocks.
+either makes the float32 matrix or multiplies one row by it straight from the blocks.
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ def codes(dtype: str, qs) -> np.ndarray:
     float32 (n, 32), in the order of the block's weights (Q4_1: the 16 low nibbles, then the 16 high ones).
 
     Q4_1's nibbles are split 8 bytes at a time (a block's 16 bytes as two uint64, masked and shifted) and put side
-    by side as 16-byte pieces; NumPy then widens one contiguous array. A lookup table, or a mask and a shift per
-    byte written into the float32 halves, took 50 and 9 times as long in Pyodide (measured: docs/speed.md)."""
+    by side as 16-byte pieces; NumPy then widens one contiguous array: 0.6 ms for a 1536 x 576 matrix in Pyodide,
+    where a lookup table took 22 ms and a mask and a shift per byte written into the float32 halves 3.6 ms
+    (best of 15, docs/speed.md)."""
     qs = np.ascontiguousarray(qs)
     if dtype == "Q8_0":
         return qs.astype(np.float32)
@@ -137,17 +138,15 @@ class Blocks:
         matrix to multiply with :meth:`times`."""
         # an F32 tensor's q is its array, rows as they are; a quantised one's is its blocks, a row's after another
         blocks = slice(first, stop) if self.d is None else slice(first * self._per_row, stop * self._per_row)
-        part = object.__new__(Blocks)
-        part.dtype, part.shape = self.dtype, (stop - first, self.shape[1])
-        part.q, part.d = self.q[blocks], None if self.d is None else self.d[blocks]
-        part.m = None if self.m is None else self.m[blocks]
-        return part
+        pick = lambda a: None if a is None else a[blocks]  # noqa: E731
+        return Blocks(self.dtype, pick(self.q), pick(self.d), pick(self.m), (stop - first, self.shape[1]))
 
     def times(self, x) -> np.ndarray:
         """x (..., in) times the matrix (out, in): x @ W.T, (..., out), from the blocks. Each output is
         sum over blocks of d (q . x_block) + m sum(x_block): the codes are widened (a cast), but the matrix's
-        d * q + m is never made. For a row or two (a cached step's one position) that is 3 times faster than
-        widening the matrix first (measured: docs/speed.md); for many rows widening once is faster. The sums
+        d * q + m is never made. For one row (a cached step's one position) that is faster than widening the
+        matrix first (a step 0.26 s against 0.72 in Pyodide, docs/speed.md); at two rows the two are even, and
+        beyond, widening once is faster. The sums
         run in another order than x @ W.T's, so the results agree to float32 rounding, not bit for bit."""
         if self.d is None:
             return x @ self.q.T

@@ -293,9 +293,10 @@ def forward(m, ids, knock=None, keep=("weights", "q", "k", "v"), attention=None,
             if value is None:  # a reader's attention that returns no weights
                 missing.add(name)
                 continue
-            if name not in out:  # (..., L, *the layer's shape): the layers' axis after a batch's
-                out[name] = np.empty((*x.shape[:-2], m.layers, *value.shape[x.ndim - 2:]), dtype=np.float32)
-            out[name][..., layer, *(slice(None),) * (value.ndim - x.ndim + 2)] = value
+            lead = x.ndim - 2  # a batch's axis (1) or none (0): the layers' axis comes after it
+            if name not in out:
+                out[name] = np.empty((*value.shape[:lead], m.layers, *value.shape[lead:]), dtype=np.float32)
+            np.moveaxis(out[name], lead, 0)[layer] = value
     out = {name: value for name, value in out.items() if name not in missing}
     out["logits"] = unembed(m, x if logits == "all" else x[..., -1, :])
     return out

@@ -1,10 +1,11 @@
 // Large files Python reads (the live models' weights: MiniLM's 45 MB, SmolLM2's 97.7 MB), put into its file
-// system on request (protocol.js: a panel's FetchFileRequest, a cell's RunRequest files, run-files.js). They are kept in the browser's Cache Storage, so a second visit, or a
-// new interpreter after Stop, does not download them again. What is kept and what is used is checked
-// against the size and SHA-256 the build wrote into the page: a download cut short, a garbage answer or
-// a copy from an older build is never kept, and a bad kept copy is dropped and downloaded again. Without
-// that, one bad copy failed every later visit ("cannot reshape array…") until the reader cleared the
-// site's data, and a stale one drew the wrong model's heads as if all were well.
+// system on request (protocol.js: a panel's FetchFileRequest, a cell's RunRequest files, run-files.js). They are
+// kept in the browser's Cache Storage, so a second visit, or a new interpreter after Stop, does not download
+// them again. What is kept and what is used is checked against the size and SHA-256 the build wrote into the
+// page: a download cut short, a garbage answer or a copy from an older build is never kept, and a bad kept copy
+// is dropped and downloaded again. Without that, one bad copy failed every later visit ("cannot reshape
+// array…") until the reader cleared the site's data, and a stale one drew the wrong model's heads as if all
+// were well.
 
 import { sha256Hex } from "./digest.js";
 
